@@ -1,0 +1,128 @@
+"""unfold/fold and the convolutions, written with im2col and col2im.
+
+Shapes: ``x (N, C, H, W)``, ``w (C_out, C_in/G, KH, KW)``, ``col (N, C, KH,
+KW, OH, OW)``. With ``G`` groups the column rows and the weight split into
+``G`` blocks, and the GEMM runs once per block (a batched matmul).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backend import kernel
+from ..function import Function
+
+
+def im2col(x: np.ndarray, win) -> np.ndarray:
+    """The columns of ``x`` in the teaching layout (N, C, KH, KW, OH, OW)."""
+    n, c = x.shape[:2]
+    col = np.empty((n, c, *win.k, *win.out), dtype=x.dtype)
+    kernel("im2col")(np.ascontiguousarray(x), *win.args, col)
+    return col
+
+
+def col2im(col: np.ndarray, win, hw) -> np.ndarray:
+    """Scatter-add columns (N, C, KH, KW, OH, OW) onto a zeroed image."""
+    n, c = col.shape[:2]
+    x = np.zeros((n, c, *hw), dtype=col.dtype)
+    kernel("col2im")(np.ascontiguousarray(col), *win.args, x)
+    return x
+
+
+class Unfold(Function):
+    @staticmethod
+    def forward(ctx, x, win):
+        ctx.win, ctx.x_shape = win, x.shape
+        n = x.shape[0]
+        return im2col(x, win).reshape(n, -1, win.out[0] * win.out[1])
+
+    @staticmethod
+    def backward(ctx, dy):
+        n, c, h, w = ctx.x_shape
+        dcol = dy.reshape(n, c, *ctx.win.k, *ctx.win.out)
+        return col2im(dcol, ctx.win, (h, w))
+
+
+class Fold(Function):
+    @staticmethod
+    def forward(ctx, col, win, channels, hw):
+        ctx.win, ctx.col_shape, ctx.hw = win, col.shape, hw
+        n = col.shape[0]
+        col6 = col.reshape(n, channels, *win.k, *win.out)
+        return col2im(col6, win, ctx.hw)
+
+    @staticmethod
+    def backward(ctx, dy):
+        return im2col(dy, ctx.win).reshape(ctx.col_shape)
+
+
+class Conv2d(Function):
+    """``y = w · col + b`` per group; backward through col2im."""
+
+    @staticmethod
+    def forward(ctx, x, w, b, geom):
+        eh, ew = geom.extra
+        if eh or ew:  # 'same' with an even kernel: one more row/col at the end
+            x = np.pad(x, ((0, 0), (0, 0), (0, eh), (0, ew)))
+        n, g = x.shape[0], geom.groups
+        oh, ow = geom.win.out
+        ctx.geom, ctx.x_shape = geom, x.shape
+        ctx.col = im2col(x, geom.win).reshape(n, g, -1, oh * ow)
+        ctx.w = w.reshape(g, geom.c_out // g, -1)
+        y = np.matmul(ctx.w, ctx.col).reshape(n, geom.c_out, oh, ow)
+        if b is not None:
+            y += b.reshape(1, -1, 1, 1)
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        geom, col, wm = ctx.geom, ctx.col, ctx.w
+        n, g = dy.shape[0], geom.groups
+        dy_g = dy.reshape(n, g, geom.c_out // g, -1)
+        dx = dw = db = None
+        if ctx.needs_input_grad[0]:
+            dcol = np.matmul(wm.transpose(0, 2, 1), dy_g)
+            _, c, h, w = ctx.x_shape
+            dcol = dcol.reshape(n, c, *geom.win.k, *geom.win.out)
+            dx = col2im(dcol, geom.win, (h, w))
+            eh, ew = geom.extra
+            dx = dx[:, :, : h - eh, : w - ew]
+        if ctx.needs_input_grad[1]:
+            dw = np.matmul(dy_g, col.transpose(0, 1, 3, 2)).sum(axis=0)
+            dw = dw.reshape(geom.c_out, -1, *geom.win.k)
+        if ctx.needs_input_grad[2]:
+            db = dy.sum(axis=(0, 2, 3))
+        return dx, dw, db
+
+
+class ConvTranspose2d(Function):
+    """The adjoint of conv2d: its forward **is** ``col2im(wᵀ · x)``."""
+
+    @staticmethod
+    def forward(ctx, x, w, b, geom):
+        n, c_in, h, w_ = x.shape
+        g = geom.groups
+        ctx.geom, ctx.x = geom, x.reshape(n, g, c_in // g, h * w_)
+        ctx.w = w.reshape(g, c_in // g, -1)
+        dcol = np.matmul(ctx.w.transpose(0, 2, 1), ctx.x)
+        dcol = dcol.reshape(n, geom.c_out, *geom.win.k, h, w_)
+        y = col2im(dcol, geom.win, geom.out)
+        if b is not None:
+            y += b.reshape(1, -1, 1, 1)
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        geom = ctx.geom
+        n, g = dy.shape[0], geom.groups
+        h, w_ = geom.win.out
+        col = im2col(dy, geom.win).reshape(n, g, -1, h * w_)
+        dx = dw = db = None
+        if ctx.needs_input_grad[0]:
+            dx = np.matmul(ctx.w, col).reshape(n, geom.c_in, h, w_)
+        if ctx.needs_input_grad[1]:
+            dw = np.matmul(ctx.x, col.transpose(0, 1, 3, 2)).sum(axis=0)
+            dw = dw.reshape(geom.c_in, geom.c_out // g, *geom.win.k)
+        if ctx.needs_input_grad[2]:
+            db = dy.sum(axis=(0, 2, 3))
+        return dx, dw, db

@@ -1,0 +1,113 @@
+"""Losses and the layers around them: log_softmax, cross_entropy, mse_loss,
+linear and dropout."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..function import Function
+
+
+def _log_softmax(a: np.ndarray, axis: int) -> np.ndarray:
+    shifted = a - a.max(axis=axis, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+class LogSoftmax(Function):
+    @staticmethod
+    def forward(ctx, a, axis):
+        ctx.axis = axis
+        ctx.y = _log_softmax(a, axis)
+        return ctx.y
+
+    @staticmethod
+    def backward(ctx, dy):
+        softmax = np.exp(ctx.y)
+        return dy - softmax * dy.sum(axis=ctx.axis, keepdims=True)
+
+
+class CrossEntropy(Function):
+    """Mean (or sum, or per-sample) of ``-log_softmax(logits)[i, target[i]]``."""
+
+    @staticmethod
+    def forward(ctx, logits, target, reduction):
+        n = logits.shape[0]
+        ctx.logp = _log_softmax(logits, 1)
+        ctx.target, ctx.reduction = target, reduction
+        # logits may be (N, C) or (N, C, d1, ...): pick along axis 1
+        picked = np.take_along_axis(ctx.logp, target[:, None], axis=1)[:, 0]
+        losses = -picked
+        if reduction == "none":
+            return losses
+        total = losses.sum()
+        if reduction == "sum":
+            return np.asarray(total)
+        ctx.count = losses.size if losses.ndim else n
+        return np.asarray(total / logits.dtype.type(ctx.count))
+
+    @staticmethod
+    def backward(ctx, dy):
+        grad = np.exp(ctx.logp)  # softmax
+        onehot = np.zeros_like(grad)
+        np.put_along_axis(onehot, ctx.target[:, None], 1, axis=1)
+        grad -= onehot
+        if ctx.reduction == "none":
+            scale = np.expand_dims(dy, 1)
+        elif ctx.reduction == "sum":
+            scale = dy
+        else:
+            scale = dy / grad.dtype.type(ctx.count)
+        return grad * scale, None
+
+
+class MSELoss(Function):
+    @staticmethod
+    def forward(ctx, a, b, reduction):
+        ctx.diff, ctx.reduction = a - b, reduction
+        sq = ctx.diff * ctx.diff
+        if reduction == "none":
+            return sq
+        if reduction == "sum":
+            return np.asarray(sq.sum())
+        return np.asarray(sq.mean())
+
+    @staticmethod
+    def backward(ctx, dy):
+        g = 2 * ctx.diff * dy
+        if ctx.reduction == "mean":
+            g = g / g.dtype.type(ctx.diff.size)
+        return g, -g
+
+
+class Linear(Function):
+    """``y = x @ wᵀ + b`` with ``w`` of shape ``(out_features, in_features)``."""
+
+    @staticmethod
+    def forward(ctx, x, w, b):
+        ctx.x, ctx.w = x, w
+        y = x @ w.T
+        if b is not None:
+            y = y + b
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        x, w = ctx.x, ctx.w
+        dx = dy @ w
+        dw = dy.reshape(-1, dy.shape[-1]).T @ x.reshape(-1, x.shape[-1])
+        db = dy.reshape(-1, dy.shape[-1]).sum(axis=0)
+        return dx, dw, db
+
+
+class Dropout(Function):
+    """Zero each element with probability ``p``; scale the rest by 1/(1-p)."""
+
+    @staticmethod
+    def forward(ctx, a, p, rng):
+        keep = rng.random(a.shape) >= p
+        ctx.scale = (keep / (1.0 - p)).astype(a.dtype)
+        return a * ctx.scale
+
+    @staticmethod
+    def backward(ctx, dy):
+        return dy * ctx.scale

@@ -1,0 +1,50 @@
+"""im2col (gather patches) and col2im (scatter-add them back), in NumPy.
+
+The column layout is the teaching layout ``col[n, c, ki, kj, oh, ow]``:
+the value the kernel tap ``(ki, kj)`` sees when the window sits at output
+position ``(oh, ow)``. Reshaped to ``(N, C*KH*KW, OH*OW)`` it is exactly
+``torch.nn.functional.unfold``'s layout, so the GEMM wants no copy.
+
+With ``ph, pw`` of padding, tap ``(ki, kj)`` of window ``(oh, ow)`` reads
+input pixel::
+
+    h = oh * sh - ph + ki * dh
+    w = ow * sw - pw + kj * dw
+
+and reads 0 when that pixel lies in the padding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def im2col(x, kh, kw, sh, sw, ph, pw, dh, dw, col):
+    """Fill ``col`` (N, C, KH, KW, OH, OW) with the patches of ``x``."""
+    oh, ow = col.shape[4], col.shape[5]
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    for ki in range(kh):
+        for kj in range(kw):
+            # every window's tap (ki, kj) at once: a strided slice
+            h0, w0 = ki * dh, kj * dw
+            col[:, :, ki, kj] = xp[:, :, h0 : h0 + sh * oh : sh, w0 : w0 + sw * ow : sw]
+
+
+def col2im(col, kh, kw, sh, sw, ph, pw, dh, dw, x):
+    """Add every entry of ``col`` onto the pixel it came from, into ``x``.
+
+    This is the adjoint of :func:`im2col`, not its inverse: a pixel that
+    ``k`` windows overlap receives the sum of ``k`` column entries.
+    """
+    n, c, h, w = x.shape
+    oh, ow = col.shape[4], col.shape[5]
+    xp = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=x.dtype)
+    for ki in range(kh):
+        for kj in range(kw):
+            h0, w0 = ki * dh, kj * dw
+            # within one tap the destinations are distinct, so += is safe;
+            # across taps they overlap and the sums add up
+            xp[:, :, h0 : h0 + sh * oh : sh, w0 : w0 + sw * ow : sw] += col[
+                :, :, ki, kj
+            ]
+    x += xp[:, :, ph : ph + h, pw : pw + w]
