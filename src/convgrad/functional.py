@@ -157,6 +157,14 @@ def conv_transpose2d(
 
 
 # --------------------------------------------------------------------------
+# pooling (max_pool2d, max_unpool2d, avg_pool2d, adaptive_avg_pool2d)
+# --------------------------------------------------------------------------
+
+# POOLING SECTION (owned by the pooling work; keep edits inside it)
+
+# END POOLING SECTION
+
+# --------------------------------------------------------------------------
 # activations, linear, losses
 # --------------------------------------------------------------------------
 
