@@ -1,65 +1,91 @@
 """The kernel table: the only place ops look kernels up.
 
-``KERNELS[name]`` is a dict from kernel name to function. ``"numpy"`` holds
-the readable reference twins; ``"numba"`` the compiled kernels (filled in
-lazily, so importing convgrad does not import numba's compiler until a
-kernel is needed). Every backend provides the same names and signatures.
+``KERNELS`` is a plain dict from backend name to a dict of kernel name →
+function::
+
+    KERNELS["numpy"]["col2im"]   # the readable NumPy twin
+    KERNELS["numba"]["col2im"]   # the compiled kernel
+
+Every backend provides the same names with the same signatures. A backend's
+dict is filled the first time one of its kernels is needed, so
+``import convgrad`` does not import numba. The default backend is
+``"numba"``; the ``CONVGRAD_BACKEND`` environment variable overrides it and
+:func:`use_backend` switches it for a block.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 from collections.abc import Callable, Iterator
-from types import ModuleType
 
 BACKENDS = ("numba", "numpy")
+DEFAULT = "numba"
+
+#: every kernel, in every backend
+KERNEL_NAMES = (
+    "im2col",
+    "col2im",
+    "maxpool2d_forward",
+    "maxpool2d_backward",
+    "avgpool2d_forward",
+    "avgpool2d_backward",
+    "maxunpool2d",
+)
+
+#: backend name -> {kernel name -> function}; filled on first use
+KERNELS: dict[str, dict[str, Callable]] = {name: {} for name in BACKENDS}
+
+_MODULES = {"numba": "convgrad.kernels", "numpy": "convgrad.reference"}
 
 _current: str | None = None
 
 
-def _module(name: str) -> ModuleType:
-    if name == "numpy":
-        from . import reference
-
-        return reference
-    if name == "numba":
-        try:
-            from . import kernels
-        except ImportError:  # the Numba backend is not built yet
-            from . import reference as kernels
-        return kernels
-    raise ValueError(f"backend must be one of {BACKENDS}, got {name!r}")
-
-
-def _check(name: object) -> str:
+def _check(name: object, what: str = "backend") -> str:
     if not isinstance(name, str) or name not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {name!r}")
+        raise ValueError(
+            f"{what} must be one of {', '.join(map(repr, BACKENDS))}, got {name!r}"
+        )
     return name
+
+
+def table(name: str) -> dict[str, Callable]:
+    """Backend ``name``'s kernel dict, filled from its module on first use."""
+    kernels = KERNELS[_check(name)]
+    if not kernels:
+        module = importlib.import_module(_MODULES[name])
+        for kname in KERNEL_NAMES:
+            fn = getattr(module, kname, None)
+            if fn is not None:
+                kernels[kname] = fn
+    return kernels
 
 
 def get_backend() -> str:
     """The active backend's name."""
     global _current
     if _current is None:
-        env = os.environ.get("CONVGRAD_BACKEND", "numba")
-        try:
-            _current = _check(env)
-        except ValueError:
-            raise ValueError(
-                f"CONVGRAD_BACKEND must be one of {BACKENDS}, got {env!r}"
-            ) from None
+        _current = _check(
+            os.environ.get("CONVGRAD_BACKEND") or DEFAULT, "CONVGRAD_BACKEND"
+        )
     return _current
 
 
 def set_backend(name: str) -> None:
+    """Make ``name`` ("numba" or "numpy") the active backend."""
     global _current
     _current = _check(name)
 
 
 @contextlib.contextmanager
 def use_backend(name: str) -> Iterator[None]:
-    """Run the block with the named backend, then restore the previous one."""
+    """Run the block with the named backend, then restore the previous one.
+
+    >>> with use_backend("numpy"):   # the readable reference kernels
+    ...     pass
+    """
+    _check(name)
     previous = get_backend()
     set_backend(name)
     try:
@@ -70,4 +96,11 @@ def use_backend(name: str) -> Iterator[None]:
 
 def kernel(name: str) -> Callable:
     """The active backend's implementation of kernel ``name``."""
-    return getattr(_module(get_backend()), name)
+    backend = get_backend()
+    try:
+        return table(backend)[name]
+    except KeyError:
+        raise ValueError(
+            f"kernel must be one of {KERNEL_NAMES}; backend {backend!r} has no "
+            f"kernel {name!r}"
+        ) from None

@@ -1,0 +1,28 @@
+"""Numba kernels: the fast twins of :mod:`convgrad.reference`.
+
+Same names and signatures; outputs are passed in last; gathers fill them,
+scatters add into an output the caller zeroed. Arrays are C-contiguous
+float32 or float64 (the ops pass ``np.ascontiguousarray``); ``argmax`` and
+``indices`` are int64. The jit policy lives in :mod:`._jit`.
+"""
+
+from __future__ import annotations
+
+from .im2col import col2im, im2col
+from .pool import (
+    avgpool2d_backward,
+    avgpool2d_forward,
+    maxpool2d_backward,
+    maxpool2d_forward,
+    maxunpool2d,
+)
+
+__all__ = [
+    "avgpool2d_backward",
+    "avgpool2d_forward",
+    "col2im",
+    "im2col",
+    "maxpool2d_backward",
+    "maxpool2d_forward",
+    "maxunpool2d",
+]
