@@ -63,9 +63,7 @@ def check_op(
         for x, g in zip(inputs, grad, strict=True)
     ]
     theirs = [
-        None
-        if x is None
-        else torch.tensor(np.asarray(x, dtype=dtype), requires_grad=g)
+        None if x is None else torch.tensor(np.asarray(x, dtype=dtype), requires_grad=g)
         for x, g in zip(inputs, grad, strict=True)
     ]
     y = our_fn(*ours)

@@ -36,9 +36,7 @@ class Context:
     needs_input_grad: tuple[bool, ...]
 
     def __repr__(self) -> str:
-        fields = ", ".join(
-            f"{k}={_short(v)}" for k, v in vars(self).items()
-        )
+        fields = ", ".join(f"{k}={_short(v)}" for k, v in vars(self).items())
         return f"Context({fields})"
 
 

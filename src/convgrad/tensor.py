@@ -51,8 +51,7 @@ def as_float_array(data: Any, name: str = "data") -> np.ndarray:
             return arr.astype(np.float64)
         return arr
     raise TypeError(
-        f"{name} must be real numbers (bool, int or float), got dtype "
-        f"{arr.dtype}"
+        f"{name} must be real numbers (bool, int or float), got dtype {arr.dtype}"
     )
 
 
@@ -64,7 +63,8 @@ def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     if extra > 0:
         grad = grad.sum(axis=tuple(range(extra)))
     stretched = tuple(
-        i for i, (g, s) in enumerate(zip(grad.shape, shape, strict=True))
+        i
+        for i, (g, s) in enumerate(zip(grad.shape, shape, strict=True))
         if s == 1 and g != 1
     )
     if stretched:
@@ -274,9 +274,11 @@ class Tensor:
             )
         shape = self.shape[:s] + (-1,) + self.shape[e + 1 :]
         if self.size == 0:
-            shape = self.shape[:s] + (
-                int(np.prod(self.shape[s : e + 1])),
-            ) + self.shape[e + 1 :]
+            shape = (
+                self.shape[:s]
+                + (int(np.prod(self.shape[s : e + 1])),)
+                + self.shape[e + 1 :]
+            )
         return _basic.Reshape.apply(self, shape=shape)
 
     def transpose(self, *axes: Any) -> Tensor:

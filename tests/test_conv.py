@@ -1,0 +1,240 @@
+"""unfold, fold, conv2d and conv_transpose2d against torch and finite
+differences, plus the adjoint identity of im2col and col2im."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import check_op
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import convgrad as cg
+from convgrad import F
+
+pytestmark = pytest.mark.torch
+DTYPES = [np.float32, np.float64]
+
+CONV_CASES = [
+    # x shape, w shape, kwargs
+    ((2, 3, 7, 6), (4, 3, 3, 3), {}),
+    ((2, 3, 7, 6), (4, 3, 3, 2), {"stride": 2, "padding": 1}),
+    ((1, 2, 9, 8), (3, 2, 2, 3), {"stride": (3, 2), "padding": (0, 2)}),
+    ((2, 4, 8, 7), (6, 2, 3, 3), {"groups": 2, "dilation": 2, "padding": 2}),
+    ((2, 4, 6, 6), (4, 1, 3, 3), {"groups": 4, "padding": 1}),  # depthwise
+    ((1, 2, 7, 7), (3, 2, 2, 2), {"stride": 3}),  # stride > kernel
+    ((2, 2, 6, 5), (3, 2, 4, 2), {"padding": "same"}),  # even kernel
+    ((2, 2, 6, 5), (3, 2, 3, 3), {"padding": "same", "dilation": (2, 1)}),
+    ((2, 2, 6, 5), (3, 2, 3, 3), {"padding": "valid"}),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("xs, ws, kw", CONV_CASES)
+def test_conv2d_matches_torch(xs, ws, kw, dtype, rng, torch):
+    x = rng.standard_normal(xs)
+    w = rng.standard_normal(ws)
+    b = rng.standard_normal(ws[0])
+    check_op(
+        lambda x, w, b: F.conv2d(x, w, b, **kw),
+        lambda x, w, b: torch.nn.functional.conv2d(x, w, b, **kw),
+        [x, w, b],
+        dtype=dtype,
+    )
+
+
+def test_conv2d_negative_inputs_with_padding(rng, torch):
+    # padding is zero for a conv: with all-negative inputs the border
+    # outputs differ from the interior ones, and the gradients must agree
+    x = -np.abs(rng.standard_normal((1, 1, 5, 5))) - 1
+    w = rng.standard_normal((2, 1, 3, 3))
+    check_op(
+        lambda x, w: F.conv2d(x, w, padding=2, stride=2),
+        lambda x, w: torch.nn.functional.conv2d(x, w, padding=2, stride=2),
+        [x, w],
+    )
+
+
+TRANSPOSE_CASES = [
+    ((2, 3, 4, 5), (3, 2, 3, 3), {}),
+    ((2, 3, 4, 5), (3, 2, 3, 3), {"stride": 2, "padding": 1, "output_padding": 1}),
+    ((1, 4, 3, 3), (4, 3, 3, 2), {"stride": (2, 3), "groups": 2}),
+    ((1, 2, 4, 3), (2, 2, 3, 3), {"stride": 2, "dilation": 3, "output_padding": 2}),
+    ((2, 2, 3, 3), (2, 1, 4, 4), {"stride": 2, "padding": (1, 2)}),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("xs, ws, kw", TRANSPOSE_CASES)
+def test_conv_transpose2d_matches_torch(xs, ws, kw, dtype, rng, torch):
+    g = kw.get("groups", 1)
+    x = rng.standard_normal(xs)
+    w = rng.standard_normal(ws)
+    b = rng.standard_normal(ws[1] * g)
+    check_op(
+        lambda x, w, b: F.conv_transpose2d(x, w, b, **kw),
+        lambda x, w, b: torch.nn.functional.conv_transpose2d(x, w, b, **kw),
+        [x, w, b],
+        dtype=dtype,
+    )
+
+
+UNFOLD_CASES = [
+    ((2, 3, 6, 5), {"kernel_size": 3}),
+    ((1, 2, 7, 7), {"kernel_size": (2, 3), "stride": 2, "padding": 1}),
+    ((2, 1, 8, 6), {"kernel_size": 2, "dilation": (2, 3), "padding": (1, 0)}),
+    ((1, 1, 7, 7), {"kernel_size": 2, "stride": 3}),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("xs, kw", UNFOLD_CASES)
+def test_unfold_and_fold_match_torch(xs, kw, dtype, rng, torch):
+    x = rng.standard_normal(xs)
+    check_op(
+        lambda x: F.unfold(x, **kw),
+        lambda x: torch.nn.functional.unfold(x, **kw),
+        [x],
+        dtype=dtype,
+    )
+    col = torch.nn.functional.unfold(torch.tensor(x), **kw).numpy()
+    check_op(
+        lambda c: F.fold(c, xs[2:], **kw),
+        lambda c: torch.nn.functional.fold(c, xs[2:], **kw),
+        [rng.standard_normal(col.shape)],
+        dtype=dtype,
+    )
+
+
+@pytest.mark.parametrize(
+    "fn, shapes",
+    [
+        (
+            lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1),
+            [(1, 2, 5, 4), (2, 2, 3, 3), (2,)],
+        ),
+        (
+            lambda x, w: F.conv2d(x, w, dilation=2, groups=2, padding="same"),
+            [(1, 2, 5, 5), (4, 1, 2, 3)],
+        ),
+        (
+            lambda x, w: F.conv_transpose2d(x, w, stride=2, output_padding=1),
+            [(1, 2, 3, 3), (2, 1, 3, 3)],
+        ),
+        (lambda x: F.unfold(x, 2, dilation=2, padding=1, stride=2), [(1, 1, 5, 4)]),
+        (lambda c: F.fold(c, (4, 4), 2, stride=1), [(1, 4, 9)]),
+    ],
+)
+def test_gradcheck_conv_ops(fn, shapes, rng):
+    inputs = [rng.standard_normal(s) for s in shapes]
+    assert cg.gradcheck(fn, inputs).ok
+
+
+window_args = st.fixed_dictionaries(
+    {
+        "kernel_size": st.tuples(st.integers(1, 3), st.integers(1, 3)),
+        "stride": st.tuples(st.integers(1, 3), st.integers(1, 3)),
+        "padding": st.tuples(st.integers(0, 2), st.integers(0, 2)),
+        "dilation": st.tuples(st.integers(1, 2), st.integers(1, 2)),
+    }
+)
+
+
+def _fits(hw, a):
+    return all(
+        d * (k - 1) + 1 <= s + 2 * p
+        for s, k, p, d in zip(
+            hw, a["kernel_size"], a["padding"], a["dilation"], strict=True
+        )
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    hw=st.tuples(st.integers(3, 8), st.integers(3, 8)),
+    args=window_args,
+    seed=st.integers(0, 2**16),
+)
+def test_adjoint_identity(hw, args, seed):
+    """<im2col(x), r> == <x, col2im(r)> for any stride, padding, dilation."""
+    if not _fits(hw, args):
+        return
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((2, 3, *hw))
+    col = F.unfold(x, **args).data
+    r = rng.standard_normal(col.shape)
+    back = F.fold(r, hw, **args).data
+    assert np.isclose(np.vdot(col, r), np.vdot(x, back), rtol=1e-10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    hw=st.tuples(st.integers(3, 8), st.integers(3, 8)),
+    args=window_args,
+    groups=st.sampled_from([1, 2]),
+    cout_per_group=st.integers(1, 2),
+    bias=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_conv2d_property_against_torch(hw, args, groups, cout_per_group, bias, seed):
+    if not _fits(hw, args):
+        return
+    import torch
+
+    rng = np.random.default_rng(seed)
+    c_in, c_out = 2 * groups, cout_per_group * groups
+    x = rng.standard_normal((2, c_in, *hw))
+    w = rng.standard_normal((c_out, c_in // groups, *args["kernel_size"]))
+    b = rng.standard_normal(c_out) if bias else None
+    kw = {k: v for k, v in args.items() if k != "kernel_size"}
+    check_op(
+        lambda x, w, b: F.conv2d(x, w, b, groups=groups, **kw),
+        lambda x, w, b: torch.nn.functional.conv2d(x, w, b, groups=groups, **kw),
+        [x, w, b],
+        seed=seed,
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    hw=st.tuples(st.integers(1, 5), st.integers(1, 5)),
+    args=window_args,
+    groups=st.sampled_from([1, 2]),
+    op=st.tuples(st.integers(0, 2), st.integers(0, 2)),
+    seed=st.integers(0, 2**16),
+)
+def test_conv_transpose2d_property_against_torch(hw, args, groups, op, seed):
+    import torch
+
+    s, d, p, k = args["stride"], args["dilation"], args["padding"], args["kernel_size"]
+    op = tuple(min(o, max(si, di) - 1) for o, si, di in zip(op, s, d, strict=True))
+    out = [
+        (h - 1) * si - 2 * pi + di * (ki - 1) + oi + 1
+        for h, si, pi, di, ki, oi in zip(hw, s, p, d, k, op, strict=True)
+    ]
+    if min(out) < 1:
+        return
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((2, 2 * groups, *hw))
+    w = rng.standard_normal((2 * groups, 2, *k))
+    b = rng.standard_normal(2 * groups)
+    kw = {"stride": s, "padding": p, "dilation": d, "output_padding": op}
+    check_op(
+        lambda x, w, b: F.conv_transpose2d(x, w, b, groups=groups, **kw),
+        lambda x, w, b: torch.nn.functional.conv_transpose2d(
+            x, w, b, groups=groups, **kw
+        ),
+        [x, w, b],
+        seed=seed,
+    )
+
+
+def test_col2im_adds_overlaps_rather_than_inverting():
+    x = np.arange(16.0).reshape(1, 1, 4, 4)
+    back = F.fold(F.unfold(x, 3), (4, 4), 3).data
+    # the centre pixels are seen by 4 windows, the corners by 1
+    counts = F.fold(F.unfold(np.ones_like(x), 3), (4, 4), 3).data
+    np.testing.assert_array_equal(
+        counts[0, 0], [[1, 2, 2, 1], [2, 4, 4, 2], [2, 4, 4, 2], [1, 2, 2, 1]]
+    )
+    np.testing.assert_allclose(back, x * counts)

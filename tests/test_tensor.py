@@ -1,0 +1,234 @@
+"""The engine: Tensor basics, accumulation, broadcasting, deep graphs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import check_op
+
+import convgrad as cg
+from convgrad import F
+
+
+def test_ints_become_float64_and_floats_keep_dtype():
+    assert cg.Tensor([1, 2, 3]).dtype == np.float64
+    assert cg.Tensor(np.ones(2, np.float32)).dtype == np.float32
+    assert cg.Tensor(np.ones(2, np.float64)).dtype == np.float64
+    assert cg.Tensor([True, False]).dtype == np.float64
+
+
+@pytest.mark.parametrize("bad", [np.array([1 + 2j]), np.array(["a"], dtype=object)])
+def test_complex_and_object_are_refused(bad):
+    with pytest.raises(TypeError, match="dtype"):
+        cg.Tensor(bad)
+
+
+def test_gradients_accumulate_across_uses_and_calls():
+    x = cg.Tensor([1.5, -2.0], requires_grad=True)
+    y = x * x + x  # x used three times
+    y.backward(np.array([1.0, 2.0]))
+    np.testing.assert_allclose(x.grad, [1.0 * (2 * 1.5 + 1), 2.0 * (2 * -2.0 + 1)])
+    first = x.grad.copy()
+    (x * 3.0).sum().backward()
+    np.testing.assert_allclose(x.grad, first + 3.0)
+    x.zero_grad()
+    assert x.grad is None
+
+
+def test_backward_needs_gradient_for_non_scalar():
+    x = cg.Tensor(np.ones((2, 2)), requires_grad=True)
+    with pytest.raises(ValueError, match="gradient"):
+        (x * 2).backward()
+    with pytest.raises(ValueError, match="shape"):
+        (x * 2).backward(np.ones(3))
+
+
+def test_backward_without_grad_is_an_error():
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        cg.Tensor([1.0]).sum().backward()
+
+
+def test_deep_chain_does_not_recurse():
+    x = cg.Tensor(np.array([0.5]), requires_grad=True)
+    y = x
+    for _ in range(10_000):
+        y = y * 1.0001
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad, [1.0001**10_000], rtol=1e-9)
+
+
+def test_no_grad_builds_no_graph():
+    x = cg.Tensor([1.0], requires_grad=True)
+    with cg.no_grad():
+        y = x * 2
+    assert not y.requires_grad and y.grad_fn is None
+    assert cg.is_grad_enabled()
+
+
+def test_detach_and_numpy():
+    x = cg.Tensor([1.0, 2.0], requires_grad=True)
+    d = (x * 2).detach()
+    assert not d.requires_grad and d.is_leaf
+    np.testing.assert_array_equal(d.numpy(), [2.0, 4.0])
+
+
+def test_python_scalar_keeps_float32():
+    x = cg.Tensor(np.ones(3, np.float32), requires_grad=True)
+    y = 2.5 * x - 1 + x / 3.0
+    assert y.dtype == np.float32
+    y.backward(np.ones(3, np.float32) * 0.5)
+    assert x.grad.dtype == np.float32
+
+
+def test_ndarray_on_either_side(rng):
+    a = rng.standard_normal((3, 4))
+    x = cg.Tensor(rng.standard_normal((3, 4)), requires_grad=True)
+    for y in (a + x, x + a, a - x, a * x, x / (a + 5), (a + 5) / x, -x):
+        assert isinstance(y, cg.Tensor)
+    y = a @ x.T
+    assert isinstance(y, cg.Tensor) and y.shape == (3, 3)
+
+
+BINARY = {
+    "add": (lambda a, b: a + b),
+    "sub": (lambda a, b: a - b),
+    "mul": (lambda a, b: a * b),
+    "div": (lambda a, b: a / b),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("op", sorted(BINARY))
+@pytest.mark.parametrize(
+    "shapes", [((2, 3), (2, 3)), ((4, 1, 3), (5, 1)), ((3,), (2, 3)), ((), (2,))]
+)
+def test_broadcasting_arithmetic_matches_torch(op, shapes, rng):
+    a = rng.standard_normal(shapes[0])
+    b = rng.uniform(0.5, 2.0, shapes[1])
+    check_op(BINARY[op], BINARY[op], [a, b])
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    "shapes", [((3, 4), (4, 5)), ((4,), (4, 2)), ((2, 3), (3,)), ((2, 3, 4), (4, 2))]
+)
+def test_matmul_matches_torch(shapes, rng):
+    a, b = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+    check_op(lambda x, y: x @ y, lambda x, y: x @ y, [a, b])
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_unary_reduce_and_shape_ops_match_torch(dtype, rng):
+    a = rng.standard_normal((2, 3, 4))
+    cases = [
+        (lambda x: x.relu(), lambda x: x.relu()),
+        (lambda x: x.tanh(), lambda x: x.tanh()),
+        (lambda x: x.sigmoid(), lambda x: x.sigmoid()),
+        (lambda x: x.exp(), lambda x: x.exp()),
+        (lambda x: (x * x + 1).log(), lambda x: (x * x + 1).log()),
+        (lambda x: x**3, lambda x: x**3),
+        (lambda x: x.sum(), lambda x: x.sum()),
+        (lambda x: x.sum(axis=1), lambda x: x.sum(dim=1)),
+        (lambda x: x.mean(axis=(0, 2), keepdims=True), lambda x: x.mean((0, 2), True)),
+        (lambda x: x.mean(), lambda x: x.mean()),
+        (lambda x: x.reshape(6, -1), lambda x: x.reshape(6, -1)),
+        (lambda x: x.flatten(), lambda x: x.flatten()),
+        (lambda x: x.flatten(1), lambda x: x.flatten(1)),
+        (lambda x: x.transpose(0, 2), lambda x: x.transpose(0, 2)),
+        (lambda x: x.transpose((2, 0, 1)), lambda x: x.permute(2, 0, 1)),
+    ]
+    for ours, theirs in cases:
+        check_op(ours, theirs, [a], dtype=dtype)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_losses_and_linear_match_torch(dtype, rng, torch):
+    tf = torch.nn.functional
+    logits = rng.standard_normal((5, 4)) * 3
+    target = np.array([0, 3, 1, 1, 2])
+    for red in ("mean", "sum", "none"):
+        check_op(
+            lambda x, t=target, r=red: F.cross_entropy(x, t, reduction=r),
+            lambda x, t=target, r=red: tf.cross_entropy(
+                x, torch.tensor(t), reduction=r
+            ),
+            [logits],
+            dtype=dtype,
+        )
+        check_op(
+            lambda a, b, r=red: F.mse_loss(a, b, reduction=r),
+            lambda a, b, r=red: tf.mse_loss(a, b, reduction=r),
+            [logits, rng.standard_normal((5, 4))],
+            dtype=dtype,
+        )
+    check_op(
+        lambda x: F.log_softmax(x, dim=1),
+        lambda x: tf.log_softmax(x, dim=1),
+        [logits],
+        dtype=dtype,
+    )
+    check_op(
+        F.linear,
+        tf.linear,
+        [
+            rng.standard_normal((6, 3)),
+            rng.standard_normal((2, 3)),
+            rng.standard_normal(2),
+        ],
+        dtype=dtype,
+    )
+
+
+def test_cross_entropy_accepts_tensor_target_and_checks_it():
+    logits = cg.Tensor(np.zeros((2, 3)), requires_grad=True)
+    loss = F.cross_entropy(logits, cg.Tensor([0, 2]))
+    np.testing.assert_allclose(loss.item(), np.log(3))
+    with pytest.raises(ValueError, match="target"):
+        F.cross_entropy(logits, np.array([0, 3]))
+    with pytest.raises(ValueError, match="target"):
+        F.cross_entropy(logits, np.array([0]))
+    with pytest.raises(TypeError, match="target"):
+        F.cross_entropy(logits, np.array([0.5, 1.0]))
+
+
+def test_dropout_is_seeded_and_scaled():
+    x = cg.Tensor(np.ones((200, 50)), requires_grad=True)
+    a = F.dropout(x, p=0.3, generator=7)
+    b = F.dropout(x, p=0.3, generator=7)
+    np.testing.assert_array_equal(a.data, b.data)
+    kept = a.data != 0
+    np.testing.assert_allclose(a.data[kept], 1 / 0.7)
+    assert abs(kept.mean() - 0.7) < 0.02
+    g = np.random.default_rng(0).standard_normal(x.shape)
+    a.backward(g)
+    np.testing.assert_allclose(x.grad, np.where(kept, g / 0.7, 0.0))
+    assert F.dropout(x, p=0.3, training=False) is x
+    with pytest.raises(ValueError, match="p must"):
+        F.dropout(x, p=1.5)
+
+
+def test_gradcheck_reports_the_worst_element():
+    class Wrong(cg.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.a = a
+            return a * a
+
+        @staticmethod
+        def backward(ctx, dy):
+            return dy * ctx.a  # forgot the factor 2
+
+    x = np.array([[1.0, -2.0], [0.5, 3.0]])
+    report = cg.gradcheck(lambda t: t * t, [x])
+    assert report.ok
+    with pytest.raises(AssertionError, match="worst element"):
+        cg.gradcheck(Wrong.apply, [x])
+    bad = cg.gradcheck(Wrong.apply, [x], raise_exception=False)
+    assert not bad.ok
+    # the rule is off by exactly a factor 2 everywhere
+    np.testing.assert_allclose(bad.analytic, bad.numeric / 2, rtol=1e-6)
+    upstream = np.random.default_rng(0).standard_normal(x.shape)
+    errors = np.abs(upstream * x)  # |2*dy*x - dy*x|
+    assert bad.element == np.unravel_index(np.argmax(errors), x.shape)
