@@ -17,6 +17,8 @@ from .ops import basic, conv, loss
 from .tensor import Tensor
 
 __all__ = [
+    "adaptive_avg_pool2d",
+    "avg_pool2d",
     "conv2d",
     "conv_transpose2d",
     "cross_entropy",
@@ -24,6 +26,8 @@ __all__ = [
     "fold",
     "linear",
     "log_softmax",
+    "max_pool2d",
+    "max_unpool2d",
     "mse_loss",
     "relu",
     "sigmoid",
@@ -161,6 +165,91 @@ def conv_transpose2d(
 # --------------------------------------------------------------------------
 
 # POOLING SECTION (owned by the pooling work; keep edits inside it)
+
+from .ops import pool as _pool  # noqa: E402  (kept inside this section)
+
+
+def max_pool2d(
+    input: Any,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Tensor | tuple[Tensor, np.ndarray]:
+    """Each window's maximum, as ``torch.nn.functional.max_pool2d``.
+
+    Padding counts as -inf. With ``return_indices`` also return the int64
+    flat index ``h*W + w`` of each maximum in its input plane (first maximum
+    on a tie; NaN wins): the routing the backward pass follows.
+    """
+    x = as_tensor(input, "input")
+    win = geo.pool_window(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    want_indices = geo.check_bool(return_indices, "return_indices")
+    y, ctx = _pool.MaxPool2d.apply_with_ctx(x, win)
+    if want_indices:
+        return y, ctx.argmax.copy()
+    return y
+
+
+def max_unpool2d(
+    input: Any,
+    indices: Any,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    output_size: Any = None,
+) -> Tensor:
+    """Scatter ``input`` to ``indices`` of a zero plane, as torch's unpool.
+
+    ``indices`` are what ``max_pool2d(..., return_indices=True)`` returned.
+    The default output size undoes max_pool2d's:
+    ``(H - 1)*stride - 2*padding + kernel_size``; ``output_size`` picks
+    another size within one stride of it.
+    """
+    x = as_tensor(input, "input")
+    if isinstance(indices, Tensor):
+        indices = indices.data
+    out_hw = geo.unpool_output_size(x.shape, kernel_size, stride, padding, output_size)
+    idx = geo.check_unpool_indices(np.asarray(indices), x.shape, out_hw)
+    return _pool.MaxUnpool2d.apply(x, idx, out_hw)
+
+
+def avg_pool2d(
+    input: Any,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """Each window's mean, as ``torch.nn.functional.avg_pool2d``.
+
+    Padding reads 0. The divisor is ``divisor_override`` if given, else the
+    window's size counting the padding (``count_include_pad=True``) or only
+    the real pixels (``False``).
+    """
+    x = as_tensor(input, "input")
+    win = geo.pool_window(x.shape, kernel_size, stride, padding, 1, ceil_mode)
+    divisor = geo.avg_pool_options(count_include_pad, divisor_override)
+    return _pool.AvgPool2d.apply(x, win, bool(count_include_pad), divisor)
+
+
+def adaptive_avg_pool2d(input: Any, output_size: Any) -> Tensor:
+    """Average into an ``output_size`` grid of torch's adaptive bins.
+
+    Bin ``i`` of ``out`` along an axis of ``size`` covers
+    ``[floor(i*size/out), ceil((i+1)*size/out))``. ``output_size=1`` is the
+    global average; ``None`` in a pair keeps that input size.
+    """
+    x = as_tensor(input, "input")
+    oh, ow = geo.adaptive_pool_size(x.shape, output_size)
+    rows = geo.adaptive_bins(x.shape[2], oh)
+    cols = geo.adaptive_bins(x.shape[3], ow)
+    return _pool.AdaptiveAvgPool2d.apply(x, rows, cols)
+
 
 # END POOLING SECTION
 

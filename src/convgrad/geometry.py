@@ -320,6 +320,13 @@ def conv_transpose2d_geometry(
 # --------------------------------------------------------------------------
 
 
+def check_bool(value: object, name: str) -> bool:
+    """A flag must be a real bool (so ``ceil_mode=2`` is not silently true)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {value!r}")
+    return bool(value)
+
+
 def pool_window(
     x_shape,
     kernel_size,
@@ -328,14 +335,27 @@ def pool_window(
     dilation,
     ceil_mode: bool,
 ) -> Window:
-    """Validate a pooling window; ``stride=None`` means ``kernel_size``."""
+    """Validate a pooling window; ``stride=None`` means ``kernel_size``.
+
+    The output size is torch's: ``floor`` (or, with ``ceil_mode``, ``ceil``)
+    of ``(size + 2*padding - dilation*(kernel_size-1) - 1) / stride``, plus
+    one. In ``ceil_mode`` the last window may hang past the padded input by
+    less than one stride, but it must start inside the input or the left
+    padding; a window that would start in the right padding is dropped.
+
+    Two rules torch enforces too: padding is at most half the kernel, and
+    the output has at least one row and column. One rule is ours: every
+    window must see at least one input pixel. (A dilated window can straddle
+    a small input with all its taps in the padding; torch then returns -inf
+    and an index outside the input, whose backward would write out of
+    bounds.)
+    """
     check_ndim(x_shape, 4, "input", "N, C, H, W")
     k = pair(kernel_size, "kernel_size", minimum=1)
     s = k if stride is None or stride == () else pair(stride, "stride", minimum=1)
     p = pair(padding, "padding", minimum=0)
     d = pair(dilation, "dilation", minimum=1)
-    if not isinstance(ceil_mode, (bool, np.bool_)):
-        raise TypeError(f"ceil_mode must be a bool, got {ceil_mode!r}")
+    ceil = check_bool(ceil_mode, "ceil_mode")
     for pp, kk in zip(p, k, strict=True):
         if pp > kk // 2:
             raise ValueError(
@@ -345,12 +365,131 @@ def pool_window(
     out = []
     for axis, size, kk, ss, pp, dd in zip("HW", x_shape[2:], k, s, p, d, strict=True):
         span = dd * (kk - 1) + 1
-        if span > size + 2 * pp:
+        o = pool_out_size(size, kk, ss, pp, dd, ceil)
+        if o < 1:
+            slack = " (ceil_mode allows less than one stride of overhang)"
             raise ValueError(
                 f"kernel does not fit: the pooling window spans {span} along "
-                f"{axis} but the padded input is only {size + 2 * pp}; "
-                f"kernel_size={kernel_size!r}, dilation={dilation!r}, "
-                f"padding={padding!r}"
+                f"{axis} but the padded input is only {size + 2 * pp}"
+                f"{slack if ceil else ''}; kernel_size={kernel_size!r}, "
+                f"dilation={dilation!r}, padding={padding!r}"
             )
-        out.append(pool_out_size(size, kk, ss, pp, dd, bool(ceil_mode)))
+        starts = np.arange(o) * ss - pp
+        taps = starts[:, None] + dd * np.arange(kk)
+        sees_input = ((taps >= 0) & (taps < size)).any(axis=1)
+        if not sees_input.all():
+            i = int(np.argmin(sees_input))
+            raise ValueError(
+                f"every pooling window must see at least one input pixel, but "
+                f"window {i} along {axis} (taps {taps[i].tolist()}) lies wholly "
+                f"in the padding of an input of size {size}; reduce "
+                f"padding={padding!r} or dilation={dilation!r}"
+            )
+        out.append(o)
     return Window(k, s, p, d, (out[0], out[1]))
+
+
+def avg_pool_options(count_include_pad: object, divisor_override: object) -> int:
+    """Check avg_pool2d's flags; return the divisor as the kernels take it.
+
+    ``divisor_override`` must be ``None`` or a positive int; the kernels
+    take ``0`` for "none".
+    """
+    check_bool(count_include_pad, "count_include_pad")
+    if divisor_override is None:
+        return 0
+    if not _is_int(divisor_override):
+        raise TypeError(
+            f"divisor_override must be None or a positive int, got {divisor_override!r}"
+        )
+    if divisor_override < 1:  # type: ignore[operator]
+        raise ValueError(
+            f"divisor_override must be a positive int (at least 1), got "
+            f"{divisor_override!r}"
+        )
+    return int(divisor_override)  # type: ignore[arg-type]
+
+
+def unpool_output_size(x_shape, kernel_size, stride, padding, output_size) -> Pair:
+    """max_unpool2d's output ``(OH, OW)``, by torch's rule.
+
+    The default inverts max_pool2d's floor formula:
+    ``(H - 1)*stride - 2*padding + kernel_size``. A given ``output_size``
+    (``(OH, OW)`` or ``(N, C, OH, OW)``) must lie strictly within one stride
+    of that default, since those are the input sizes max_pool2d maps to ``H``.
+    """
+    check_ndim(x_shape, 4, "input", "N, C, H, W")
+    k = pair(kernel_size, "kernel_size", minimum=1)
+    s = k if stride is None or stride == () else pair(stride, "stride", minimum=1)
+    p = pair(padding, "padding", minimum=0)
+    default = [
+        (size - 1) * ss - 2 * pp + kk
+        for size, kk, ss, pp in zip(x_shape[2:], k, s, p, strict=True)
+    ]
+    if output_size is None:
+        for axis, o in zip("HW", default, strict=True):
+            if o < 1:
+                raise ValueError(
+                    f"max_unpool2d output would be empty ({o}) along {axis}: "
+                    f"padding={padding!r} is too large for kernel_size="
+                    f"{kernel_size!r}, stride={stride!r} and input of shape "
+                    f"{tuple(x_shape)}"
+                )
+        return (default[0], default[1])
+    if not isinstance(output_size, (tuple, list)) or len(output_size) not in (2, 4):
+        raise TypeError(
+            f"output_size must be None or a sequence of 2 (OH, OW) or 4 "
+            f"(N, C, OH, OW) ints, got {output_size!r}"
+        )
+    hw = pair(tuple(output_size[-2:]), "output_size", minimum=1)
+    for axis, o, dflt, ss in zip("HW", hw, default, s, strict=True):
+        lo, hi = dflt - ss, dflt + ss
+        if not lo < o < hi:
+            raise ValueError(
+                f"output_size must lie strictly between {lo} and {hi} along "
+                f"{axis} (the sizes max_pool2d maps back to the input), got "
+                f"output_size={output_size!r}"
+            )
+    return hw
+
+
+def check_unpool_indices(indices: np.ndarray, x_shape, out: Pair) -> np.ndarray:
+    """Indices must match the input's shape and point into the output plane."""
+    if indices.dtype.kind not in "iu":
+        raise TypeError(
+            f"indices must be an integer array (as returned by max_pool2d with "
+            f"return_indices=True), got dtype {indices.dtype}"
+        )
+    if tuple(indices.shape) != tuple(x_shape):
+        raise ValueError(
+            f"indices must have the input's shape {tuple(x_shape)}, got "
+            f"{tuple(indices.shape)}"
+        )
+    plane = out[0] * out[1]
+    if indices.size and (indices.min() < 0 or indices.max() >= plane):
+        raise ValueError(
+            f"indices must lie in [0, OH*OW) = [0, {plane}) for an output of "
+            f"{out[0]}x{out[1]}, got values from {indices.min()} to "
+            f"{indices.max()}"
+        )
+    return np.ascontiguousarray(indices, dtype=np.int64)
+
+
+def adaptive_pool_size(x_shape, output_size) -> Pair:
+    """adaptive_avg_pool2d's ``(OH, OW)``; ``None`` keeps that input size."""
+    check_ndim(x_shape, 4, "input", "N, C, H, W")
+    if isinstance(output_size, (tuple, list)) and len(output_size) == 2:
+        output_size = tuple(
+            size if o is None else o
+            for o, size in zip(output_size, x_shape[2:], strict=True)
+        )
+    return pair(output_size, "output_size", minimum=1)
+
+
+def adaptive_bins(size: int, out: int) -> tuple[np.ndarray, np.ndarray]:
+    """torch's adaptive windows: bin ``i`` covers ``[start_i, end_i)`` with
+    ``start_i = floor(i*size/out)`` and ``end_i = ceil((i+1)*size/out)``."""
+    i = np.arange(out)
+    starts = (i * size) // out
+    ends = -(-((i + 1) * size) // out)
+    return starts, ends

@@ -6,5 +6,20 @@ it first). Window arguments are always ``kh, kw, sh, sw, ph, pw, dh, dw``.
 """
 
 from .im2col import col2im, im2col
+from .pool import (
+    avgpool2d_backward,
+    avgpool2d_forward,
+    maxpool2d_backward,
+    maxpool2d_forward,
+    maxunpool2d,
+)
 
-__all__ = ["col2im", "im2col"]
+__all__ = [
+    "avgpool2d_backward",
+    "avgpool2d_forward",
+    "col2im",
+    "im2col",
+    "maxpool2d_backward",
+    "maxpool2d_forward",
+    "maxunpool2d",
+]

@@ -1,0 +1,196 @@
+"""Max, average and unpooling, in NumPy: the readable twins of the kernels.
+
+Window ``(oh, ow)`` starts at input pixel ``(oh*sh - ph, ow*sw - pw)`` and
+its tap ``(ki, kj)`` reads input pixel::
+
+    h = oh * sh - ph + ki * dh
+    w = ow * sw - pw + kj * dw
+
+Each function loops over the ``KH * KW`` taps and handles every window of
+every image and channel at once, with one strided slice per tap (as
+``im2col`` does). A tap outside the input reads the padding: ``-inf`` for
+max pooling, ``0`` for average pooling. In ``ceil_mode`` the last window
+may hang past the padded input; those taps are padding too.
+
+Max-pool indices (``argmax``) are flat indices ``h*W + w`` into each
+input's ``H x W`` plane, as torch returns them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _padded_size(size, out, k, s, p, d):
+    """Padded length that holds every tap: ``size + 2p``, or more when a
+    ceil_mode window hangs past the padding."""
+    return max(size + 2 * p, (out - 1) * s + (k - 1) * d + 1)
+
+
+def _padded(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, fill):
+    """``x`` inside a border of ``fill`` wide enough for every window tap."""
+    n, c, h, w = x.shape
+    rows = _padded_size(h, oh, kh, sh, ph, dh)
+    cols = _padded_size(w, ow, kw, sw, pw, dw)
+    xp = np.full((n, c, rows, cols), fill, dtype=x.dtype)
+    xp[:, :, ph : ph + h, pw : pw + w] = x
+    return xp
+
+
+def _tap(xp, ki, kj, sh, sw, dh, dw, oh, ow):
+    """What tap ``(ki, kj)`` of every window sees: an (N, C, OH, OW) view."""
+    h0, w0 = ki * dh, kj * dw
+    return xp[:, :, h0 : h0 + sh * oh : sh, w0 : w0 + sw * ow : sw]
+
+
+def maxpool2d_forward(x, kh, kw, sh, sw, ph, pw, dh, dw, y, argmax):
+    """Fill ``y`` with each window's maximum and ``argmax`` with its index.
+
+    Torch's rule, applied tap by tap in row-major window order: a tap
+    replaces the best so far when ``val > best`` or ``val`` is NaN. So the
+    first maximum wins a tie, and NaN propagates (the last NaN's index).
+    The first tap that lands inside the input is always recorded, so a
+    window of all ``-inf`` points at a real pixel, never at the padding.
+    """
+    n, c, h, w = x.shape
+    oh, ow = y.shape[2], y.shape[3]
+    xp = _padded(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, -np.inf)
+    best = np.full((n, c, oh, ow), -np.inf, dtype=x.dtype)
+    best_idx = np.full((n, c, oh, ow), -1, dtype=np.int64)
+    for ki in range(kh):
+        rows = np.arange(oh) * sh - ph + ki * dh  # input row of this tap
+        for kj in range(kw):
+            cols = np.arange(ow) * sw - pw + kj * dw
+            inside = ((rows >= 0) & (rows < h))[:, None] & ((cols >= 0) & (cols < w))[
+                None, :
+            ]
+            val = _tap(xp, ki, kj, sh, sw, dh, dw, oh, ow)
+            first = best_idx < 0
+            take = inside & (first | (val > best) | np.isnan(val))
+            best = np.where(take, val, best)
+            best_idx = np.where(take, rows[:, None] * w + cols[None, :], best_idx)
+    y[...] = best
+    argmax[...] = best_idx
+
+
+def maxpool2d_backward(dy, argmax, dx):
+    """Route each ``dy`` to the pixel its window picked; add into ``dx``.
+
+    Overlapping windows can pick the same pixel, which then receives the
+    sum. ``np.add.at`` adds once per index, repeats included (a plain
+    ``dx[idx] += dy`` would keep only one of the repeats).
+    """
+    n, c, h, w = dx.shape
+    batch = np.arange(n)[:, None, None, None]
+    channel = np.arange(c)[None, :, None, None]
+    rows, cols = argmax // w, argmax % w
+    np.add.at(dx, (batch, channel, rows, cols), dy)
+
+
+def _avg_divisors(
+    h, w, oh, ow, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override, dtype
+):
+    """The number each window's sum is divided by, an (OH, OW) array.
+
+    Torch's rule, one axis at a time: the window ``[h0, h0 + kh)`` is first
+    cut at the far edge of the padding (its size there counts the padding),
+    then at the input (its size there counts only real pixels).
+    """
+    if divisor_override:
+        return np.full((oh, ow), divisor_override, dtype=dtype)
+
+    def sizes(size, out, k, s, p):
+        start = np.arange(out) * s - p
+        end = np.minimum(start + k, size + p)
+        with_pad = end - start
+        real = np.minimum(end, size) - np.maximum(start, 0)
+        return with_pad, real
+
+    pad_h, real_h = sizes(h, oh, kh, sh, ph)
+    pad_w, real_w = sizes(w, ow, kw, sw, pw)
+    if count_include_pad:
+        return np.outer(pad_h, pad_w).astype(dtype)
+    return np.outer(real_h, real_w).astype(dtype)
+
+
+def avgpool2d_forward(
+    x, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override, y
+):
+    """Fill ``y`` with each window's sum divided by its divisor.
+
+    Padding taps read 0; ``divisor_override`` (0 = none) replaces the
+    divisor, otherwise it counts the padding or not, as
+    ``count_include_pad`` says.
+    """
+    n, c, h, w = x.shape
+    oh, ow = y.shape[2], y.shape[3]
+    xp = _padded(x, kh, kw, sh, sw, ph, pw, 1, 1, oh, ow, 0)
+    total = np.zeros((n, c, oh, ow), dtype=x.dtype)
+    for ki in range(kh):
+        for kj in range(kw):
+            total += _tap(xp, ki, kj, sh, sw, 1, 1, oh, ow)
+    divisor = _avg_divisors(
+        h,
+        w,
+        oh,
+        ow,
+        kh,
+        kw,
+        sh,
+        sw,
+        ph,
+        pw,
+        count_include_pad,
+        divisor_override,
+        x.dtype,
+    )
+    y[...] = total / divisor
+
+
+def avgpool2d_backward(
+    dy, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override, dx
+):
+    """Spread ``dy / divisor`` over every pixel of each window; add into dx.
+
+    The transpose of the forward pass: each tap of each window sends its
+    share back. Within one tap the windows hit distinct pixels, so ``+=``
+    on a strided slice is safe; across taps, overlaps add up.
+    """
+    n, c, h, w = dx.shape
+    oh, ow = dy.shape[2], dy.shape[3]
+    divisor = _avg_divisors(
+        h,
+        w,
+        oh,
+        ow,
+        kh,
+        kw,
+        sh,
+        sw,
+        ph,
+        pw,
+        count_include_pad,
+        divisor_override,
+        dy.dtype,
+    )
+    share = dy / divisor
+    rows = _padded_size(h, oh, kh, sh, ph, 1)
+    cols = _padded_size(w, ow, kw, sw, pw, 1)
+    dxp = np.zeros((n, c, rows, cols), dtype=dx.dtype)
+    for ki in range(kh):
+        for kj in range(kw):
+            _tap(dxp, ki, kj, sh, sw, 1, 1, oh, ow)[...] += share
+    dx += dxp[:, :, ph : ph + h, pw : pw + w]
+
+
+def maxunpool2d(x, indices, out):
+    """Put each value of ``x`` at its flat index in ``out``'s H x W plane.
+
+    ``out`` is zeroed by the caller, so every pixel no index names stays 0.
+    The inverse routing of max pooling: its forward is max-pool's backward,
+    with assignment where max-pool's backward adds.
+    """
+    n, c, oh, ow = out.shape
+    batch = np.arange(n)[:, None, None, None]
+    channel = np.arange(c)[None, :, None, None]
+    out[batch, channel, indices // ow, indices % ow] = x
