@@ -1,0 +1,48 @@
+"""Traces: the data the animations play.
+
+Each trace is a generator that yields one small frozen event per step of a
+kernel, in the kernel's loop order, so that ``replay(events, shape)`` equals
+the kernel's result. That equality is what lets a lesson say "this is
+exactly what the fast code does". Loop orders:
+
+- ``im2col``, ``col2im``, ``conv_transpose_forward``: ``n, c, ki, kj, oh,
+  ow`` (one kernel tap over every window position, then the next tap);
+- ``maxpool_forward``, ``avgpool_backward``: ``n, c, i, j, ki, kj`` (each
+  window, then its taps in row-major order);
+- ``maxpool_backward``: ``n, c, i, j``.
+
+Arguments are checked by :mod:`convgrad.geometry`, with the ops' rules and
+messages. Pure Python and NumPy: no numba, no matplotlib.
+"""
+
+from __future__ import annotations
+
+from .conv import col2im, conv_transpose_forward, im2col, overlap_count
+from .events import (
+    Event,
+    GatherEvent,
+    RouteEvent,
+    ScanEvent,
+    ScatterEvent,
+    SpreadEvent,
+)
+from .pool import avgpool_backward, maxpool_backward, maxpool_forward
+from .replay import replay, replay_argmax
+
+__all__ = [
+    "Event",
+    "GatherEvent",
+    "RouteEvent",
+    "ScanEvent",
+    "ScatterEvent",
+    "SpreadEvent",
+    "avgpool_backward",
+    "col2im",
+    "conv_transpose_forward",
+    "im2col",
+    "maxpool_backward",
+    "maxpool_forward",
+    "overlap_count",
+    "replay",
+    "replay_argmax",
+]

@@ -1,0 +1,229 @@
+"""Traces of max-pool forward (the scan), max-pool backward (the routing)
+and avg-pool backward (the spread).
+
+Loop order, as in the kernels: ``n, c``, then output positions ``i, j`` in
+row-major order, then the window's taps ``ki, kj`` in row-major order.
+Tap ``(ki, kj)`` of window ``(i, j)`` sits on input pixel::
+
+    h = i * sh - ph + ki * dh
+    w = j * sw - pw + kj * dw
+
+Taps in the padding ring come out as ``padding=True`` events (max-pool
+reads −∞ there, avg-pool adds nothing); ``skip_padding=True`` omits them.
+In ``ceil_mode`` a last window may hang past the padded input; taps there
+belong to no grid and are omitted, as the kernels clip them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from itertools import product
+
+import numpy as np
+
+from .. import geometry as geo
+from .conv import _array
+from .events import RouteEvent, ScanEvent, SpreadEvent
+
+
+def maxpool_forward(
+    x: object,
+    kernel_size: object,
+    stride: object = None,
+    padding: object = 0,
+    dilation: object = 1,
+    ceil_mode: bool = False,
+    *,
+    skip_padding: bool = False,
+) -> Iterator[ScanEvent]:
+    """One :class:`ScanEvent` per window tap: the max-pool scan.
+
+    The tie rule is torch's: a value wins if ``value > best`` or it is NaN,
+    so the first maximum in row-major window order keeps a tie.
+    ``replay(events, y_shape)`` is ``y``; ``replay_argmax`` is the argmax.
+    """
+    x = _array(x, "input", 4, "N, C, H, W")
+    win = geo.pool_window(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    return _scan(x, win, skip_padding)
+
+
+def _scan(x: np.ndarray, win: geo.Window, skip_padding: bool):
+    n_, c_, h_, w_ = x.shape
+    kh, kw, sh, sw, ph, pw, dh, dw = win.args
+    oh_, ow_ = win.out
+    for n, c, i, j in product(range(n_), range(c_), range(oh_), range(ow_)):
+        h0, w0 = i * sh - ph, j * sw - pw
+        rows = [h0 + ki * dh for ki in range(kh)]
+        cols = [w0 + kj * dw for kj in range(kw)]
+        # the kernel starts from the first in-bounds pixel and −∞
+        first_h = next((h for h in rows if h >= 0), 0)
+        first_w = next((w for w in cols if w >= 0), 0)
+        argmax = first_h * w_ + first_w
+        best = x.dtype.type(-np.inf)
+        dst = (n, c, i, j)
+        for ki, kj in product(range(kh), range(kw)):
+            h, w = rows[ki], cols[kj]
+            if h >= h_ + ph or w >= w_ + pw:
+                continue  # past the padded input (ceil_mode overhang)
+            if not (0 <= h < h_ and 0 <= w < w_):
+                if not skip_padding:
+                    yield ScanEvent(
+                        (n, c, h, w),
+                        dst,
+                        (ki, kj),
+                        -math.inf,
+                        False,
+                        float(best),
+                        argmax,
+                        padding=True,
+                    )
+                continue
+            v = x[n, c, h, w]
+            taken = bool(v > best or np.isnan(v))
+            if taken:
+                best, argmax = v, h * w_ + w
+            yield ScanEvent(
+                (n, c, h, w), dst, (ki, kj), float(v), taken, float(best), argmax
+            )
+
+
+def maxpool_backward(
+    dy: object, argmax: object, input_shape: object
+) -> Iterator[RouteEvent]:
+    """One :class:`RouteEvent` per ``dy`` entry, sent to its saved argmax.
+
+    ``argmax`` holds flat indices ``h*W + w`` (torch's ``return_indices``).
+    ``replay(events, input_shape)`` is ``dx``: windows that chose the same
+    pixel add.
+    """
+    dy = _array(dy, "dy", 4, "N, C, OH, OW")
+    idx = np.asarray(argmax)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"argmax must hold integer indices, got dtype {idx.dtype}")
+    if idx.shape != dy.shape:
+        raise ValueError(f"argmax must have dy's shape {dy.shape}, got {idx.shape}")
+    shape = tuple(int(s) for s in input_shape)  # type: ignore[union-attr]
+    geo.check_ndim(shape, 4, "input_shape", "N, C, H, W")
+    if shape[:2] != dy.shape[:2]:
+        raise ValueError(
+            f"input_shape[:2] must equal dy's (N, C) = {dy.shape[:2]}, got {shape[:2]}"
+        )
+    plane = shape[2] * shape[3]
+    if idx.size and (idx.min() < 0 or idx.max() >= plane):
+        raise ValueError(
+            f"argmax values must lie in [0, H*W) = [0, {plane}) for "
+            f"input_shape={shape}, got values from {idx.min()} to {idx.max()}"
+        )
+    return _route(dy, idx, shape)
+
+
+def _route(dy: np.ndarray, idx: np.ndarray, shape: tuple[int, ...]):
+    n_, c_, oh_, ow_ = dy.shape
+    w_ = shape[3]
+    acc = np.zeros(shape[2:], dtype=dy.dtype)
+    for n, c in product(range(n_), range(c_)):
+        acc[...] = 0
+        for i, j in product(range(oh_), range(ow_)):
+            k = int(idx[n, c, i, j])
+            h, w = divmod(k, w_)
+            acc[h, w] += dy[n, c, i, j]
+            yield RouteEvent(
+                (n, c, i, j),
+                (n, c, h, w),
+                k,
+                float(dy[n, c, i, j]),
+                float(acc[h, w]),
+            )
+
+
+def avgpool_divisor(
+    i: int,
+    j: int,
+    hw: tuple[int, int],
+    win: geo.Window,
+    count_include_pad: bool,
+    divisor_override: int | None,
+) -> int:
+    """torch's divisor for window ``(i, j)`` (see the pool kernel contract)."""
+    (kh, kw), (sh, sw), (ph, pw) = win.k, win.s, win.p
+    h0, w0 = i * sh - ph, j * sw - pw
+    h1, w1 = min(h0 + kh, hw[0] + ph), min(w0 + kw, hw[1] + pw)
+    pool_size = (h1 - h0) * (w1 - w0)
+    if divisor_override:
+        return int(divisor_override)
+    if count_include_pad:
+        return pool_size
+    return (min(h1, hw[0]) - max(h0, 0)) * (min(w1, hw[1]) - max(w0, 0))
+
+
+def avgpool_backward(
+    dy: object,
+    input_shape: object,
+    kernel_size: object,
+    stride: object = None,
+    padding: object = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+    *,
+    skip_padding: bool = False,
+) -> Iterator[SpreadEvent]:
+    """One :class:`SpreadEvent` per (window, tap): ``dy / divisor`` spread.
+
+    ``replay(events, input_shape)`` is ``dx``; overlapping windows add.
+    """
+    dy = _array(dy, "dy", 4, "N, C, OH, OW")
+    shape = tuple(int(s) for s in input_shape)  # type: ignore[union-attr]
+    win = geo.pool_window(shape, kernel_size, stride, padding, 1, ceil_mode)
+    override = geo.avg_pool_options(count_include_pad, divisor_override)
+    want = (*shape[:2], *win.out)
+    if tuple(dy.shape) != want:
+        raise ValueError(
+            f"dy must have the pooled shape (N, C, OH, OW) = {want} for "
+            f"input_shape={shape}, got {tuple(dy.shape)}"
+        )
+    return _spread(dy, shape, win, bool(count_include_pad), override, skip_padding)
+
+
+def _spread(dy, shape, win, count_include_pad, divisor_override, skip_padding):
+    n_, c_, h_, w_ = shape
+    (kh, kw), (sh, sw), (ph, pw) = win.k, win.s, win.p
+    oh_, ow_ = win.out
+    acc = np.zeros((h_, w_), dtype=dy.dtype)
+    for n, c in product(range(n_), range(c_)):
+        acc[...] = 0
+        for i, j in product(range(oh_), range(ow_)):
+            div = avgpool_divisor(
+                i, j, (h_, w_), win, count_include_pad, divisor_override
+            )
+            g = dy[n, c, i, j]
+            delta = g / dy.dtype.type(div)
+            h0, w0 = i * sh - ph, j * sw - pw
+            for ki, kj in product(range(kh), range(kw)):
+                h, w = h0 + ki, w0 + kj
+                if h >= h_ + ph or w >= w_ + pw:
+                    continue  # past the padded input (ceil_mode overhang)
+                src, dst = (n, c, i, j), (n, c, h, w)
+                if 0 <= h < h_ and 0 <= w < w_:
+                    acc[h, w] += delta
+                    yield SpreadEvent(
+                        src,
+                        dst,
+                        (ki, kj),
+                        float(g),
+                        div,
+                        float(delta),
+                        float(acc[h, w]),
+                    )
+                elif not skip_padding:
+                    yield SpreadEvent(
+                        src,
+                        dst,
+                        (ki, kj),
+                        float(g),
+                        div,
+                        float(delta),
+                        None,
+                        padding=True,
+                    )
