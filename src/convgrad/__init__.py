@@ -12,7 +12,7 @@ The public face::
 
 from __future__ import annotations
 
-from . import functional
+from . import data, functional, nn, optim  # noqa: F401  (public submodules)
 from .backend import get_backend, use_backend
 from .function import Context, Function
 from .gradcheck import GradcheckReport, gradcheck
