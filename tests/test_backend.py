@@ -1,0 +1,154 @@
+"""The kernel table, use_backend, the CONVGRAD_BACKEND variable and the cache."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import convgrad as cg
+from convgrad import backend
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """Forget the active backend so the environment is read again."""
+    monkeypatch.setattr(backend, "_current", None)
+    monkeypatch.delenv("CONVGRAD_BACKEND", raising=False)
+    return monkeypatch
+
+
+def test_default_is_numba(fresh):
+    assert backend.get_backend() == "numba"
+
+
+def test_env_var_overrides_the_default(fresh):
+    fresh.setenv("CONVGRAD_BACKEND", "numpy")
+    assert backend.get_backend() == "numpy"
+    assert backend.kernel("col2im") is backend.KERNELS["numpy"]["col2im"]
+
+
+def test_bad_env_var_names_the_variable(fresh):
+    fresh.setenv("CONVGRAD_BACKEND", "cuda")
+    with pytest.raises(ValueError, match=r"CONVGRAD_BACKEND must be one of .*'cuda'"):
+        backend.get_backend()
+
+
+def test_use_backend_switches_and_restores(fresh):
+    assert cg.get_backend() == "numba"
+    with cg.use_backend("numpy"):
+        assert cg.get_backend() == "numpy"
+        assert backend.kernel("im2col") is backend.table("numpy")["im2col"]
+        with cg.use_backend("numba"):
+            assert backend.kernel("im2col") is backend.table("numba")["im2col"]
+        assert cg.get_backend() == "numpy"
+    assert cg.get_backend() == "numba"
+
+
+def test_use_backend_restores_after_an_error(fresh):
+    with pytest.raises(RuntimeError), cg.use_backend("numpy"):
+        raise RuntimeError("boom")
+    assert cg.get_backend() == "numba"
+
+
+@pytest.mark.parametrize("bad", ["torch", "NumPy", "", None, 3])
+def test_unknown_backend_is_a_clear_value_error(fresh, bad):
+    with pytest.raises(ValueError, match=r"backend must be one of 'numba', 'numpy'"):
+        with cg.use_backend(bad):
+            pass
+    assert cg.get_backend() == "numba"
+    with pytest.raises(ValueError, match="backend must be one of"):
+        backend.set_backend(bad)
+
+
+def test_unknown_kernel_is_a_clear_value_error(fresh):
+    with pytest.raises(ValueError, match="has no kernel 'conv3d'"):
+        backend.kernel("conv3d")
+
+
+@pytest.mark.parametrize("name", backend.BACKENDS)
+def test_every_backend_provides_every_kernel(name):
+    assert sorted(backend.table(name)) == sorted(backend.KERNEL_NAMES)
+
+
+def test_the_two_tables_hold_different_functions():
+    numba, numpy = backend.table("numba"), backend.table("numpy")
+    for name in backend.KERNEL_NAMES:
+        assert numba[name] is not numpy[name]
+        assert numba[name].__module__.startswith("convgrad.kernels")
+        assert numpy[name].__module__.startswith("convgrad.reference")
+
+
+def test_importing_convgrad_does_not_import_numba():
+    code = "import sys, convgrad; print('numba' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "False"
+
+
+# --------------------------------------------------------------------------
+# where the Numba cache goes
+# --------------------------------------------------------------------------
+
+
+def test_cache_stays_in_tree_when_the_package_is_writable(tmp_path):
+    from convgrad.kernels._jit import choose_cache_dir
+
+    assert choose_cache_dir(tmp_path, {}, lambda p: True) is None
+
+
+def test_cache_falls_back_when_the_package_is_read_only(tmp_path):
+    from convgrad.kernels._jit import choose_cache_dir
+
+    env = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    got = choose_cache_dir(tmp_path / "pkg", env, lambda p: False)
+    assert got == tmp_path / "xdg" / "convgrad" / "numba"
+    env = {"HOME": "unused"}
+    assert choose_cache_dir(tmp_path, env, lambda p: False) == (
+        Path.home() / ".cache" / "convgrad" / "numba"
+    )
+
+
+def test_a_users_numba_cache_dir_is_left_alone(tmp_path):
+    from convgrad.kernels._jit import choose_cache_dir
+
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "mine")}
+    assert choose_cache_dir(tmp_path, env, lambda p: False) is None
+
+
+_READ_ONLY_SCRIPT = """
+import os
+import convgrad
+pkg = os.path.dirname(convgrad.__file__)
+real_access = os.access
+# pretend the installed package is read-only (root may write anywhere)
+os.access = lambda p, mode, **kw: (
+    False if str(p).startswith(pkg) else real_access(p, mode, **kw)
+)
+import numpy as np
+from convgrad import kernels as K
+os.access = real_access
+print(os.environ["NUMBA_CACHE_DIR"])
+x = np.ones((1, 1, 4, 4))
+y = np.empty((1, 1, 2, 2))
+K.maxpool2d_forward.serial(x, 2, 2, 2, 2, 0, 0, 1, 1, y, np.empty(y.shape, np.int64))
+"""
+
+
+def test_read_only_install_caches_into_the_fallback(tmp_path):
+    env = dict(os.environ)
+    env.pop("NUMBA_CACHE_DIR", None)
+    env.pop("NUMBA_DISABLE_JIT", None)
+    env["XDG_CACHE_HOME"] = str(tmp_path)
+    out = subprocess.run(
+        [sys.executable, "-c", _READ_ONLY_SCRIPT],
+        capture_output=True, text=True, env=env, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    fallback = tmp_path / "convgrad" / "numba"
+    assert out.stdout.strip() == str(fallback)
+    assert list(fallback.rglob("*maxpool2d_forward*.nbi")), "nothing was cached"
