@@ -1,0 +1,56 @@
+"""Every lesson, run in JupyterLab in headless Chromium, as a learner would.
+
+nbval proves the lessons' code runs; this proves a learner sees it: no error output on
+screen, each live view (ipympl canvas, slider, Play) in the DOM, and on the col2im and
+max-pool lessons, a dragged slider and a pressed Play that change the picture and the
+caption. A screenshot of each lesson's main view goes to artifacts/browser/.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browser_harness import (
+    REPO,
+    OpenNotebook,
+    assert_no_errors,
+    assert_views_shown,
+    check_interaction,
+    file_digest,
+    is_interactive,
+    lesson_paths,
+    main_view_screenshot,
+    open_and_run,
+    view_cells,
+    wait_views_rendered,
+)
+
+pytestmark = pytest.mark.browser
+
+LESSONS = lesson_paths()
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[p.stem for p in LESSONS])
+def test_lesson_in_browser(lesson: Path, lab_server, page, artifacts_dir) -> None:
+    relpath = lesson.relative_to(REPO).as_posix()
+    created = view_cells(lesson)
+    digest = file_digest(lesson)
+    nb = OpenNotebook(page, lab_server, relpath, artifacts_dir, lesson.stem)
+    try:
+        report = open_and_run(nb)
+        wait_views_rendered(nb, len(created))
+        shot, views = main_view_screenshot(nb)
+        assert_no_errors(nb, report)
+        assert_views_shown(nb, report, created)
+        if is_interactive(lesson):
+            if not views:
+                raise nb.fail("this lesson must have a live view to drag (none found)")
+            check_interaction(nb, *views[0])
+        assert shot.is_file(), f"no screenshot written at {shot}"
+    finally:
+        nb.close()
+    assert file_digest(lesson) == digest, (
+        f"{relpath} changed on disk while the browser had it open (autosave?); "
+        f"screenshot: {nb.last_shot}"
+    )
