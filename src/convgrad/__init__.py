@@ -22,6 +22,16 @@ F = functional
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str):
+    # trace and viz load on first use: viz imports matplotlib
+    if name in ("trace", "viz"):
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "Context",
     "F",
