@@ -152,3 +152,32 @@ def test_read_only_install_caches_into_the_fallback(tmp_path):
     fallback = tmp_path / "convgrad" / "numba"
     assert out.stdout.strip() == str(fallback)
     assert list(fallback.rglob("*maxpool2d_forward*.nbi")), "nothing was cached"
+
+
+# --------------------------------------------------------------------------
+# python -m convgrad.warmup
+# --------------------------------------------------------------------------
+
+
+def test_warmup_covers_every_kernel_and_reports_each():
+    import numpy as np
+
+    from convgrad import warmup
+
+    assert {name for name, _ in warmup.examples(np.float32)} == set(
+        backend.KERNEL_NAMES
+    )
+    lines: list[str] = []
+    total = warmup.warm_up(("maxunpool2d",), jobs=1, print_fn=lines.append)
+    assert total > 0
+    assert [ln.split(" [")[0] for ln in lines[:-1]] == ["maxunpool2d"] * 4
+    assert "float32, serial" in lines[0] and "float64, parallel" in lines[3]
+    assert lines[-1].startswith("total")
+
+
+def test_warmup_rejects_an_unknown_kernel(capsys):
+    from convgrad import warmup
+
+    with pytest.raises(SystemExit):
+        warmup.main(["conv3d"])
+    assert "unknown kernel(s) ['conv3d']" in capsys.readouterr().err
