@@ -17,8 +17,9 @@ is assigned to one of its attributes, so ``parameters()`` finds them::
 and biases are ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``. The random numbers
 come from a ``numpy.random.Generator``: each layer takes ``generator=`` (a
 Generator or an int seed); without it, layers draw from the module-level
-generator that :func:`manual_seed` resets. Parameters are float32 unless
-``dtype=`` says otherwise.
+generator that :func:`manual_seed` resets (seeded with 0 at import, so a
+fresh session builds the same weights, as torch's fixed default seed does).
+Parameters are float32 unless ``dtype=`` says otherwise.
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ __all__ = [
 # seeding
 # --------------------------------------------------------------------------
 
-_generator = np.random.default_rng()
+_DEFAULT_SEED = 0
+_generator = np.random.default_rng(_DEFAULT_SEED)
 
 
 def manual_seed(seed: int) -> np.random.Generator:
