@@ -43,6 +43,7 @@ CMAP = "cividis"
 FIGSIZE = (12.8, 7.2)  # 1280 x 720 at dpi 100
 DPI = 100
 CELL_MAX = 0.72  # inches
+READABLE = 0.42  # inches: a cell that holds "−0.45" at 10 pt
 TITLE_PT = 13
 CAPTION_PT = 14
 LABEL_PT = 10
@@ -81,6 +82,7 @@ class Panel:
     colorbar: bool = False
     row_labels: Sequence[str] | None = None
     col_labels: Sequence[str] | None = None
+    cell: float = 0.0  # inches; set by layout()
 
     @property
     def extent(self) -> tuple[int, int]:
@@ -94,11 +96,15 @@ class Panel:
 
 
 def layout(fig: Figure, panels: list[Panel]) -> tuple[list, list, float]:
-    """Place one Axes per panel, left to right, all cells the same size.
+    """Place one Axes per panel, left to right, vertically centred.
 
-    Returns the grid Axes, the colour-bar Axes (``None`` where a panel has
-    none) and the cell size in inches. No constrained layout: positions are
-    fixed, so a redraw computes nothing.
+    Cells are square and, where the width allows, the same size in every
+    panel. When one wide panel (an unfold matrix) would shrink all cells
+    below what holds a number at 10 pt, the small panels keep readable
+    cells and the wide one takes what is left. Sets ``panel.cell``; returns
+    the grid Axes, the colour-bar Axes (``None`` where a panel has none)
+    and the smallest cell. No constrained layout: positions are fixed, so a
+    redraw computes nothing.
     """
     fw, fh = fig.get_size_inches()
     top, bottom, side = 0.95, 1.15, 0.35
@@ -108,18 +114,29 @@ def layout(fig: Figure, panels: list[Panel]) -> tuple[list, list, float]:
     )
     col_labels = any(p.col_labels for p in panels)
     bottom_labels = 0.55 if col_labels else 0.3
-    width_cells = sum(p.extent[1] for p in panels)
-    height_cells = max(p.extent[0] for p in panels)
     avail_w = fw - 2 * side - gaps
     avail_h = fh - top - bottom - bottom_labels
+    width_cells = sum(p.extent[1] for p in panels)
+    height_cells = max(p.extent[0] for p in panels)
     cell = min(CELL_MAX, avail_w / width_cells, avail_h / height_cells)
-    used = width_cells * cell + gaps
+    for p in panels:
+        p.cell = cell
+    if cell < READABLE and len(panels) > 1:
+        wide = max(panels, key=lambda p: p.extent[1])
+        small = [p for p in panels if p is not wide]
+        for p in small:
+            p.cell = min(READABLE, avail_h / p.extent[0])
+        rest = avail_w - sum(p.extent[1] * p.cell for p in small)
+        wide.cell = max(
+            0.05, min(CELL_MAX, rest / wide.extent[1], avail_h / wide.extent[0])
+        )
+    used = sum(p.extent[1] * p.cell for p in panels) + gaps
     x = side + max(0.0, (fw - 2 * side - used) / 2)
     axes, cbars = [], []
     for p in panels:
         rows, cols = p.extent
         x += p.label_space
-        w, h = cols * cell, rows * cell
+        w, h = cols * p.cell, rows * p.cell
         y = bottom + bottom_labels + (avail_h - h) / 2
         axes.append(fig.add_axes((x / fw, y / fh, w / fw, h / fh)))
         x += w + 0.25
@@ -128,7 +145,7 @@ def layout(fig: Figure, panels: list[Panel]) -> tuple[list, list, float]:
             x += cbar_w
         else:
             cbars.append(None)
-    return axes, cbars, cell
+    return axes, cbars, min(p.cell for p in panels)
 
 
 class Grid:
@@ -178,14 +195,18 @@ class Grid:
             LineCollection(segments, colors="#888888", linewidths=0.8, zorder=2)
         )
         ax.tick_params(which="major", labelsize=LABEL_PT, length=0)
-        ax.set_xticks(range(cols))
-        ax.set_yticks(range(rows))
-        if panel.col_labels is not None:
-            ax.set_xticklabels(panel.col_labels, rotation=90)
-        if panel.row_labels is not None:
-            ax.set_yticklabels(panel.row_labels)
-        if cols > 12:
-            ax.set_xticks(range(0, cols, 2))
+        # index labels, thinned when cells are smaller than a 10 pt label
+        pts = (panel.cell or cell) * 72
+        rstep = max(1, int(np.ceil(13 / pts)))
+        cstep = max(1, int(np.ceil((13 if panel.col_labels is None else 26) / pts)))
+        rlabels = panel.row_labels or [str(r) for r in range(rows)]
+        clabels = panel.col_labels or [str(c) for c in range(cols)]
+        ax.set_yticks(range(0, rows, rstep), rlabels[::rstep])
+        ax.set_xticks(
+            range(0, cols, cstep),
+            clabels[::cstep],
+            rotation=90 if panel.col_labels is not None else 0,
+        )
         ax.set_title(title, fontsize=TITLE_PT)
         for spine in ax.spines.values():
             spine.set_visible(False)
@@ -199,7 +220,7 @@ class Grid:
             if cbar_label:
                 cb.set_label(cbar_label, fontsize=LABEL_PT)
         # numbers: hidden when a cell is too small to hold them at 10 pt
-        points = cell * 72
+        points = pts
         self.show_numbers = points >= 27
         size = float(np.clip(points * 0.3, LABEL_PT, 14))
         self.texts = [
@@ -485,7 +506,7 @@ class View:
 
     # ---- exports -----------------------------------------------------------
 
-    def export_frames(self, every: int = 1, max_frames: int | None = 60) -> list[int]:
+    def export_frames(self, every: int = 1, max_frames: int | None = 40) -> list[int]:
         """The frames an export plays: every ``every``-th, at most
         ``max_frames`` of them (the stride grows to fit), always the last."""
         if not isinstance(every, int) or every < 1:
@@ -522,7 +543,7 @@ class View:
         self,
         fps: float = 2,
         every: int = 1,
-        max_frames: int | None = 60,
+        max_frames: int | None = 40,
         dpi: float = 72,
         default_mode: str = "once",
     ) -> str:
@@ -552,7 +573,7 @@ class View:
         path: str | os.PathLike,
         fps: float = 2,
         every: int = 1,
-        max_frames: int | None = 60,
+        max_frames: int | None = 40,
         dpi: float = 72,
     ) -> list[int]:
         """Write an animated GIF (Pillow); returns the frames it holds."""

@@ -721,7 +721,7 @@ class OverlapView(View):
             cbar_label="windows touching the pixel",
             integer=True,
         )
-        self.final_grid.set_values(m["counts"], m["counts"] == 0)
+        self.final_grid.set_values(m["counts"])  # 0: no window, no gradient
         self.dst_box = self.dst_grid.box(DEST)
         self.window = _WindowBox(self.dst_grid, win)
         self.final_window = _WindowBox(self.final_grid, win)
