@@ -1,0 +1,28 @@
+"""The course around the lessons: student copies and slide decks.
+
+Run it as ``python -m convgrad.course``::
+
+    python -m convgrad.course student-copies OUT/
+    python -m convgrad.course slides OUT/ --offline [--pdf]
+    python -m convgrad.course check
+
+Every command iterates over ``notebooks/NN-*.ipynb``, so it adapts as
+lessons land. Solutions live in one place (``convgrad.exercises``);
+anything a lesson marks as a solution is stripped from student copies and
+slides (see :mod:`convgrad.course.student` for the markers).
+"""
+
+from __future__ import annotations
+
+from .lessons import Lesson, find_lessons, repo_root
+from .student import find_leaks, solution_lines, student_copy, write_student_copies
+
+__all__ = [
+    "Lesson",
+    "find_leaks",
+    "find_lessons",
+    "repo_root",
+    "solution_lines",
+    "student_copy",
+    "write_student_copies",
+]

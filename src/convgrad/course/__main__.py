@@ -1,0 +1,119 @@
+"""``python -m convgrad.course``: student copies, slide decks, course checks."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .lessons import find_lessons, repo_root
+from .student import find_leaks, student_copy, write_student_copies
+
+MAX_CODE_WIDTH = 79
+
+
+def _lessons(args: argparse.Namespace):
+    return find_lessons(args.notebooks, args.lesson or None)
+
+
+def _student_copies(args: argparse.Namespace) -> int:
+    paths = write_student_copies(args.out, _lessons(args))
+    for path in paths:
+        print(f"student copy: {path}")
+    print(f"{len(paths)} student copies in {args.out}")
+    return 0
+
+
+def _slides(args: argparse.Namespace) -> int:
+    from .slides import export_slides
+
+    decks = export_slides(
+        args.out, _lessons(args), offline=args.offline, pdf=args.pdf,
+        timeout=args.timeout,
+    )
+    for deck in decks:
+        extra = f" and {deck.pdf.name}" if deck.pdf else ""
+        print(f"deck: {deck.html}{extra}")
+    return 0
+
+
+def course_problems(
+    notebooks: Path | None = None, plans: Path | None = None
+) -> list[str]:
+    """What keeps the course from matching its lessons: a lesson without a
+    lesson plan, solution text in a student copy, code wider than a slide,
+    or a cell without slideshow metadata."""
+    lessons = find_lessons(notebooks)
+    if plans is None:
+        root = Path(notebooks).parent if notebooks else repo_root()
+        plans = root / "course" / "plans"
+    problems = []
+    for lesson in lessons:
+        name = lesson.path.name
+        if not list(Path(plans).glob(f"{lesson.number:02d}-*.md")):
+            problems.append(f"{name}: no lesson plan {plans}/{lesson.number:02d}-*.md")
+        nb = lesson.read()
+        for leak in find_leaks(student_copy(nb, name)):
+            problems.append(f"{name}: solution text in the student copy: {leak}")
+        for index, cell in enumerate(nb.cells):
+            if "slide_type" not in cell.metadata.get("slideshow", {}):
+                problems.append(f"{name}, cell {index}: no slideshow.slide_type")
+            if cell.cell_type != "code":
+                continue
+            for number, line in enumerate(cell.source.splitlines(), 1):
+                if len(line) > MAX_CODE_WIDTH:
+                    problems.append(
+                        f"{name}, cell {index}, line {number}: {len(line)} "
+                        f"characters (a slide shows {MAX_CODE_WIDTH})"
+                    )
+    return problems
+
+
+def _check(args: argparse.Namespace) -> int:
+    problems = course_problems(args.notebooks)
+    for problem in problems:
+        print(problem)
+    n = len(find_lessons(args.notebooks))
+    print(f"{n} lessons, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m convgrad.course",
+        description="Build the course around the lessons in notebooks/.",
+    )
+    parser.add_argument(
+        "--notebooks", type=Path, default=None,
+        help="the lessons folder (default: notebooks/ of this checkout)",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("student-copies", help="lessons without solutions or outputs")
+    p.add_argument("out", type=Path)
+    p.add_argument("--lesson", action="append", help="only this lesson (NN or stem)")
+    p.set_defaults(run=_student_copies)
+
+    p = sub.add_parser("slides", help="reveal.js decks with static animations")
+    p.add_argument("out", type=Path)
+    p.add_argument("--offline", action="store_true",
+                   help="all scripts, styles and fonts local (fetched with npm)")
+    p.add_argument("--pdf", action="store_true",
+                   help="also print each deck to PDF with headless Chromium")
+    p.add_argument("--lesson", action="append", help="only this lesson (NN or stem)")
+    p.add_argument("--timeout", type=int, default=600, help="seconds per cell")
+    p.set_defaults(run=_slides)
+
+    p = sub.add_parser("check", help="plans, leaks, slide metadata, code width")
+    p.set_defaults(run=_check, lesson=None)
+
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except (ValueError, FileNotFoundError, RuntimeError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

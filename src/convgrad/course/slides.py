@@ -1,0 +1,418 @@
+"""Slide decks: every lesson as a reveal.js deck, views as static animations.
+
+Each lesson's student copy (no solutions) is executed in a fresh kernel
+that first runs :func:`convgrad.course.static.install`, so every view is
+embedded as its ``to_jshtml()`` player (inline PNG frames, no kernel
+needed). The deck is what ``jupyter nbconvert --to slides --execute``
+writes, from the cells' ``metadata.slideshow.slide_type``, at 1280x720.
+
+``offline=True`` makes every script, style sheet and font local: the
+packages below are fetched from the npm registry **at export time** (``npm
+pack``, cached under ``~/.cache/convgrad/slide-assets`` or
+``$CONVGRAD_ASSET_CACHE``), never committed, and copied into
+``OUT/assets/`` next to the decks.
+"""
+
+from __future__ import annotations
+
+import html.parser
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from .lessons import Lesson, find_lessons
+from .student import student_copy
+
+ASSETS = "assets"
+#: npm package -> (path in the package, path under ``assets/``)
+NPM_ASSETS: dict[str, list[tuple[str, str]]] = {
+    "reveal.js@4.0.2": [  # the white theme: its fonts are local, others import
+        ("dist/reveal.js", "reveal.js/dist/reveal.js"),  # from Google Fonts
+        ("dist/reveal.css", "reveal.js/dist/reveal.css"),
+        ("dist/theme/white.css", "reveal.js/dist/theme/white.css"),
+        ("dist/theme/fonts", "reveal.js/dist/theme/fonts"),
+        ("plugin/notes", "reveal.js/plugin/notes"),
+    ],
+    "@jupyter-widgets/html-manager@1": [("dist", "html-manager/dist")],
+    "requirejs@2": [("require.js", "require.js")],
+    "jquery@3": [("dist/jquery.min.js", "jquery.min.js")],
+    "font-awesome@4.7.0": [
+        ("css", "font-awesome/css"),
+        ("fonts", "font-awesome/fonts"),
+    ],
+    "mathjax@2.7.7": [
+        ("MathJax.js", "mathjax/MathJax.js"),
+        ("config/TeX-AMS_CHTML-full.js", "mathjax/config/TeX-AMS_CHTML-full.js"),
+        ("config/Safe.js", "mathjax/config/Safe.js"),
+        ("extensions", "mathjax/extensions"),
+        ("jax/element", "mathjax/jax/element"),
+        ("jax/input/TeX", "mathjax/jax/input/TeX"),
+        ("jax/output/CommonHTML", "mathjax/jax/output/CommonHTML"),
+        ("fonts/HTML-CSS/TeX/woff", "mathjax/fonts/HTML-CSS/TeX/woff"),
+        ("fonts/HTML-CSS/TeX/otf", "mathjax/fonts/HTML-CSS/TeX/otf"),
+    ],
+}
+
+#: nbconvert settings that point the deck at ``assets/`` (relative URLs)
+OFFLINE_URLS = {
+    "reveal_url_prefix": f"{ASSETS}/reveal.js",
+    "require_js_url": f"{ASSETS}/require.js",
+    "jquery_url": f"{ASSETS}/jquery.min.js",
+    "widget_renderer_url": f"{ASSETS}/html-manager/dist/embed-amd.js",
+    "mathjax_url": f"{ASSETS}/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe",
+    "font_awesome_url": f"{ASSETS}/font-awesome/css/font-awesome.min.css",
+}
+
+SETUP_SOURCE = (
+    "from convgrad.course.static import install as _convgrad_static\n"
+    "_convgrad_static()\n"
+    "del _convgrad_static"
+)
+TEMPLATES = Path(__file__).parent / "templates"
+WIDTH, HEIGHT = 1280, 720
+
+_FONT_AWESOME_LINK = re.compile(
+    r"""href=(["'])https?://[^"']*font-awesome[^"']*?\.css\1""", re.IGNORECASE
+)
+
+
+# --------------------------------------------------------------------------
+# offline assets from the npm registry
+# --------------------------------------------------------------------------
+
+
+def asset_cache() -> Path:
+    """Where fetched npm packages are kept between exports."""
+    env = os.environ.get("CONVGRAD_ASSET_CACHE")
+    if env:
+        return Path(env)
+    return Path.home() / ".cache" / "convgrad" / "slide-assets"
+
+
+def _package_dir(spec: str, cache: Path) -> Path:
+    """The unpacked npm package ``spec`` (fetched with ``npm pack`` once)."""
+    safe = spec.replace("/", "__").replace("@", "_at_")
+    where = cache / safe
+    done = where / ".complete"
+    if done.is_file():
+        return where / "package"
+    npm = shutil.which("npm")
+    if npm is None:
+        raise RuntimeError(
+            "offline slides need npm (to fetch reveal.js, require.js, jquery, "
+            "the widget manager, font-awesome and MathJax from the npm "
+            "registry); install Node.js/npm or export without --offline"
+        )
+    where.mkdir(parents=True, exist_ok=True)
+    run = subprocess.run(
+        [npm, "pack", spec, "--pack-destination", str(where), "--silent"],
+        capture_output=True, text=True, check=False,
+    )
+    if run.returncode != 0:
+        raise RuntimeError(f"npm pack {spec} failed:\n{run.stderr.strip()}")
+    tarballs = sorted(where.glob("*.tgz"))
+    if len(tarballs) != 1:
+        raise RuntimeError(f"npm pack {spec} left {len(tarballs)} tarballs in {where}")
+    shutil.rmtree(where / "package", ignore_errors=True)
+    with tarfile.open(tarballs[0]) as tar:
+        tar.extractall(where, filter="data")
+    tarballs[0].unlink()
+    done.write_text(spec + "\n")
+    return where / "package"
+
+
+def install_assets(out: Path, cache: Path | None = None) -> Path:
+    """Copy every offline asset into ``out/assets``; return that folder."""
+    cache = asset_cache() if cache is None else Path(cache)
+    target = Path(out) / ASSETS
+    for spec, items in NPM_ASSETS.items():
+        package = _package_dir(spec, cache)
+        for source, dest in items:
+            src, dst = package / source, target / dest
+            if not src.exists():
+                raise RuntimeError(f"npm package {spec} has no {source}")
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            if src.is_dir():
+                shutil.copytree(
+                    src, dst, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("*.map"),
+                )
+            else:
+                shutil.copy2(src, dst)
+    return target
+
+
+# --------------------------------------------------------------------------
+# what a deck loads from the network
+# --------------------------------------------------------------------------
+
+_REMOTE = re.compile(r"^\s*(https?:)?//", re.IGNORECASE)
+_CSS_REMOTE = re.compile(
+    r"""(@import\s+(url\()?\s*["']?\s*(https?:)?//|url\(\s*["']?\s*(https?:)?//)""",
+    re.IGNORECASE,
+)
+_JS_REMOTE = re.compile(r"""["'`](https?:)?//[^"'`\s]+["'`]""", re.IGNORECASE)
+# an XML namespace is a name, not something a browser fetches
+_NAMESPACE = re.compile(r"""["'`]https?://www\.w3\.org/[^"'`]*["'`]""")
+
+
+@dataclass(frozen=True)
+class RemoteReference:
+    """Something a deck would load from the network."""
+
+    tag: str
+    where: str
+    value: str
+
+    def __str__(self) -> str:
+        return f"<{self.tag}> {self.where}: {self.value[:120]}"
+
+
+class _RemoteFinder(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[RemoteReference] = []
+        self._inside: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {k: v or "" for k, v in attrs}
+        for attr in ("src", "href", "data", "poster"):
+            if attr not in values:
+                continue
+            if tag == "a" and attr == "href":
+                continue  # a link the reader may follow, not a load
+            if _REMOTE.match(values[attr]):
+                self.found.append(RemoteReference(tag, attr, values[attr]))
+        if "style" in values and _CSS_REMOTE.search(values["style"]):
+            self.found.append(RemoteReference(tag, "style", values["style"]))
+        self._inside = tag if tag in ("style", "script") else None
+
+    def handle_endtag(self, tag: str) -> None:
+        self._inside = None
+
+    def handle_data(self, data: str) -> None:
+        if self._inside == "style":
+            for m in _CSS_REMOTE.finditer(data):
+                found = data[m.start() :][:120]
+                self.found.append(RemoteReference("style", "css", found))
+        elif self._inside == "script":
+            for m in _JS_REMOTE.finditer(_NAMESPACE.sub('""', data)):
+                self.found.append(RemoteReference("script", "inline", m.group(0)))
+
+
+def remote_references(page: str) -> list[RemoteReference]:
+    """Every script, style sheet, font or image ``page`` loads over the
+    network: ``src``/``href`` attributes (``<a>`` links excepted), CSS
+    ``@import``/``url()`` in ``<style>`` and ``style=``, and URL strings in
+    inline scripts."""
+    finder = _RemoteFinder()
+    finder.feed(page)
+    finder.close()
+    return finder.found
+
+
+def remote_references_in_assets(folder: Path) -> list[RemoteReference]:
+    """Remote ``@import``/``url()`` in the style sheets under ``folder``."""
+    found = []
+    for css in sorted(Path(folder).rglob("*.css")):
+        text = css.read_text(encoding="utf-8", errors="replace")
+        for m in _CSS_REMOTE.finditer(text):
+            found.append(RemoteReference("css", str(css), text[m.start() :][:120]))
+    return found
+
+
+def offline_problems(page: str, folder: Path) -> list[str]:
+    """Why a deck saved in ``folder`` would not work offline: network
+    references, in the page or its style sheets, and local ones that do not
+    resolve to a file."""
+    problems = [str(x) for x in remote_references(page)]
+    for ref in local_references(page):
+        if not (Path(folder) / ref.split("?")[0].split("#")[0]).is_file():
+            problems.append(f"missing local file {ref}")
+    assets = Path(folder) / ASSETS
+    if assets.is_dir():
+        problems += [str(x) for x in remote_references_in_assets(assets)]
+    return problems
+
+
+def local_references(page: str) -> list[str]:
+    """The relative ``src``/``href`` of every script and style sheet."""
+    out: list[str] = []
+
+    class Finder(html.parser.HTMLParser):
+        def handle_starttag(self, tag, attrs):  # noqa: ANN001
+            values = dict(attrs)
+            if tag == "script" and values.get("src"):
+                out.append(values["src"])
+            if tag == "link" and values.get("href"):
+                out.append(values["href"])
+
+    Finder().feed(page)
+    return [x for x in out if not _REMOTE.match(x) and not x.startswith("data:")]
+
+
+# --------------------------------------------------------------------------
+# export
+# --------------------------------------------------------------------------
+
+
+def execute_static(
+    nb: nbformat.NotebookNode, cwd: Path, timeout: int = 600
+) -> nbformat.NotebookNode:
+    """Run ``nb`` in a fresh kernel with static views; returns the result."""
+    from nbconvert.preprocessors import ExecutePreprocessor
+
+    nb = nbformat.from_dict(nb)
+    setup = nbformat.v4.new_code_cell(SETUP_SOURCE)
+    setup.metadata["slideshow"] = {"slide_type": "skip"}
+    nb.cells.insert(0, setup)
+    previous = os.environ.get("CONVGRAD_STATIC_VIEWS")
+    os.environ["CONVGRAD_STATIC_VIEWS"] = "1"  # the kernel inherits it
+    try:
+        ExecutePreprocessor(timeout=timeout, kernel_name="python3").preprocess(
+            nb, {"metadata": {"path": str(cwd)}}
+        )
+    finally:
+        if previous is None:
+            os.environ.pop("CONVGRAD_STATIC_VIEWS", None)
+        else:
+            os.environ["CONVGRAD_STATIC_VIEWS"] = previous
+    nb.cells.pop(0)
+    return nb
+
+
+def render_deck(nb: nbformat.NotebookNode, title: str, offline: bool) -> str:
+    """The reveal.js HTML of an executed notebook."""
+    from nbconvert import SlidesExporter
+
+    exporter = SlidesExporter(
+        extra_template_basedirs=[str(TEMPLATES)],
+        template_name="convgrad_reveal",
+        reveal_width=str(WIDTH),
+        reveal_height=str(HEIGHT),
+        reveal_theme="white",
+        reveal_transition="none",
+        reveal_scroll=True,
+        reveal_number="c/t",
+    )
+    if offline:
+        for name, value in OFFLINE_URLS.items():
+            setattr(exporter, name, value)
+    page, _ = exporter.from_notebook_node(
+        nb, resources={"metadata": {"name": title}}
+    )
+    if offline:
+        local = OFFLINE_URLS["font_awesome_url"]
+        page = _FONT_AWESOME_LINK.sub(f'href="{local}"', page)
+    return page
+
+
+@dataclass(frozen=True)
+class Deck:
+    lesson: Lesson
+    html: Path
+    pdf: Path | None = None
+
+
+def export_slides(
+    out: Path,
+    lessons: Iterable[Lesson] | None = None,
+    offline: bool = False,
+    pdf: bool = False,
+    timeout: int = 600,
+    log=print,  # noqa: ANN001
+) -> list[Deck]:
+    """Export every lesson to ``out/NN-title.slides.html``.
+
+    ``offline``: all assets local (``out/assets``), and the export fails if
+    a deck still references the network. ``pdf``: also print each deck to
+    ``NN-title.pdf`` with headless Chromium (skipped, with a message, when
+    no Chromium is installed).
+    """
+    out = Path(out)
+    lessons = find_lessons() if lessons is None else list(lessons)
+    out.mkdir(parents=True, exist_ok=True)
+    if offline:
+        install_assets(out)
+    chromium = find_chromium() if pdf else None
+    if pdf and chromium is None:
+        log("slides: no chromium found (apt-get install chromium); skipping --pdf")
+    decks = []
+    for lesson in lessons:
+        log(f"slides: {lesson.path.name}")
+        nb = student_copy(lesson.read(), lesson.path.name)
+        nb = execute_static(nb, lesson.path.parent, timeout=timeout)
+        page = render_deck(nb, lesson.stem, offline)
+        if offline:
+            problems = offline_problems(page, out)
+            if problems:
+                shown = "\n  ".join(problems[:8])
+                raise RuntimeError(
+                    f"{lesson.path.name}: the offline deck still loads from the "
+                    f"network:\n  {shown}"
+                )
+        path = out / f"{lesson.stem}.slides.html"
+        path.write_text(page, encoding="utf-8")
+        pdf_path = None
+        if chromium is not None:
+            pdf_path = print_pdf(path, chromium)
+        decks.append(Deck(lesson, path, pdf_path))
+    return decks
+
+
+# --------------------------------------------------------------------------
+# PDF through headless Chromium
+# --------------------------------------------------------------------------
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+def find_chromium() -> str | None:
+    """Debian's chromium (or another Chromium/Chrome on PATH), or None."""
+    env = os.environ.get("CONVGRAD_CHROMIUM")
+    if env:
+        return env
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return "/usr/bin/chromium" if Path("/usr/bin/chromium").is_file() else None
+
+
+def print_pdf(deck: Path, chromium: str, timeout: int = 180) -> Path:
+    """Print ``deck`` (reveal's ``?print-pdf`` layout) to a PDF beside it."""
+    target = deck.with_name(deck.name.replace(".slides.html", "") + ".pdf")
+    url = deck.resolve().as_uri() + "?print-pdf"
+    run = subprocess.run(
+        [
+            chromium, *CHROMIUM_FLAGS,
+            "--virtual-time-budget=15000",
+            "--run-all-compositor-stages-before-draw",
+            f"--print-to-pdf={target}",
+            "--no-pdf-header-footer",
+            url,
+        ],
+        capture_output=True, text=True, timeout=timeout, check=False,
+    )
+    if run.returncode != 0 or not target.is_file():
+        raise RuntimeError(
+            f"chromium could not print {deck.name} (exit {run.returncode}):\n"
+            f"{run.stderr.strip()[-2000:]}"
+        )
+    return target

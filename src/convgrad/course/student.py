@@ -1,0 +1,230 @@
+"""Student copies: every lesson with its solutions removed and outputs cleared.
+
+The convention (the lessons' authors mark; this module strips):
+
+- a cell tagged ``solution`` is dropped whole (code or markdown, e.g. an
+  instructor's worked answer);
+- in a code cell, the lines from ``# BEGIN SOLUTION`` to ``# END SOLUTION``
+  (any number of ``#``) become one ``raise NotImplementedError  # your code
+  here`` at the indentation of the ``BEGIN`` line, so the exercise checker
+  reports "not attempted yet";
+- in a markdown cell, ``<!-- BEGIN SOLUTION -->`` … ``<!-- END SOLUTION -->``
+  is dropped.
+
+Reference solutions themselves live only in ``convgrad.exercises``.
+:func:`find_leaks` looks for their lines in a notebook, and
+:func:`write_student_copies` refuses to write a copy that contains one.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+import re
+import textwrap
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from .lessons import Lesson, find_lessons
+
+SOLUTION_TAG = "solution"
+STUB = "raise NotImplementedError  # your code here"
+
+_CODE_BEGIN = re.compile(r"^(?P<indent>[ \t]*)#+\s*BEGIN SOLUTION\b")
+_CODE_END = re.compile(r"^[ \t]*#+\s*END SOLUTION\b")
+_MD_BEGIN = re.compile(r"<!--\s*BEGIN SOLUTION\s*-->")
+_MD_END = re.compile(r"<!--\s*END SOLUTION\s*-->")
+
+# cell metadata a run leaves behind; nothing a student needs
+# a bare loop header, or unpacking a shape: common to any code on the topic
+_GENERIC = re.compile(r"^(for \w+ in range\(\w+\):|[\w, ]+ = [\w.]+)$")
+
+_RUN_METADATA = ("execution", "collapsed", "scrolled", "ExecuteTime")
+
+
+def _tags(cell: nbformat.NotebookNode) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def _strip_code(source: str, where: str) -> str:
+    out: list[str] = []
+    inside = False
+    for number, line in enumerate(source.splitlines(), 1):
+        begin, end = _CODE_BEGIN.match(line), _CODE_END.match(line)
+        if begin:
+            if inside:
+                raise ValueError(
+                    f"{where}: line {number} opens '# BEGIN SOLUTION' inside "
+                    f"another; every BEGIN needs its END first"
+                )
+            inside = True
+            out.append(begin["indent"] + STUB)
+        elif end:
+            if not inside:
+                raise ValueError(
+                    f"{where}: line {number} has '# END SOLUTION' without a "
+                    f"'# BEGIN SOLUTION' before it"
+                )
+            inside = False
+        elif not inside:
+            out.append(line)
+    if inside:
+        raise ValueError(
+            f"{where}: '# BEGIN SOLUTION' is never closed by '# END SOLUTION'"
+        )
+    return "\n".join(out)
+
+
+def _strip_markdown(source: str, where: str) -> str:
+    begins, ends = len(_MD_BEGIN.findall(source)), len(_MD_END.findall(source))
+    if begins != ends:
+        raise ValueError(
+            f"{where}: {begins} '<!-- BEGIN SOLUTION -->' but {ends} "
+            f"'<!-- END SOLUTION -->'; they must pair up"
+        )
+    pattern = re.compile(
+        _MD_BEGIN.pattern + r".*?" + _MD_END.pattern + r"\n?", re.DOTALL
+    )
+    return pattern.sub("", source)
+
+
+def student_copy(
+    nb: nbformat.NotebookNode, name: str = "notebook"
+) -> nbformat.NotebookNode:
+    """A copy of ``nb`` with solutions stripped and every output cleared."""
+    nb = copy.deepcopy(nb)
+    cells = []
+    for index, cell in enumerate(nb.cells):
+        if SOLUTION_TAG in _tags(cell):
+            continue
+        where = f"{name}, cell {index}"
+        if cell.cell_type == "code":
+            cell.source = _strip_code(cell.source, where)
+            cell.outputs = []
+            cell.execution_count = None
+        elif cell.cell_type == "markdown":
+            cell.source = _strip_markdown(cell.source, where)
+        for key in _RUN_METADATA:
+            cell.metadata.pop(key, None)
+        cells.append(cell)
+    nb.cells = cells
+    nb.metadata.pop("widgets", None)  # saved widget state of a past run
+    return nb
+
+
+# --------------------------------------------------------------------------
+# leaks
+# --------------------------------------------------------------------------
+
+
+def _body_lines(func: object) -> list[str]:
+    """The statement lines of a function's body, docstring left out."""
+    source = textwrap.dedent(inspect.getsource(func))  # type: ignore[arg-type]
+    tree = ast.parse(source)
+    node = tree.body[0]
+    assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    body = node.body
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        body = body[1:]
+    lines = source.splitlines()
+    out = []
+    for stmt in body:
+        end = stmt.end_lineno or stmt.lineno
+        out.extend(lines[stmt.lineno - 1 : end])
+    return out
+
+
+def _normal(line: str) -> str:
+    line = re.sub(r"\s+#.*$", "", line)  # a trailing comment
+    return " ".join(line.split())
+
+
+def _distinctive(line: str) -> bool:
+    """Long enough that finding it in a notebook is no coincidence."""
+    compact = line.replace(" ", "")
+    if _GENERIC.match(line):
+        return False
+    return len(compact) >= (18 if line.startswith("return ") else 14)
+
+
+def solution_lines() -> dict[str, set[str]]:
+    """Distinctive, whitespace-normalised lines of every reference solution
+    in ``convgrad.exercises``, by exercise name."""
+    from convgrad import exercises
+
+    out: dict[str, set[str]] = {}
+    for name, ex in exercises.EXERCISES.items():
+        lines = {_normal(x) for x in _body_lines(ex.solution)}
+        out[name] = {x for x in lines if _distinctive(x)}
+    return out
+
+
+@dataclass(frozen=True)
+class Leak:
+    """A line of a reference solution found in a notebook cell."""
+
+    exercise: str
+    cell: int
+    line: str
+
+    def __str__(self) -> str:
+        return f"cell {self.cell}: {self.line!r} (from solution {self.exercise!r})"
+
+
+def find_leaks(
+    nb: nbformat.NotebookNode, lines: dict[str, set[str]] | None = None
+) -> list[Leak]:
+    """Reference-solution lines that appear in ``nb``'s cells or outputs."""
+    lines = solution_lines() if lines is None else lines
+    leaks = []
+    for index, cell in enumerate(nb.cells):
+        texts = [cell.source]
+        for output in cell.get("outputs", []):
+            texts.append(str(output.get("text", "")))
+            texts.extend(str(v) for v in output.get("data", {}).values())
+        present = {_normal(x) for text in texts for x in text.splitlines()}
+        for name, wanted in lines.items():
+            for line in sorted(wanted & present):
+                leaks.append(Leak(name, index, line))
+    return leaks
+
+
+def write_student_copies(
+    out: Path, lessons: Iterable[Lesson] | None = None
+) -> list[Path]:
+    """Write a student copy of every lesson into ``out``; return the paths.
+
+    Raises ``ValueError`` (naming the notebook, cell and line) if a copy
+    would still contain a line of a reference solution.
+    """
+    out = Path(out)
+    lessons = find_lessons() if lessons is None else list(lessons)
+    lines = solution_lines()
+    copies = []
+    for lesson in lessons:
+        nb = student_copy(lesson.read(), lesson.path.name)
+        leaks = find_leaks(nb, lines)
+        if leaks:
+            shown = "\n  ".join(str(x) for x in leaks[:5])
+            raise ValueError(
+                f"{lesson.path.name}: the student copy would contain solution "
+                f"text; mark it with a 'solution' tag or '# BEGIN SOLUTION' / "
+                f"'# END SOLUTION':\n  {shown}"
+            )
+        copies.append((lesson, nb))
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for lesson, nb in copies:
+        path = out / lesson.path.name
+        nbformat.write(nb, path)
+        paths.append(path)
+    return paths
