@@ -470,6 +470,34 @@ JS_MODEL_ID = (
 }"""
 )
 
+# How far (grey levels, 0-255, max over 16x16-pixel blocks) the canvas may be from
+# the kernel's own rendering of the figure and still count as showing it.
+SIGNATURE_BLOCK = 16
+SIGNATURE_TOLERANCE = 3.0
+
+# Max block difference between a canvas's pixels and a kernel-side signature
+# (null when the sizes differ).
+JS_SIGNATURE_DIFF = """([canvas, sig]) => {
+  if (canvas.width !== sig.w || canvas.height !== sig.h) return null;
+  const data = canvas.getContext('2d').getImageData(0, 0, sig.w, sig.h).data;
+  const b = sig.block, wb = Math.floor(sig.w / b), hb = Math.floor(sig.h / b);
+  let worst = 0;
+  for (let by = 0; by < hb; by++) {
+    for (let bx = 0; bx < wb; bx++) {
+      let sum = 0;
+      for (let y = by * b; y < (by + 1) * b; y++) {
+        for (let x = bx * b; x < (bx + 1) * b; x++) {
+          const i = 4 * (y * sig.w + x);
+          sum += (data[i] + data[i + 1] + data[i + 2]) / 3;
+        }
+      }
+      const diff = Math.abs(sum / (b * b) - sig.values[by * wb + bx]);
+      if (diff > worst) worst = diff;
+    }
+  }
+  return worst;
+}"""
+
 JS_CANVAS_BLANK = """(canvas) => {
   if (!canvas.width || !canvas.height) return true;
   const blank = document.createElement('canvas');
@@ -545,6 +573,23 @@ def __convgrad_probe(model_id):
         }
     else:
         out["view"] = None
+    out["signature"] = None
+    if canvases:
+        # What the canvas should show now: the figure rendered afresh with Agg,
+        # reduced to grey block means (compared with the browser's pixels).
+        import numpy as np
+        from matplotlib.backends.backend_agg import RendererAgg
+
+        fig = canvases[0].figure
+        w, h = (int(round(v)) for v in fig.bbox.size)
+        renderer = RendererAgg(w, h, fig.dpi)
+        fig.draw(renderer)
+        grey = np.asarray(renderer.buffer_rgba(), dtype=float)[..., :3].mean(axis=2)
+        b = BLOCK
+        hb, wb = h // b, w // b
+        blocks = grey[: hb * b, : wb * b].reshape(hb, b, wb, b).mean(axis=(1, 3))
+        out["signature"] = {"w": w, "h": h, "block": b,
+                            "values": np.round(blocks, 2).ravel().tolist()}
     print(MARKER + json.dumps(out, default=str))
 
 
@@ -554,8 +599,10 @@ del __convgrad_probe
 
 
 def probe_code(model_id: str) -> str:
-    return _PROBE.replace("MARKER", repr(PROBE_MARKER)).replace(
-        "MODEL_ID", repr(model_id)
+    return (
+        _PROBE.replace("MARKER", repr(PROBE_MARKER))
+        .replace("MODEL_ID", repr(model_id))
+        .replace("BLOCK", str(SIGNATURE_BLOCK))
     )
 
 
@@ -584,6 +631,8 @@ class OpenNotebook:
             "() => window.jupyterapp && window.jupyterapp.shell",
             timeout=KERNEL_READY_TIMEOUT * 1000,
         )
+        # More room for the 1280-px views: fold the file browser away.
+        self.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
         state = self.page.wait_for_function(
             JS_KERNEL_READY, arg=self.relpath, timeout=KERNEL_READY_TIMEOUT * 1000,
             polling=250,
@@ -812,14 +861,8 @@ def wait_views_rendered(nb: OpenNotebook, n_created: int) -> None:
         )
 
 
-def main_view_screenshot(nb: OpenNotebook) -> tuple[Path, list[tuple[int, int]]]:
-    """Screenshot of the first live view (or of the notebook panel when it has none)."""
-    views = nb.view_outputs()
-    if views:
-        locator = nb.output_locator(*views[0])
-        locator.scroll_into_view_if_needed(timeout=10_000)
-        return nb.screenshot("", locator), views
-    return nb.screenshot("", nb.panel()), views
+def _norm(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _names_step(caption: str, k: int) -> bool:
@@ -827,28 +870,92 @@ def _names_step(caption: str, k: int) -> bool:
     return any(re.search(rf"(?<![\d.]){n}(?!\d|\.\d)", caption) for n in (k, k + 1))
 
 
-def check_interaction(nb: OpenNotebook, cell_index: int, output_index: int) -> dict:
+def signature_diff(canvas, signature: dict) -> float | None:
+    """Max grey-block difference between the canvas and the kernel's rendering."""
+    return canvas.evaluate(f"(c, sig) => ({JS_SIGNATURE_DIFF})([c, sig])", signature)
+
+
+def wait_canvas_shows(
+    nb: OpenNotebook,
+    canvas,
+    signature: dict,
+    what: str,
+    timeout: float = CANVAS_CHANGE_TIMEOUT,
+) -> None:
+    """Wait (bounded) until the canvas pixels are the kernel's figure, else fail.
+
+    ipympl draws asynchronously (the kernel renders on the browser's request), so
+    right after a move the canvas may still show an intermediate frame; this waits
+    for the frame the kernel is on, compared pixel block by pixel block.
+    """
+    try:
+        nb.page.wait_for_function(
+            f"([c, sig]) => {{ const d = ({JS_SIGNATURE_DIFF})([c, sig]);"
+            f" return d !== null && d <= {SIGNATURE_TOLERANCE}; }}",
+            arg=[canvas.element_handle(), signature],
+            timeout=timeout * 1000,
+            polling=200,
+        )
+    except Exception as exc:
+        size = canvas.evaluate("c => [c.width, c.height]")
+        diff = signature_diff(canvas, signature)
+        raise nb.fail(
+            f"{what}: the canvas does not show the kernel's figure after "
+            f"{timeout} s (canvas {size[0]}x{size[1]}, figure "
+            f"{signature['w']}x{signature['h']}, max block difference {diff})"
+        ) from exc
+
+
+def check_view_shown(nb: OpenNotebook, cell_index: int, output_index: int) -> dict:
+    """A live view on screen: a view object behind the canvas, a slider jslinked to
+    Play, and canvas pixels equal to the kernel's rendering of the figure."""
+    output = nb.output_locator(cell_index, output_index)
+    canvas = output.locator(CANVAS).first
+    with nb.failing_with_screenshot():
+        output.scroll_into_view_if_needed(timeout=10_000)
+        state = nb.probe(cell_index, output_index)
+    where = f"view in cell {cell_index}"
+    if state["slider"] is None:
+        raise nb.fail(f"{where}: no slider is jslinked to its Play button")
+    if state["view"] is None:
+        raise nb.fail(f"{where}: no view object (with .fig and .caption) draws it")
+    wait_canvas_shows(nb, canvas, state["signature"], where)
+    return state
+
+
+def screenshot_view(nb: OpenNotebook, view: tuple[int, int] | None) -> Path:
+    """Screenshot of a view's output (or of the notebook panel when there is none)."""
+    if view is None:
+        return nb.screenshot("", nb.panel())
+    locator = nb.output_locator(*view)
+    locator.scroll_into_view_if_needed(timeout=10_000)
+    return nb.screenshot("", locator)
+
+
+def _dom_caption_shown(output, caption: str) -> bool:
+    texts = output.locator(".widget-html, .widget-label").all_inner_texts()
+    return _norm(caption) in {_norm(t) for t in texts}
+
+
+def check_interaction(
+    nb: OpenNotebook, cell_index: int, output_index: int, before: dict
+) -> dict:
     """Drag the view's step slider, then press Play: the picture and caption follow.
 
-    The caption is read on the kernel side (the view's ``.caption``, which the figure
-    draws as text into the ipympl canvas), because the canvas is pixels. It is checked
-    three ways: it changed, it names the new step, and the same text is an artist of
-    the figure the canvas shows.
+    The caption is checked on the kernel side (the view's ``.caption``; the canvas is
+    pixels): it changed, it names the new step, and it is a text artist of the figure,
+    whose fresh rendering the canvas pixels must then equal. When the view also shows
+    the caption as an HTML/Label widget, that text must match too.
     """
     page = nb.page
     output = nb.output_locator(cell_index, output_index)
     canvas = output.locator(CANVAS).first
     play = output.locator(PLAY).first
-    with nb.failing_with_screenshot():
-        output.scroll_into_view_if_needed(timeout=10_000)
-        before = nb.probe(cell_index, output_index)
-    if before["slider"] is None:
-        raise nb.fail("no slider is jslinked to the view's Play button (kernel side)")
-    if before["view"] is None:
-        raise nb.fail("no view object (with .fig and .caption) draws this canvas")
     lo, hi, v0 = (before["slider"][k] for k in ("min", "max", "value"))
     if hi - lo < 2:
         raise nb.fail(f"the step slider has too few steps to move ({lo}..{hi})")
+    cap0 = before["view"]["caption"]
+    caption_widget = _dom_caption_shown(output, cap0)
 
     # The step slider is the one in the same box as Play (others set stride etc.).
     slider = play.locator("xpath=..").locator(SLIDER).first
@@ -856,8 +963,7 @@ def check_interaction(nb: OpenNotebook, cell_index: int, output_index: int) -> d
         slider = output.locator(SLIDER).first
     with nb.failing_with_screenshot():
         image0 = canvas_data_url(canvas)
-        target = round(lo + 0.6 * (hi - lo))
-        fraction = 0.6 if target != v0 else 0.3
+        fraction = 0.6 if round(lo + 0.6 * (hi - lo)) != v0 else 0.3
         drag_slider(page, slider, fraction)
         moved_to = slider_readout(slider)
     if moved_to == v0:
@@ -865,8 +971,7 @@ def check_interaction(nb: OpenNotebook, cell_index: int, output_index: int) -> d
     with nb.failing_with_screenshot():
         wait_canvas_changed(page, canvas, image0, CANVAS_CHANGE_TIMEOUT)
     after = _probe_until(nb, cell_index, output_index, moved_to)
-    shot = nb.screenshot("-moved", output)
-    cap0, cap1 = before["view"]["caption"], after["view"]["caption"]
+    cap1 = after["view"]["caption"]
     problems = []
     if after["slider"]["value"] != moved_to:
         problems.append(
@@ -877,13 +982,25 @@ def check_interaction(nb: OpenNotebook, cell_index: int, output_index: int) -> d
         problems.append(f"the caption did not change: {cap0!r}")
     if not _names_step(cap1, moved_to):
         problems.append(f"the caption does not name step {moved_to}: {cap1!r}")
-    if cap1 not in after["view"]["figure_texts"]:
+    if _norm(cap1) not in {_norm(t) for t in after["view"]["figure_texts"]}:
         problems.append(
             f"the caption {cap1!r} is not drawn in the figure "
             f"(texts: {after['view']['figure_texts'][:8]})"
         )
     if problems:
         raise nb.fail("after dragging the slider:\n" + "\n".join(problems))
+    wait_canvas_shows(nb, canvas, after["signature"], f"after moving to {moved_to}")
+    if caption_widget:
+        with nb.failing_with_screenshot():
+            page.wait_for_function(
+                """([out, cap]) => Array.from(out.querySelectorAll(
+                     '.widget-html, .widget-label')).some(
+                     e => e.innerText.split(/\\s+/).join(' ').trim() === cap)""",
+                arg=[output.element_handle(), _norm(cap1)],
+                timeout=CANVAS_CHANGE_TIMEOUT * 1000,
+                polling=100,
+            )
+    shot = nb.screenshot("-moved", output)
 
     # Play: the slider advances by itself and the picture follows.
     with nb.failing_with_screenshot():

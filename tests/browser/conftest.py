@@ -56,7 +56,7 @@ def browser_context(artifacts_dir: Path) -> Iterator[object]:
             executable_path=CHROMIUM,
             headless=True,
             args=CHROMIUM_ARGS,
-            viewport={"width": 1400, "height": 1000},
+            viewport={"width": 1600, "height": 1000},
             device_scale_factor=1,
         )
         context.set_default_timeout(30_000)

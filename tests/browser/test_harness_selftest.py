@@ -14,15 +14,18 @@ from pathlib import Path
 import nbformat
 import pytest
 from browser_harness import (
+    CANVAS,
     REPO,
     Failure,
     OpenNotebook,
     assert_no_errors,
     assert_views_shown,
     check_interaction,
-    main_view_screenshot,
+    check_view_shown,
     open_and_run,
+    screenshot_view,
     view_cells,
+    wait_canvas_shows,
     wait_views_rendered,
 )
 
@@ -110,9 +113,18 @@ def test_harness_on_a_throwaway_notebook(demo_path, lab_server, page, artifacts_
     try:
         report = open_and_run(nb)
         wait_views_rendered(nb, len(created))
-        shot, views = main_view_screenshot(nb)
-        assert shot.is_file()
+        views = nb.view_outputs()
         assert views == [(3, 0)], views
+        state = check_view_shown(nb, *views[0])
+        assert state["view"]["type"] == "DemoView"
+        assert state["slider"] == {"value": 0, "min": 0, "max": 35}
+        assert screenshot_view(nb, views[0]).is_file()
+        # The pixel comparison can fail: a figure one step on is not what is shown.
+        canvas = nb.output_locator(*views[0]).locator(CANVAS).first
+        other = dict(state["signature"])
+        other["values"] = [v + 40 * (i % 2) for i, v in enumerate(other["values"])]
+        with pytest.raises(Failure, match="does not show the kernel's figure"):
+            wait_canvas_shows(nb, canvas, other, "self-test", timeout=1)
 
         by_index = {row["index"]: row for row in report}
         # stderr is shown, and looks exactly like a traceback in the DOM (same
@@ -134,7 +146,7 @@ def test_harness_on_a_throwaway_notebook(demo_path, lab_server, page, artifacts_
         with pytest.raises(Failure, match="DemoView created in cell 4: no ipympl"):
             assert_views_shown(nb, report, [*created, (4, ["DemoView"])])
 
-        result = check_interaction(nb, *views[0])
+        result = check_interaction(nb, *views[0], state)
         moved = result["moved_to"]
         assert result["after"]["view"]["caption"].startswith(f"step {moved + 1}/36")
         assert result["shot"].is_file()

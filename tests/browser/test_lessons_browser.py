@@ -17,11 +17,12 @@ from browser_harness import (
     assert_no_errors,
     assert_views_shown,
     check_interaction,
+    check_view_shown,
     file_digest,
     is_interactive,
     lesson_paths,
-    main_view_screenshot,
     open_and_run,
+    screenshot_view,
     view_cells,
     wait_views_rendered,
 )
@@ -40,13 +41,17 @@ def test_lesson_in_browser(lesson: Path, lab_server, page, artifacts_dir) -> Non
     try:
         report = open_and_run(nb)
         wait_views_rendered(nb, len(created))
-        shot, views = main_view_screenshot(nb)
+        views = nb.view_outputs()
+        shot = screenshot_view(nb, views[0] if views else None)
         assert_no_errors(nb, report)
         assert_views_shown(nb, report, created)
+        states = [check_view_shown(nb, *view) for view in views]
+        if views:
+            shot = screenshot_view(nb, views[0])  # now showing the kernel's figure
         if is_interactive(lesson):
             if not views:
                 raise nb.fail("this lesson must have a live view to drag (none found)")
-            check_interaction(nb, *views[0])
+            check_interaction(nb, *views[0], states[0])
         assert shot.is_file(), f"no screenshot written at {shot}"
     finally:
         nb.close()
