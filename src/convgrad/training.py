@@ -169,7 +169,7 @@ def evaluate(
 
 def fit(
     model: nn.Module,
-    train_loader: DataLoader,
+    train_loader: Iterable[tuple[Any, Any]],
     optimizer: Optimizer,
     epochs: int,
     test_data: Any = None,
@@ -197,7 +197,10 @@ def fit(
         )
     history = History() if history is None else history
     first = history.epoch[-1] + 1 if history.epoch else 1
-    steps = epochs * len(train_loader)
+    try:
+        steps: int | None = epochs * len(train_loader)  # type: ignore[arg-type]
+    except TypeError:  # an iterable without a length: the bar just counts
+        steps = None
     bar = tqdm(total=steps, disable=not progress, unit="step", leave=True)
     try:
         for epoch in range(first, first + epochs):
