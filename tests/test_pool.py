@@ -56,6 +56,7 @@ MAXPOOL_CASES = [
     # id, x shape, kwargs, input maker
     ("k2", (2, 3, 6, 4), {"kernel_size": 2}, None),
     ("k3s2 overlap", (2, 3, 9, 7), {"kernel_size": 3, "stride": 2}, None),
+    ("stride=[] is kernel_size", (1, 2, 6, 5), {"kernel_size": 2, "stride": []}, None),
     ("non-square", (1, 2, 9, 8), {"kernel_size": (3, 2), "stride": (2, 3)}, None),
     ("stride > kernel", (2, 2, 8, 7), {"kernel_size": 2, "stride": 3}, None),
     (

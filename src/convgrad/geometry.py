@@ -327,6 +327,13 @@ def check_bool(value: object, name: str) -> bool:
     return bool(value)
 
 
+def pool_stride(stride: object, k: Pair) -> Pair:
+    """A pool's stride; ``None`` or an empty sequence means ``kernel_size``."""
+    if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0):
+        return k
+    return pair(stride, "stride", minimum=1)
+
+
 def pool_window(
     x_shape,
     kernel_size,
@@ -352,7 +359,7 @@ def pool_window(
     """
     check_ndim(x_shape, 4, "input", "N, C, H, W")
     k = pair(kernel_size, "kernel_size", minimum=1)
-    s = k if stride is None or stride == () else pair(stride, "stride", minimum=1)
+    s = pool_stride(stride, k)
     p = pair(padding, "padding", minimum=0)
     d = pair(dilation, "dilation", minimum=1)
     ceil = check_bool(ceil_mode, "ceil_mode")
@@ -420,7 +427,7 @@ def unpool_output_size(x_shape, kernel_size, stride, padding, output_size) -> Pa
     """
     check_ndim(x_shape, 4, "input", "N, C, H, W")
     k = pair(kernel_size, "kernel_size", minimum=1)
-    s = k if stride is None or stride == () else pair(stride, "stride", minimum=1)
+    s = pool_stride(stride, k)
     p = pair(padding, "padding", minimum=0)
     default = [
         (size - 1) * ss - 2 * pp + kk

@@ -187,6 +187,9 @@ def maxunpool2d(x, indices, out):
     """Put each value of ``x`` at its flat index in ``out``'s H x W plane.
 
     ``out`` is zeroed by the caller, so every pixel no index names stays 0.
+    Indices from overlapping windows can repeat, but a repeated index comes
+    with the same value (the pixel both windows picked), so the order of
+    the writes does not matter.
     The inverse routing of max pooling: its forward is max-pool's backward,
     with assignment where max-pool's backward adds.
     """
