@@ -59,11 +59,11 @@ def maxpool2d_forward(x, kh, kw, sh, sw, ph, pw, dh, dw, y, argmax):
     best_idx = np.full((n, c, oh, ow), -1, dtype=np.int64)
     for ki in range(kh):
         rows = np.arange(oh) * sh - ph + ki * dh  # input row of this tap
+        row_inside = (rows >= 0) & (rows < h)
         for kj in range(kw):
             cols = np.arange(ow) * sw - pw + kj * dw
-            inside = ((rows >= 0) & (rows < h))[:, None] & ((cols >= 0) & (cols < w))[
-                None, :
-            ]
+            col_inside = (cols >= 0) & (cols < w)
+            inside = row_inside[:, None] & col_inside[None, :]  # (OH, OW)
             val = _tap(xp, ki, kj, sh, sw, dh, dw, oh, ow)
             first = best_idx < 0
             take = inside & (first | (val > best) | np.isnan(val))
