@@ -117,7 +117,7 @@ def main(quick: bool = False) -> None:
     view = viz.Col2imView()
     for label, kwargs in [
         ("to_jshtml, 40 frames max, dpi 72", {}),
-        ("to_jshtml, every=3, dpi 72", {"every": 3}),
+        ("to_jshtml, max_frames=20, dpi 60", {"max_frames": 20, "dpi": 60}),
     ]:
         start = time.perf_counter()
         html = view.to_jshtml(**kwargs)
@@ -127,7 +127,7 @@ def main(quick: bool = False) -> None:
         path = os.path.join(tmp, "v.gif")
         for label, kwargs in [
             ("save_gif, 40 frames max, dpi 72", {}),
-            ("save_gif, every=3, dpi 50", {"every": 3, "dpi": 50}),
+            ("save_gif, max_frames=20, dpi 50", {"max_frames": 20, "dpi": 50}),
         ]:
             start = time.perf_counter()
             view.save_gif(path, **kwargs)
