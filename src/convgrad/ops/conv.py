@@ -88,8 +88,10 @@ class Conv2d(Function):
             eh, ew = geom.extra
             dx = dx[:, :, : h - eh, : w - ew]
         if ctx.needs_input_grad[1]:
-            dw = np.matmul(dy_g, col.transpose(0, 1, 3, 2)).sum(axis=0)
-            dw = dw.reshape(geom.c_out, -1, *geom.win.k)
+            # dwᵀ = col · dyᵀ: the big col is the row-major operand (a
+            # transposed col is a slow GEMM operand)
+            dw = np.matmul(col, dy_g.transpose(0, 1, 3, 2)).sum(axis=0)
+            dw = dw.transpose(0, 2, 1).reshape(geom.c_out, -1, *geom.win.k)
         if ctx.needs_input_grad[2]:
             db = dy.sum(axis=(0, 2, 3))
         return dx, dw, db
@@ -121,8 +123,8 @@ class ConvTranspose2d(Function):
         if ctx.needs_input_grad[0]:
             dx = np.matmul(ctx.w, col).reshape(n, geom.c_in, h, w_)
         if ctx.needs_input_grad[1]:
-            dw = np.matmul(ctx.x, col.transpose(0, 1, 3, 2)).sum(axis=0)
-            dw = dw.reshape(geom.c_in, geom.c_out // g, *geom.win.k)
+            dw = np.matmul(col, ctx.x.transpose(0, 1, 3, 2)).sum(axis=0)
+            dw = dw.transpose(0, 2, 1).reshape(geom.c_in, geom.c_out // g, *geom.win.k)
         if ctx.needs_input_grad[2]:
             db = dy.sum(axis=(0, 2, 3))
         return dx, dw, db
