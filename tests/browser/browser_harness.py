@@ -675,9 +675,11 @@ class OpenNotebook:
             shot = self.screenshot("-failure")
         except Exception as exc:  # the page may be gone; still say where to look
             shot = f"(screenshot failed: {exc}; last: {self.last_shot})"
+        console = getattr(self.page, "console_errors", [])[-5:]
+        extra = "".join(f"\n  browser console: {line[:300]}" for line in console)
         return Failure(
             f"{self.relpath}: {message}\n  screenshot: {shot}\n"
-            f"  server log: {self.server.log_path}"
+            f"  server log: {self.server.log_path}{extra}"
         )
 
     @contextlib.contextmanager

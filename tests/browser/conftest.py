@@ -33,9 +33,17 @@ def artifacts_dir() -> Path:
 def lab_server(artifacts_dir: Path) -> Iterator[LabServer]:
     """A real JupyterLab server rooted at the repository, stopped whatever happens."""
     require_browser()
-    server = LabServer(root=REPO, log_path=artifacts_dir / "jupyter-server.log")
+    log = artifacts_dir / "jupyter-server.log"
+    for attempt in range(3):  # a free port can be taken before the server binds it
+        server = LabServer(root=REPO, log_path=log)
+        try:
+            server.start()
+            break
+        except RuntimeError:
+            server.stop()
+            if attempt == 2:
+                raise
     try:
-        server.start()
         yield server
     finally:
         server.stop()

@@ -92,6 +92,8 @@ def _demo_notebook() -> nbformat.NotebookNode:
         ),
         nbformat.v4.new_code_cell("print('a warning, not an error', file=sys.stderr)"),
         nbformat.v4.new_code_cell("raise ValueError('deliberate failure')"),
+        # run-all stops at the error: this one never runs, and the wait must end.
+        nbformat.v4.new_code_cell("print('never runs')"),
     ]
     return nb
 
@@ -141,6 +143,11 @@ def test_harness_on_a_throwaway_notebook(demo_path, lab_server, page, artifacts_
         # The lesson check fails on it, and its message names the screenshot.
         with pytest.raises(Failure, match=r"cell 5 shows an error[\s\S]*screenshot: "):
             assert_no_errors(nb, report)
+        assert by_index[6]["count"] is None  # stopped after the error
+        # Without the error, the cell that never ran is reported.
+        tagged = [{**r, "tags": ["raises-exception"]} for r in report]
+        with pytest.raises(Failure, match=r"code cells \[6\] never ran"):
+            assert_no_errors(nb, tagged)
         assert_views_shown(nb, report, created)
         # A view created without being shown is reported.
         with pytest.raises(Failure, match="DemoView created in cell 4: no ipympl"):
