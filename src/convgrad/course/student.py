@@ -170,31 +170,42 @@ def solution_lines() -> dict[str, set[str]]:
 
 @dataclass(frozen=True)
 class Leak:
-    """A line of a reference solution found in a notebook cell."""
+    """Lines of a reference solution found together in one code cell."""
 
     exercise: str
     cell: int
-    line: str
+    lines: tuple[str, ...]
 
     def __str__(self) -> str:
-        return f"cell {self.cell}: {self.line!r} (from solution {self.exercise!r})"
+        shown = "; ".join(repr(x) for x in self.lines[:3])
+        return f"cell {self.cell}: {shown} (from solution {self.exercise!r})"
 
 
 def find_leaks(
     nb: nbformat.NotebookNode, lines: dict[str, set[str]] | None = None
 ) -> list[Leak]:
-    """Reference-solution lines that appear in ``nb``'s cells or outputs."""
+    """Reference solutions that show through in ``nb``'s code cells.
+
+    A code cell (its source or its outputs) leaks solution ``S`` when it
+    holds two or more of ``S``'s distinctive lines, or ``S``'s only one.
+    One shared line is allowed: a lesson may derive ``db = dy.sum(...)`` in
+    the open and still ask the learner to assemble the whole backward pass.
+    Markdown is not searched: it states the rule an exercise implements.
+    """
     lines = solution_lines() if lines is None else lines
     leaks = []
     for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
         texts = [cell.source]
         for output in cell.get("outputs", []):
             texts.append(str(output.get("text", "")))
             texts.extend(str(v) for v in output.get("data", {}).values())
         present = {_normal(x) for text in texts for x in text.splitlines()}
         for name, wanted in lines.items():
-            for line in sorted(wanted & present):
-                leaks.append(Leak(name, index, line))
+            found = wanted & present
+            if found and len(found) >= min(2, len(wanted)):
+                leaks.append(Leak(name, index, tuple(sorted(found))))
     return leaks
 
 
