@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import check_op
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracle import check_op
 
 import convgrad as cg
 from convgrad import F
 
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.usefixtures("each_backend")]
 DTYPES = [np.float32, np.float64]
 
 CONV_CASES = [

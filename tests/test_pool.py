@@ -1,26 +1,19 @@
 """max_pool2d, max_unpool2d, avg_pool2d and adaptive_avg_pool2d against
-torch, finite differences and their own routing rules, on the NumPy
-reference backend (tests/test_kernels.py holds the Numba kernels to it)."""
+torch, finite differences and their own routing rules, on both backends."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import check_op
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracle import check_op
 
 import convgrad as cg
 from convgrad import F
 
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.usefixtures("each_backend")]
 DTYPES = [np.float32, np.float64]
-
-
-@pytest.fixture(autouse=True)
-def numpy_backend():
-    with cg.use_backend("numpy"):
-        yield
 
 
 def _ties(rng, shape):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import check_op
+from oracle import check_op
 
 import convgrad as cg
 from convgrad import F
