@@ -299,9 +299,7 @@ def linear(input: Any, weight: Any, bias: Any = None) -> Tensor:
             f"{w.shape[1]}, got input of shape {x.shape}"
         )
     if b is not None and b.shape != (w.shape[0],):
-        raise ValueError(
-            f"bias must have shape ({w.shape[0]},), got {b.shape}"
-        )
+        raise ValueError(f"bias must have shape ({w.shape[0]},), got {b.shape}")
     _same_dtype(input=x, weight=w, bias=b)
     return loss.Linear.apply(x, w, b)
 
@@ -311,9 +309,7 @@ _REDUCTIONS = ("mean", "sum", "none")
 
 def _reduction(reduction: Any) -> str:
     if reduction not in _REDUCTIONS:
-        raise ValueError(
-            f"reduction must be one of {_REDUCTIONS}, got {reduction!r}"
-        )
+        raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
     return reduction
 
 
@@ -321,16 +317,12 @@ def cross_entropy(input: Any, target: Any, reduction: str = "mean") -> Tensor:
     """Softmax cross-entropy of ``(N, C)`` logits against class indices."""
     logits = as_tensor(input, "input")
     if logits.ndim != 2:
-        raise ValueError(
-            f"input must be 2-D (N, C) logits, got shape {logits.shape}"
-        )
+        raise ValueError(f"input must be 2-D (N, C) logits, got shape {logits.shape}")
     t = target.data if isinstance(target, Tensor) else np.asarray(target)
     if t.dtype.kind == "f" and np.all(t == np.round(t)):
         t = t.astype(np.int64)
     if t.dtype.kind not in "iu":
-        raise TypeError(
-            f"target must hold integer class indices, got dtype {t.dtype}"
-        )
+        raise TypeError(f"target must hold integer class indices, got dtype {t.dtype}")
     if t.shape != (logits.shape[0],):
         raise ValueError(
             f"target must have shape ({logits.shape[0]},) (one class per "
@@ -348,9 +340,7 @@ def cross_entropy(input: Any, target: Any, reduction: str = "mean") -> Tensor:
 def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
     a, b = as_tensor(input, "input"), as_tensor(target, "target")
     if a.shape != b.shape:
-        raise ValueError(
-            f"target must have the input's shape {a.shape}, got {b.shape}"
-        )
+        raise ValueError(f"target must have the input's shape {a.shape}, got {b.shape}")
     return loss.MSELoss.apply(a, b, _reduction(reduction))
 
 

@@ -31,9 +31,7 @@ def pair(value: object, name: str, *, minimum: int = 0) -> Pair:
         items = (int(value), int(value))  # type: ignore[arg-type]
     elif isinstance(value, (tuple, list)) and len(value) == 2:
         if not all(_is_int(v) for v in value):
-            raise TypeError(
-                f"{name} must be an int or a pair of ints, got {value!r}"
-            )
+            raise TypeError(f"{name} must be an int or a pair of ints, got {value!r}")
         items = (int(value[0]), int(value[1]))
     else:
         raise TypeError(f"{name} must be an int or a pair of ints, got {value!r}")
@@ -172,8 +170,7 @@ def _check_groups(groups: object, c_in: int, c_out: int) -> int:
         raise ValueError(f"groups must be at least 1, got {g}")
     if c_in % g or c_out % g:
         raise ValueError(
-            f"groups={g} must divide both in_channels={c_in} and "
-            f"out_channels={c_out}"
+            f"groups={g} must divide both in_channels={c_in} and out_channels={c_out}"
         )
     return g
 
@@ -256,8 +253,7 @@ def conv2d_geometry(
             extra = (hi[0] - lo[0], hi[1] - lo[1])
         else:
             raise ValueError(
-                f"padding must be an int, a pair, 'valid' or 'same', "
-                f"got {padding!r}"
+                f"padding must be an int, a pair, 'valid' or 'same', got {padding!r}"
             )
     hw = (x_shape[2] + extra[0], x_shape[3] + extra[1])
     win = window(hw, k, stride, padding, dilation)
@@ -286,8 +282,7 @@ def conv_transpose2d_geometry(
     _check_bias(b_shape, c_out)
     if isinstance(padding, str):
         raise ValueError(
-            f"padding must be an int or a pair for conv_transpose2d, "
-            f"got {padding!r}"
+            f"padding must be an int or a pair for conv_transpose2d, got {padding!r}"
         )
     k = (w_shape[2], w_shape[3])
     s = pair(stride, "stride", minimum=1)
