@@ -42,6 +42,10 @@ CMAP = "cividis"
 
 FIGSIZE = (12.8, 7.2)  # 1280 x 720 at dpi 100
 DPI = 100
+# A live canvas in JupyterLab gets a cell about 960 px wide (file browser
+# closed, 1400 px window): at dpi 75 the whole figure fits without a
+# sideways scrollbar. Exports and png() keep 1280 x 720.
+LIVE_DPI = 75
 CELL_MAX = 0.72  # inches
 READABLE = 0.42  # inches: a cell that holds "−0.45" at 10 pt
 TITLE_PT = 13
@@ -348,7 +352,7 @@ def new_figure() -> Figure:
         import matplotlib.pyplot as plt
 
         with plt.ioff():
-            fig = plt.figure(figsize=FIGSIZE, dpi=DPI)
+            fig = plt.figure(figsize=FIGSIZE, dpi=LIVE_DPI)
         canvas = fig.canvas
         canvas.header_visible = False  # type: ignore[attr-defined]
         canvas.toolbar_visible = False  # type: ignore[attr-defined]
