@@ -56,8 +56,9 @@ SHAPES = {
     "medium": (32, 16, 32, 32),
     "large": (64, 64, 64, 56),
 }
-ROUNDS = {"small": 7, "medium": 5, "large": 3}
-CONTENDERS = ("numba", "numpy", "torch1", "torch2")
+ROUNDS = {"small": 7, "medium": 5, "large": 2}
+# numba1: the Numba backend with numba and BLAS limited to one thread
+CONTENDERS = ("numba", "numba1", "numpy", "torch1", "torch2")
 
 
 # --------------------------------------------------------------------------
@@ -111,8 +112,20 @@ def build_cases(shapes: list[str], dtypes: list[type]) -> list[dict]:
     rng = np.random.default_rng(0)
     cases = []
 
-    def ours(backend, fn, arrays, dy):
+    import numba
+    from threadpoolctl import ThreadpoolController
+
+    blas = ThreadpoolController()  # scanned once: limiting is then cheap
+
+    def ours(backend, fn, arrays, dy, threads=None):
         def run():
+            if threads is not None:
+                with blas.limit(limits=threads):
+                    numba.set_num_threads(threads)
+                    try:
+                        return ours(backend, fn, arrays, dy)()
+                    finally:
+                        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
             with cg.use_backend(backend):
                 ts = [cg.Tensor(a, requires_grad=dy is not None) for a in arrays]
                 y = fn(*ts)
@@ -138,6 +151,7 @@ def build_cases(shapes: list[str], dtypes: list[type]) -> list[dict]:
         dy = rng.standard_normal(y.shape).astype(dtype) if backward else None
         fns = {
             "numba": ours("numba", our_fn, arrays, dy),
+            "numba1": ours("numba", our_fn, arrays, dy, threads=1),
             "numpy": ours("numpy", our_fn, arrays, dy),
             "torch1": theirs(1, torch_fn, arrays, dy),
             "torch2": theirs(2, torch_fn, arrays, dy),
@@ -252,6 +266,21 @@ def gemm_peak(log) -> dict:
     return out
 
 
+def copy_bandwidth(log) -> dict:
+    """GB/s of a plain 64 MB array copy (read + write): the memory ceiling."""
+    a = np.ones(8 << 20)
+    b = np.empty_like(a)
+    ts = []
+    for _ in range(9):
+        t = time.perf_counter()
+        np.copyto(b, a)
+        ts.append(time.perf_counter() - t)
+    res = {"best": 2 * a.nbytes / min(ts) / 1e9,
+           "median": 2 * a.nbytes / float(np.median(ts)) / 1e9}
+    log(f"copy bandwidth: {res}")
+    return res
+
+
 def python_loop_maxpool_backward(log) -> dict:
     """Max-pool backward: the Numba kernel vs a per-element Python loop."""
     from convgrad import kernels as K
@@ -361,7 +390,7 @@ def fresh_process(log, repeats: int = 3) -> dict:
 def cold_warmup(log) -> dict:
     """``python -m convgrad.warmup`` against an empty cache, 1 and 2 jobs."""
     res = {}
-    for jobs in (2, 1):
+    for jobs in (2,):
         tmp = tempfile.mkdtemp(prefix="convgrad-warmup-")
         env = dict(os.environ, NUMBA_CACHE_DIR=tmp)
         t = time.perf_counter()
@@ -491,11 +520,20 @@ def tables(data: dict) -> str:
         + ", ".join(f"{k} best {v['best']:.1f} / median {v['median']:.1f} GFLOP/s"
                     for k, v in data["gemm"].items()),
         "",
-        "### Every case (median ms; ratio = time ÷ torch at 2 threads and 1 thread)",
+        "Memory copy bandwidth (np.copyto, 64 MB, read+write): "
+        f"best {data['bandwidth']['best']:.1f} / median "
+        f"{data['bandwidth']['median']:.1f} GB/s",
         "",
-        "| op | pass | shape | dtype | numba | numpy ref | torch 1t | torch 2t "
-        "| numba÷torch2 | numba÷torch1 | numpy÷numba | numba GFLOP/s or GB/s |",
-        "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "### Every case",
+        "",
+        "Median ms. `numba` = Numba backend, 2 threads (numba + BLAS); `numba 1t` "
+        "= the same limited to 1 thread; ratios compare equal thread counts "
+        "(numba÷torch2 at 2 threads, numba1t÷torch1 at 1 thread).",
+        "",
+        "| op | pass | shape | dtype | numba | numba 1t | numpy ref | torch 1t "
+        "| torch 2t | numba÷torch2 | numba1t÷torch1 | numpy÷numba "
+        "| numba GFLOP/s or GB/s |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in data["cases"]:
         m = r["median_s"]
@@ -507,9 +545,10 @@ def tables(data: dict) -> str:
             rate = ""
         lines.append(
             f"| {r['op']} | {r['pass_']} | {r['shape']} | {r['dtype']} | "
-            f"{_fmt_ms(m['numba'])} | {_fmt_ms(m['numpy'])} | "
+            f"{_fmt_ms(m['numba'])} | {_fmt_ms(m['numba1'])} | "
+            f"{_fmt_ms(m['numpy'])} | "
             f"{_fmt_ms(m['torch1'])} | {_fmt_ms(m['torch2'])} | "
-            f"{m['numba'] / m['torch2']:.2f} | {m['numba'] / m['torch1']:.2f} | "
+            f"{m['numba'] / m['torch2']:.2f} | {m['numba1'] / m['torch1']:.2f} | "
             f"{m['numpy'] / m['numba']:.2f} | {rate} |"
         )
     lines += ["", "### col2im kernel alone (zeroing included)", "",
@@ -608,6 +647,7 @@ def main(argv: list[str] | None = None) -> int:
     data["environment"] = environment()
     log(json.dumps(data["environment"], indent=1))
     data["gemm"] = gemm_peak(log)
+    data["bandwidth"] = copy_bandwidth(log)
     shapes = ["small", "medium"] if ns.quick else list(SHAPES)
     data["cases"] = run_cases(build_cases(shapes, [np.float32, np.float64]), log)
     data["environment"]["numba_threading_layer"] = _threading_layer()
