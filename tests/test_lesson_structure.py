@@ -121,3 +121,34 @@ def test_imports_only_the_public_face(path):
     joined = "\n".join(_code(path))
     for mod in re.findall(r"^(?:from|import) (\S+)", joined, re.M):
         assert not re.match(r"convgrad\.(ops|kernels|reference|tensor)", mod), mod
+
+
+@pytest.mark.parametrize("path", NUMBERED, ids=lambda p: p.stem)
+def test_stub_signatures_match_the_reference(path):
+    """A learner who fills the stub is called with the checker's keywords."""
+    import ast
+    import inspect
+
+    from convgrad.exercises import solution
+
+    for cell in _code(path):
+        m = re.search(r'exercises\.check\("(\w+)", (\w+)\)', cell)
+        if not m:
+            continue
+        tree = ast.parse(cell)
+        stub = next(
+            n for n in tree.body
+            if isinstance(n, ast.FunctionDef) and n.name == m.group(2)
+        )
+        ours = [a.arg for a in stub.args.args]
+        ref = inspect.signature(solution(m.group(1)))
+        assert ours == list(ref.parameters), (m.group(1), ours)
+        n_defaults = len(stub.args.defaults)
+        ref_defaults = [
+            p.default for p in ref.parameters.values()
+            if p.default is not inspect.Parameter.empty
+        ]
+        assert [ast.literal_eval(d) for d in stub.args.defaults] == ref_defaults[
+            len(ref_defaults) - n_defaults:
+        ]
+        assert n_defaults == len(ref_defaults), m.group(1)

@@ -36,6 +36,8 @@ def test_outputs_stripped_except_checked_cells(path):
         tags = cell.get("metadata", {}).get("tags", [])
         src = "".join(cell["source"])
         if CHECKED in tags or "# NBVAL_CHECK_OUTPUT" in src:
+            # with nothing stored, nbval would compare nothing
+            assert cell["outputs"], f"checked cell has no stored output: {src[:60]!r}"
             for out in cell["outputs"]:
                 # small deterministic text only: no images, no widgets
                 assert out["output_type"] in ("stream", "execute_result"), src
