@@ -320,3 +320,12 @@ def test_conv2d_macs_counts_the_gemm():
         oh = len(range(0, h + 2 * p - k + 1, s))
         ow = len(range(0, w + 2 * p - k + 1, s))
         assert exercises.conv2d_macs(**case) == n * oh * ow * co * c * k * k
+
+
+def test_a_float32_answer_passes():
+    sol = solution("col2im")
+
+    def in_float32(col, **kw):
+        return sol(col.astype(np.float32), **kw)
+
+    assert check("col2im", in_float32, quiet=True).passed
