@@ -329,3 +329,27 @@ def test_a_float32_answer_passes():
         return sol(col.astype(np.float32), **kw)
 
     assert check("col2im", in_float32, quiet=True).passed
+
+
+def test_plot_outlines_the_first_wrong_element():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    result = check("col2im", _perturb_first_output("col2im", 2, 7), quiet=True)
+    fig = result.plot()
+    try:
+        assert len(fig.axes) >= 2
+        r, c = result.index[-2:]
+        boxes = [
+            p for p in fig.axes[0].patches
+            if isinstance(p, Rectangle) and p.get_linewidth() == 3
+        ]
+        assert [(b.get_x(), b.get_y()) for b in boxes] == [(c - 0.5, r - 0.5)]
+        texts = {t.get_text() for t in fig.axes[0].texts}
+        assert f"{float(result.got):.2g}" in texts
+    finally:
+        plt.close(fig)
+    assert check("col2im", solution("col2im"), quiet=True).plot() is None

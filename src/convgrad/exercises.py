@@ -646,14 +646,49 @@ class CheckResult:
         # check() already printed the message; show nothing twice
         return None
 
+    def plot(self) -> Any:
+        """Draw the plane holding the first wrong element, yours beside the
+        expected one, with that element outlined. Returns the figure, or
+        ``None`` when there is no wrong element on a 2-D plane."""
+        planes = self.extra.get("planes")
+        if planes is None:
+            return None
+        import matplotlib.pyplot as plt
+        from matplotlib.patches import Rectangle
+
+        got, want, bad = planes
+        r, c = self.index[-2:]
+        lim = max(float(np.abs(want).max()), float(np.abs(got).max()), 1e-12)
+        fig, axes = plt.subplots(1, 2, figsize=(7, 3.4))
+        for ax, plane, title in ((axes[0], got, "yours"), (axes[1], want, "expected")):
+            ax.imshow(plane, cmap="RdBu_r", vmin=-lim, vmax=lim)
+            for (i, j), v in np.ndenumerate(plane):
+                ax.text(j, i, f"{float(v) + 0.0:.2g}", ha="center", va="center",
+                        fontsize=8)
+            ax.set(title=title, xticks=range(plane.shape[1]),
+                   yticks=range(plane.shape[0]))
+        for i, j in np.argwhere(bad):
+            axes[0].add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
+                                        ec="orange", lw=1.5, ls=":"))
+        for ax in axes:
+            ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False,
+                                   ec="black", lw=3))
+        fig.suptitle(f"{self.name}: {self.output}{list(self.index)} expected "
+                     f"{_num(self.expected)}, got {_num(self.got)}")
+        fig.tight_layout()
+        return fig
+
 
 def check(
-    name: str, fn: Callable, *, seed: int = 0, quiet: bool = False
+    name: str, fn: Callable, *, seed: int = 0, quiet: bool = False,
+    plot: bool = False,
 ) -> CheckResult:
     """Run ``fn`` on exercise ``name``'s random cases against the reference.
 
     Prints the verdict (unless ``quiet``) and returns a :class:`CheckResult`.
-    Never raises for a wrong answer or an unfinished stub.
+    With ``plot=True`` a wrong answer on an image is also drawn
+    (:meth:`CheckResult.plot`). Never raises for a wrong answer or an
+    unfinished stub.
     """
     ex = _exercise(name)
     if not callable(fn):
@@ -693,6 +728,8 @@ def check(
         )
     if not quiet:
         print(result.message)
+    if plot:
+        result.plot()
     return result
 
 
@@ -756,11 +793,17 @@ def _compare(ex: Exercise, case: dict, number: int, want: tuple, got: Any):
         if hint:
             lines.append(f"  hint: {hint}")
         grid = _grid(out_name, g, w, bad, index)
+        extra = {}
         if grid:
             lines.append(grid)
+            lines.append(f'  (exercises.check("{ex.name}", ..., plot=True) '
+                         f"draws it)")
+        if g.ndim >= 2:
+            lead = tuple(index[:-2])
+            extra["planes"] = (g[lead], w[lead], bad[lead])
         return CheckResult(
             ex.name, "wrong", "\n".join(lines), case=case, output=out_name,
-            index=index, expected=exp, got=val, n_cases=number,
+            index=index, expected=exp, got=val, n_cases=number, extra=extra,
         )
     return None
 
