@@ -239,3 +239,13 @@ def test_fresh_venv_builds_and_runs_the_start_lesson(tmp_path, request):
     assert re.search(r"\d+ passed", proc.stdout)
     # the lesson ran on the cache the build filled: nothing compiled again
     assert _snapshot(tmp_path / "numba-cache") == cache
+    # control: without binder/start's generic CPU name the same conv misses
+    # the cache and compiles, which the snapshot does see
+    env.pop("NUMBA_CPU_NAME", None)
+    conv = (
+        "import numpy as np, convgrad as cg; x = np.ones((1, 1, 5, 5)); "
+        "cg.F.conv2d(cg.Tensor(x, requires_grad=True), np.ones((1, 1, 3, 3)))"
+        ".sum().backward()"
+    )
+    run(str(python), "-c", conv)
+    assert _snapshot(tmp_path / "numba-cache") != cache
