@@ -49,12 +49,7 @@ def test_outputs_stripped_except_checked_cells(path):
             assert cell["execution_count"] is None, src[:60]
 
 
-# 00-start-here is the lead's notebook and still carries nbconvert timing
-# metadata; it joins this check once it is stripped like the lessons.
-LESSONS = [p for p in NOTEBOOKS if not p.name.startswith("00-")]
-
-
-@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_no_widget_state_or_timing_metadata(path):
     nb = _nb(path)
     assert "widgets" not in nb["metadata"]
