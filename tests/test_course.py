@@ -7,6 +7,7 @@ headless Chromium and presses an animation's Play.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import os
 import re
@@ -151,6 +152,9 @@ def test_markers_become_a_stub_and_tagged_cells_go():
     assert "Try it." in copy.cells[3].source and "**Q.**" in copy.cells[3].source
     assert find_leaks(copy) == []
     assert find_leaks(nb), "the original does hold the solution"
+    assert _assert_stubs_only(copy.cells[2].source, "copy") == 1
+    with pytest.raises(AssertionError, match="col2im is not a stub"):
+        _assert_stubs_only(nb.cells[2].source, "original")
     for line in body:
         if line.strip():
             assert line not in "\n".join(c.source for c in copy.cells)
@@ -207,6 +211,37 @@ def test_a_solution_printed_in_an_output_is_caught():
     assert {x.exercise for x in find_leaks(_nb(cell))} == {"maxpool_backward"}
 
 
+def _assert_stubs_only(source: str, where: str) -> int:
+    """Every function an exercise cell hands to the checker is a bare stub:
+    an optional docstring, then ``raise NotImplementedError``."""
+    checked = {
+        call.args[1].id
+        for call in ast.walk(_parse(source))
+        if isinstance(call, ast.Call)
+        and ast.unparse(call.func) == "exercises.check"
+        and len(call.args) == 2
+        and isinstance(call.args[1], ast.Name)
+    }
+    stubs = 0
+    for node in _parse(source).body:
+        if isinstance(node, ast.FunctionDef) and node.name in checked:
+            body = node.body
+            first = body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                body = body[1:]
+            assert len(body) == 1 and isinstance(body[0], ast.Raise), (
+                f"{where}: {node.name} is not a stub"
+            )
+            assert ast.unparse(body[0].exc) == "NotImplementedError", where
+            stubs += 1
+    return stubs
+
+
+def _parse(source: str) -> ast.Module:
+    # IPython magics are not Python; blank them before parsing
+    return ast.parse(re.sub(r"(?m)^\s*[%!].*$", "", source))
+
+
 def _expect_not_attempted(nb: nbformat.NotebookNode) -> int:
     """Tag each exercise-check cell so nbval compares its output with the
     checker's 'not attempted yet' message; returns how many were tagged."""
@@ -238,12 +273,16 @@ def test_student_copies_have_no_solutions_and_run_under_nbval(tmp_path):
     assert main(argv) == 0
     copies = sorted(out.glob("*.ipynb"))
     assert [p.name for p in copies] == [x.path.name for x in lessons]
+    stubs = 0
     for path in copies:
         nb = nbformat.read(path, as_version=4)
         assert find_leaks(nb) == [], path.name
         for cell in nb.cells:
             if cell.cell_type == "code":
                 assert cell.outputs == [] and cell.execution_count is None
+                stubs += _assert_stubs_only(cell.source, path.name)
+    # every lesson after 00 hands at least one stub to the checker
+    assert stubs >= len(copies) - 1
 
     # run the start lesson and the first lesson with exercises, as a
     # student gets them: every exercise must report "not attempted yet"
