@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import prange
 
 from ._jit import jit_parallel
@@ -66,18 +67,16 @@ def maxpool2d_forward(x, kh, kw, sh, sw, ph, pw, dh, dw, y, argmax):
 def maxpool2d_backward(dy, argmax, dx):
     """Add ``dy[n, c, i, j]`` into ``dx[n, c].flat[argmax[n, c, i, j]]``."""
     n_, c_, oh_, ow_ = dy.shape
-    w_ = dx.shape[3]
+    plane = dx.shape[2] * dx.shape[3]
+    dyf = dy.reshape(dy.size)
+    af = argmax.reshape(argmax.size)
+    dxf = dx.reshape(dx.size)
     for nc in prange(n_ * c_):
-        n = nc // c_
-        c = nc - n * c_
-        dyp = dy[n, c]
-        ap = argmax[n, c]
-        dxp = dx[n, c]
-        for i in range(oh_):
-            for j in range(ow_):
-                a = ap[i, j]
-                h = a // w_
-                dxp[h, a - h * w_] += dyp[i, j]
+        # unsigned flat offsets: no wraparound check in the hot loop
+        base = np.uint64(nc * plane)
+        first = np.uint64(nc * oh_ * ow_)
+        for k in range(np.uint64(oh_ * ow_)):
+            dxf[base + np.uint64(af[first + k])] += dyf[first + k]
 
 
 @jit_parallel
@@ -155,15 +154,12 @@ def avgpool2d_backward(
 def maxunpool2d(x, indices, out):
     """``out[n, c].flat[indices[n, c, i, j]] = x[n, c, i, j]`` (out zeroed)."""
     n_, c_, oh_, ow_ = x.shape
-    w_ = out.shape[3]
+    plane = out.shape[2] * out.shape[3]
+    xf = x.reshape(x.size)
+    idf = indices.reshape(indices.size)
+    of = out.reshape(out.size)
     for nc in prange(n_ * c_):
-        n = nc // c_
-        c = nc - n * c_
-        xp = x[n, c]
-        ip = indices[n, c]
-        op = out[n, c]
-        for i in range(oh_):
-            for j in range(ow_):
-                a = ip[i, j]
-                h = a // w_
-                op[h, a - h * w_] = xp[i, j]
+        base = np.uint64(nc * plane)
+        first = np.uint64(nc * oh_ * ow_)
+        for k in range(np.uint64(oh_ * ow_)):
+            of[base + np.uint64(idf[first + k])] = xf[first + k]
