@@ -217,6 +217,7 @@ def test_fresh_venv_builds_and_runs_the_start_lesson(tmp_path, request):
         )
         return proc
 
+    sources = _snapshot(REPO / "src" / "convgrad" / "kernels")
     # what repo2docker does: pip from the repository root, then postBuild
     run(str(python), "-m", "pip", "install", "-q", "-r", "binder/requirements.txt")
     run("bash", "binder/postBuild")
@@ -238,6 +239,9 @@ def test_fresh_venv_builds_and_runs_the_start_lesson(tmp_path, request):
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert re.search(r"\d+ passed", proc.stdout)
     # the lesson ran on the cache the build filled: nothing compiled again
+    if _snapshot(REPO / "src" / "convgrad" / "kernels") != sources:
+        pytest.fail("src/convgrad/kernels changed while this test ran (an edit "
+                    "invalidates Numba's cache); run it again")
     assert _snapshot(tmp_path / "numba-cache") == cache
     # control: without binder/start's generic CPU name the same conv misses
     # the cache and compiles, which the snapshot does see
