@@ -416,12 +416,14 @@ _CPU_PROBE = textwrap.dedent(
     pw = pool_window(x.shape, 3, 2, 1, 1, False)
     y = np.empty((32, 32, *pw.out), np.float32)
     am = np.empty(y.shape, np.int64)
+    # serial builds: the code LLVM generates, without thread wake-up noise
     jobs = {
-        "im2col": lambda: K.im2col(x, *win.args, col),
-        "col2im": lambda: K.col2im(col, *win.args, np.zeros_like(x)),
-        "maxpool fwd": lambda: K.maxpool2d_forward(x, *pw.args, y, am),
-        "maxpool bwd": lambda: K.maxpool2d_backward(y, am, np.zeros_like(x)),
-        "avgpool fwd": lambda: K.avgpool2d_forward(x, *pw.args[:6], True, 0, y),
+        "im2col": lambda: K.im2col.serial(x, *win.args, col),
+        "col2im": lambda: K.col2im.serial(col, *win.args, np.zeros_like(x)),
+        "maxpool fwd": lambda: K.maxpool2d_forward.serial(x, *pw.args, y, am),
+        "maxpool bwd": lambda: K.maxpool2d_backward.serial(y, am, np.zeros_like(x)),
+        "avgpool fwd": lambda: K.avgpool2d_forward.serial(
+            x, *pw.args[:6], True, 0, y),
     }
     out = {}
     for name, f in jobs.items():
@@ -573,8 +575,8 @@ def tables(data: dict) -> str:
                   + "; ".join(f"{k}: wall {v['wall_s']:.1f} s — `{v['report']}`"
                               for k, v in data["warmup"].items())]
     if "generic" in data:
-        lines += ["", "### NUMBA_CPU_NAME=generic vs host (medium, float32, "
-                  "median ms over child processes)", "",
+        lines += ["", "### NUMBA_CPU_NAME=generic vs host (serial kernels, medium, "
+                  "float32, median ms over child processes)", "",
                   "| kernel | host | generic | generic ÷ host |",
                   "|---|---:|---:|---:|"]
         for k, v in data["generic"].items():

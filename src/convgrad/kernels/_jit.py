@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import Any
 
 # A call runs in parallel when its first array has at least this many
-# elements (about 4-8 MB). Below it, waking numba's threads costs more than
-# the loop saves: on the shared 2-core build machine, with the default
-# OpenMP layer, a parallel max-pool took 13 ms where the serial one took
-# 0.7 ms (100k elements), and only broke even near 1M elements.
-PARALLEL_MIN_SIZE = 1 << 20
+# elements (8M: 32-64 MB, where a serial pass takes several ms). Below it,
+# waking numba's threads costs more than the loop saves. On the shared
+# 2-core build machine, with the default OpenMP layer, a parallel max-pool
+# took 13 ms where the serial one took 0.7 ms (100k elements), and a
+# parallel call rarely came back in under one 4 ms scheduler tick.
+PARALLEL_MIN_SIZE = 1 << 23
 
 
 def fallback_cache_dir(environ: Mapping[str, str]) -> Path:
