@@ -238,3 +238,27 @@ def test_col2im_adds_overlaps_rather_than_inverting():
         counts[0, 0], [[1, 2, 2, 1], [2, 4, 4, 2], [2, 4, 4, 2], [1, 2, 2, 1]]
     )
     np.testing.assert_allclose(back, x * counts)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    hw=st.tuples(st.integers(3, 8), st.integers(3, 8)),
+    args=window_args,
+    seed=st.integers(0, 2**16),
+)
+def test_unfold_and_fold_property_against_torch(hw, args, seed):
+    if not _fits(hw, args):
+        return
+    import torch
+
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((2, 2, *hw))
+    tf = torch.nn.functional
+    check_op(lambda x: F.unfold(x, **args), lambda x: tf.unfold(x, **args), [x])
+    col = tf.unfold(torch.tensor(x), **args).numpy()
+    check_op(
+        lambda c: F.fold(c, hw, **args),
+        lambda c: tf.fold(c, hw, **args),
+        [rng.standard_normal(col.shape)],
+        seed=seed,
+    )

@@ -232,3 +232,26 @@ def test_gradcheck_reports_the_worst_element():
     upstream = np.random.default_rng(0).standard_normal(x.shape)
     errors = np.abs(upstream * x)  # |2*dy*x - dy*x|
     assert bad.element == np.unravel_index(np.argmax(errors), x.shape)
+
+
+@pytest.mark.parametrize(
+    "fn, shapes",
+    [
+        (lambda a, b: a * b + a / (b * b + 1) - b, [(2, 3), (3,)]),
+        (lambda a, b: a @ b, [(2, 3), (3, 4)]),
+        (lambda a: (a**2).sum(axis=1, keepdims=True), [(3, 4)]),
+        (lambda a: a.mean(axis=0), [(3, 4)]),
+        (lambda a: a.reshape(4, 3).transpose().flatten(), [(3, 4)]),
+        (lambda a: a.tanh() + a.sigmoid() + (a * 0.5).exp(), [(3, 4)]),
+        (lambda a: (a * a + 0.5).log(), [(3, 4)]),
+        (lambda a: F.relu(a + 0.05), [(3, 4)]),
+        (lambda a: F.log_softmax(a, dim=1), [(3, 4)]),
+        (lambda a: F.cross_entropy(a, np.array([0, 3, 1])), [(3, 4)]),
+        (lambda a, b: F.mse_loss(a, b), [(3, 4), (3, 4)]),
+        (lambda a, w, b: F.linear(a, w, b), [(3, 4), (2, 4), (2,)]),
+        (lambda a: F.dropout(a, 0.4, generator=3), [(3, 4)]),
+    ],
+)
+def test_gradcheck_tensor_ops(fn, shapes, rng):
+    inputs = [rng.standard_normal(s) for s in shapes]
+    assert cg.gradcheck(fn, inputs).ok
