@@ -55,8 +55,12 @@ def im2col(x, kh, kw, sh, sw, ph, pw, dh, dw, col):
                     cf[row + j1 : row + ow_] = 0
                     dst = np.uint64(row + j0)
                     src = np.uint64((nc * h_ + h) * w_ + j0 * sw + off)
-                    for j in range(np.uint64(j1 - j0)):
-                        cf[dst + j] = xf[src + j * step]
+                    if sw == 1:  # a contiguous copy: vectorised
+                        for j in range(np.uint64(j1 - j0)):
+                            cf[dst + j] = xf[src + j]
+                    else:
+                        for j in range(np.uint64(j1 - j0)):
+                            cf[dst + j] = xf[src + j * step]
 
 
 @jit_parallel
@@ -89,5 +93,9 @@ def col2im(col, kh, kw, sh, sw, ph, pw, dh, dw, x):
                         continue
                     src = np.uint64(tap + i * ow_ + j0)
                     dst = np.uint64((nc * h_ + h) * w_ + j0 * sw + off)
-                    for j in range(np.uint64(j1 - j0)):
-                        xf[dst + j * step] += cf[src + j]
+                    if sw == 1:
+                        for j in range(np.uint64(j1 - j0)):
+                            xf[dst + j] += cf[src + j]
+                    else:
+                        for j in range(np.uint64(j1 - j0)):
+                            xf[dst + j * step] += cf[src + j]
