@@ -83,71 +83,103 @@ def maxpool2d_backward(dy, argmax, dx):
 def avgpool2d_forward(
     x, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override, y
 ):
-    """Fill ``y`` with each window's mean, by torch's divisor rule."""
+    """Fill ``y`` with each window's mean, by torch's divisor rule.
+
+    Row by row: for output row ``i``, every tap ``(ki, kj)`` adds a strided
+    run of input row ``h`` into a row of sums (a long, vectorisable loop,
+    as in im2col), then each sum is divided by its window's divisor.
+    """
     n_, c_, h_, w_ = x.shape
     oh_, ow_ = y.shape[2], y.shape[3]
+    xf = x.reshape(x.size)
+    yf = y.reshape(y.size)
+    step = np.uint64(sw)
     for nc in prange(n_ * c_):
-        n = nc // c_
-        c = nc - n * c_
-        xp = x[n, c]
-        yp = y[n, c]
+        acc = np.empty(ow_)  # float64 sums
         for i in range(oh_):
+            acc[:] = 0.0
             h0 = i * sh - ph
-            h1 = min(h0 + kh, h_ + ph)
+            for ki in range(kh):
+                h = h0 + ki
+                if h < 0 or h >= h_:
+                    continue
+                for kj in range(kw):
+                    off = kj - pw
+                    j0 = 0
+                    if off < 0:
+                        j0 = min(ow_, (-off + sw - 1) // sw)
+                    j1 = 0
+                    if w_ - 1 - off >= 0:
+                        j1 = min(ow_, (w_ - 1 - off) // sw + 1)
+                    j1 = max(j0, j1)
+                    src = np.uint64((nc * h_ + h) * w_ + j0 * sw + off)
+                    first = np.uint64(j0)
+                    for j in range(np.uint64(j1 - j0)):
+                        acc[first + j] += xf[src + j * step]
+            # torch's divisor: the window cut at the padding's far edge
+            # (with_pad), then at the input (real)
+            rows_pad = min(h0 + kh, h_ + ph) - h0
+            rows_real = min(h0 + kh, h_) - max(h0, 0)
+            out = (nc * oh_ + i) * ow_
             for j in range(ow_):
                 w0 = j * sw - pw
-                w1 = min(w0 + kw, w_ + pw)
-                pool_size = (h1 - h0) * (w1 - w0)
-                a0 = max(h0, 0)
-                a1 = min(h1, h_)
-                b0 = max(w0, 0)
-                b1 = min(w1, w_)
                 if divisor_override != 0:
                     divisor = divisor_override
                 elif count_include_pad:
-                    divisor = pool_size
+                    divisor = rows_pad * (min(w0 + kw, w_ + pw) - w0)
                 else:
-                    divisor = (a1 - a0) * (b1 - b0)
-                s = 0.0
-                for h in range(a0, a1):
-                    for w in range(b0, b1):
-                        s += xp[h, w]
-                yp[i, j] = s / divisor
+                    divisor = rows_real * (min(w0 + kw, w_) - max(w0, 0))
+                yf[out + j] = acc[j] / divisor
 
 
 @jit_parallel
 def avgpool2d_backward(
     dy, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override, dx
 ):
-    """Add ``dy / divisor`` to every input pixel of each window."""
+    """Add ``dy / divisor`` to every input pixel of each window.
+
+    Row by row, the transpose of the forward: the row of shares
+    ``dy[i, :] / divisor`` is added, tap by tap, onto strided runs of
+    ``dx`` (overlapping windows add up).
+    """
     n_, c_, oh_, ow_ = dy.shape
     h_, w_ = dx.shape[2], dx.shape[3]
+    dyf = dy.reshape(dy.size)
+    dxf = dx.reshape(dx.size)
+    step = np.uint64(sw)
     for nc in prange(n_ * c_):
-        n = nc // c_
-        c = nc - n * c_
-        dyp = dy[n, c]
-        dxp = dx[n, c]
+        share = np.empty(ow_, dyf.dtype)
         for i in range(oh_):
             h0 = i * sh - ph
-            h1 = min(h0 + kh, h_ + ph)
+            rows_pad = min(h0 + kh, h_ + ph) - h0
+            rows_real = min(h0 + kh, h_) - max(h0, 0)
+            out = (nc * oh_ + i) * ow_
             for j in range(ow_):
                 w0 = j * sw - pw
-                w1 = min(w0 + kw, w_ + pw)
-                pool_size = (h1 - h0) * (w1 - w0)
-                a0 = max(h0, 0)
-                a1 = min(h1, h_)
-                b0 = max(w0, 0)
-                b1 = min(w1, w_)
                 if divisor_override != 0:
                     divisor = divisor_override
                 elif count_include_pad:
-                    divisor = pool_size
+                    divisor = rows_pad * (min(w0 + kw, w_ + pw) - w0)
                 else:
-                    divisor = (a1 - a0) * (b1 - b0)
-                g = dyp[i, j] / divisor
-                for h in range(a0, a1):
-                    for w in range(b0, b1):
-                        dxp[h, w] += g
+                    divisor = rows_real * (min(w0 + kw, w_) - max(w0, 0))
+                share[j] = dyf[out + j] / divisor
+            for ki in range(kh):
+                h = h0 + ki
+                if h < 0 or h >= h_:
+                    continue
+                for kj in range(kw):
+                    off = kj - pw
+                    j0 = 0
+                    if off < 0:
+                        j0 = min(ow_, (-off + sw - 1) // sw)
+                    j1 = 0
+                    if w_ - 1 - off >= 0:
+                        j1 = min(ow_, (w_ - 1 - off) // sw + 1)
+                    j1 = max(j0, j1)
+                    dst = np.uint64((nc * h_ + h) * w_ + j0 * sw + off)
+                    first = np.uint64(j0)
+                    for j in range(np.uint64(j1 - j0)):
+                        dxf[dst + j * step] += share[first + j]
 
 
 @jit_parallel
