@@ -264,6 +264,20 @@ def test_size_switch_runs_the_parallel_build_on_large_inputs(monkeypatch):
     assert calls == ["serial", "parallel"]
 
 
+@pytest.mark.parametrize(
+    "bad, rule",
+    [
+        (np.zeros((1, 1, 4, 4), np.float16), "float16"),
+        (np.zeros((1, 1, 4, 4), np.int32), "int32"),
+        (np.asfortranarray(np.zeros((2, 2, 4, 4))), "non-contiguous float64"),
+    ],
+)
+def test_kernels_refuse_arrays_they_are_not_compiled_for(bad, rule):
+    col = np.zeros((1, 1, 1, 1, 4, 4))
+    with pytest.raises(TypeError, match=f"col2im: argument 9 .*got .*{rule}"):
+        K.col2im(col, 1, 1, 1, 1, 0, 0, 1, 1, bad)
+
+
 # --------------------------------------------------------------------------
 # the whole op path, on both backends
 # --------------------------------------------------------------------------

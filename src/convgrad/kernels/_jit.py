@@ -71,9 +71,13 @@ def _configure_cache() -> None:
 
 _configure_cache()
 
+import numpy as np  # noqa: E402
 from numba import njit  # noqa: E402  (the cache directory must be set first)
 
 POLICY: dict[str, Any] = {"cache": True, "fastmath": False, "nogil": True}
+
+# the only array types the kernels are compiled for (data, and int64 indices)
+ARRAY_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int64))
 
 
 def jit(fn: Callable) -> Callable:
@@ -108,6 +112,17 @@ class SizeSwitch:
         self.__wrapped__ = fn
 
     def __call__(self, *args: Any) -> Any:
+        for i, a in enumerate(args):
+            # one specialisation per dtype: refuse what would compile another
+            if isinstance(a, np.ndarray) and (
+                a.dtype not in ARRAY_DTYPES or not a.flags.c_contiguous
+            ):
+                layout = "C-contiguous" if a.flags.c_contiguous else "non-contiguous"
+                raise TypeError(
+                    f"kernel {self.__name__}: argument {i} must be a C-contiguous "
+                    f"float32/float64 array (int64 for indices), got {layout} "
+                    f"{a.dtype}"
+                )
         if args[0].size >= PARALLEL_MIN_SIZE:
             return self.parallel(*args)
         return self.serial(*args)
