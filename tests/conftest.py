@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from oracle import _torch
@@ -26,3 +28,26 @@ def each_backend(request):
     on the Numba kernels and on the NumPy reference alike."""
     with cg.use_backend(request.param):
         yield request.param
+
+
+@pytest.fixture(scope="session")
+def playwright_driver():
+    """The one Playwright driver of the session.
+
+    ``sync_playwright()`` refuses to start while another one runs, so every
+    browser test (the lessons in JupyterLab, the offline slide decks) shares
+    this one. Missing playwright skips, or fails when
+    ``CONVGRAD_REQUIRE_BROWSER=1`` (CI).
+    """
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        why = "the playwright package is not installed (.ci/install-browser)"
+        if os.environ.get("CONVGRAD_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"{why}; CONVGRAD_REQUIRE_BROWSER=1")
+        pytest.skip(why)
+    driver = sync_playwright().start()
+    try:
+        yield driver
+    finally:
+        driver.stop()

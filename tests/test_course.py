@@ -442,8 +442,8 @@ def _lesson_like(*words: str) -> list[str]:
 
 
 @pytest.mark.browser
-def test_offline_decks_play_in_chromium(tmp_path):
-    chromium, sync_playwright = _browser_or_skip()
+def test_offline_decks_play_in_chromium(tmp_path, request):
+    chromium, _ = _browser_or_skip()
     wanted = ["00-start-here", *_lesson_like("col2im", "maxpool")]
     assert len(wanted) >= 2, "the col2im lesson has not landed"
     decks = export_slides(
@@ -456,16 +456,18 @@ def test_offline_decks_play_in_chromium(tmp_path):
     assert start.pdf is not None and start.pdf.read_bytes()[:5] == b"%PDF-"
     assert start.pdf.stat().st_size > 20_000
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=chromium,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            for deck in animated:
-                _press_play(browser, deck.html)
-        finally:
-            browser.close()
+    # the session's one driver: a second sync_playwright() cannot start
+    # while the lesson tests' browser is alive
+    p = request.getfixturevalue("playwright_driver")
+    browser = p.chromium.launch(
+        executable_path=chromium,
+        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    )
+    try:
+        for deck in animated:
+            _press_play(browser, deck.html)
+    finally:
+        browser.close()
 
 
 def _press_play(browser, deck: Path) -> None:

@@ -50,13 +50,12 @@ def lab_server(artifacts_dir: Path) -> Iterator[LabServer]:
 
 
 @pytest.fixture(scope="session")
-def browser_context(artifacts_dir: Path) -> Iterator[object]:
+def browser_context(artifacts_dir: Path, request) -> Iterator[object]:
     """Debian's Chromium, headless, with a fresh temporary profile."""
     require_browser()
-    from playwright.sync_api import sync_playwright
+    pw = request.getfixturevalue("playwright_driver")  # shared, see tests/conftest
 
     profile = tempfile.mkdtemp(prefix="convgrad-chromium-")
-    pw = sync_playwright().start()
     context = None
     try:
         context = pw.chromium.launch_persistent_context(
@@ -72,7 +71,6 @@ def browser_context(artifacts_dir: Path) -> Iterator[object]:
     finally:
         if context is not None:
             context.close()
-        pw.stop()
         shutil.rmtree(profile, ignore_errors=True)
 
 
