@@ -3,7 +3,7 @@
 Same network (:func:`convgrad.training.digits_cnn`), same initial weights
 (copied), same data split, same mini-batches in the same order (one
 :class:`convgrad.data.DataLoader` per run, same seed), same Adam settings.
-Prints a Markdown table for ``benchmarks/TRAIN.md``.
+Prints a Markdown table for the training section of ``benchmarks/RESULTS.md``.
 
     python benchmarks/bench_train.py [--repeats 3] [--backends numba numpy]
 """

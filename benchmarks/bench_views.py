@@ -3,7 +3,8 @@
 Measures, headless (Agg), for a lesson-sized 1x1x7x7 input with a 3x3
 kernel: building each trace, building each view (trace + figure),
 ``update(i)`` (artists + draw_idle), a full Agg render of one frame, and the
-two exports. Prints a Markdown table (paste into benchmarks/VIEWS.md).
+two exports. Prints a Markdown table (paste into the views section of
+benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations

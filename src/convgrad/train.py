@@ -17,7 +17,7 @@ from . import data, nn, optim
 from .backend import BACKENDS, get_backend, use_backend
 from .training import History, digits_cnn, evaluate, fit, save
 
-# the settings the benchmark and TRAIN.md quote
+# the settings the benchmark and benchmarks/RESULTS.md quote
 DEFAULTS = {"epochs": 15, "batch_size": 32, "lr": 1e-2, "seed": 0}
 
 
