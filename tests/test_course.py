@@ -32,6 +32,8 @@ from convgrad.course import (
 )
 from convgrad.course.__main__ import course_problems, main
 from convgrad.course.slides import (
+    ANIMATION_TAG,
+    animations_on_their_own_slide,
     export_slides,
     find_chromium,
     offline_problems,
@@ -388,7 +390,11 @@ def test_start_lesson_exports_to_an_offline_deck(tmp_path):
     assert "width: 1280" in page and "height: 720" in page
     # one <section> per slide and subslide; executed outputs are in it
     nb = nbformat.read(NOTEBOOKS / "00-start-here.ipynb", as_version=4)
-    assert page.count("<section") == _sections(nb)
+    # in 00, each view's animation gets a sub-slide of its own, and the rest
+    # of the view's slide continues on another
+    views = sum(".widget()" in c.source for c in nb.cells if c.cell_type == "code")
+    assert views >= 1
+    assert page.count("<section") == _sections(nb) + 2 * views
     assert "analytic" in page and "numeric" in page
     assert not (REPO / "assets").exists(), "assets must never land in the repo"
 
@@ -506,3 +512,38 @@ def _press_play(browser, deck: Path) -> None:
     assert errors == [], f"{deck.name}: {errors}"
     page.screenshot(path=str(deck.with_suffix(".png")))
     page.close()
+
+
+def test_each_animation_gets_a_subslide_of_its_own():
+    def cell(kind, html=None, **meta):
+        c = nbformat.v4.new_code_cell("x", metadata={"slideshow": {"slide_type": kind}})
+        c.metadata.update(meta)
+        if html:
+            c.outputs = [
+                nbformat.v4.new_output(
+                    "display_data", data={"text/html": html, "text/plain": "v"}
+                )
+            ]
+        return c
+
+    anim = '<div class="animation">frames</div>'
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            cell("slide"),
+            cell("-", anim, tags=["mine"]),
+            cell("skip"),
+            cell("fragment"),
+            cell("-", "<b>not a view</b>"),
+            cell("slide"),
+        ]
+    )
+    out = animations_on_their_own_slide(nb)
+    kinds = [c.metadata["slideshow"]["slide_type"] for c in out.cells]
+    # the code stays, its animation moves to a sub-slide, and what followed
+    # the view on its slide continues on a sub-slide after it
+    assert kinds == ["slide", "-", "subslide", "skip", "subslide", "-", "slide"]
+    code, shown = out.cells[1], out.cells[2]
+    assert code.outputs == [] and code.source == "x"
+    assert anim in shown.outputs[0]["data"]["text/html"]
+    assert shown.metadata["tags"] == ["mine", ANIMATION_TAG]
+    assert out.cells[5].outputs  # an ordinary output stays where it was

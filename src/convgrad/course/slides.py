@@ -288,10 +288,53 @@ def execute_static(
     return nb
 
 
+ANIMATION_TAG = "convgrad-animation"
+
+
+def _has_animation(cell: nbformat.NotebookNode) -> bool:
+    return any(
+        'class="animation"' in "".join(out.get("data", {}).get("text/html", ""))
+        for out in cell.get("outputs", [])
+    )
+
+
+def animations_on_their_own_slide(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Give every view's animation a sub-slide of its own.
+
+    The code that builds the view stays on its slide, without output; a copy
+    of the cell with the input hidden follows as a new sub-slide, so the
+    animation can use the slide's full height and stay legible in a room.
+    What followed the view on its slide continues on a sub-slide after it.
+    """
+    cells = []
+    promote = False
+    for cell in nb.cells:
+        kind = cell.metadata.get("slideshow", {}).get("slide_type", "-")
+        if promote and kind in ("-", "fragment", ""):
+            cell.metadata["slideshow"] = {"slide_type": "subslide"}
+        if kind not in ("skip", "notes"):
+            promote = False
+        if cell.cell_type != "code" or not _has_animation(cell):
+            cells.append(cell)
+            continue
+        promote = True
+        shown = nbformat.from_dict(cell)
+        shown.metadata["slideshow"] = {"slide_type": "subslide"}
+        shown.metadata["tags"] = [*cell.metadata.get("tags", []), ANIMATION_TAG]
+        if "id" in cell:
+            shown["id"] = f"{cell['id']}-animation"[:64]
+        cell.outputs = []
+        cells += [cell, shown]
+    nb.cells = cells
+    return nb
+
+
 def render_deck(nb: nbformat.NotebookNode, title: str, offline: bool) -> str:
     """The reveal.js HTML of an executed notebook."""
     from nbconvert import SlidesExporter
+    from nbconvert.preprocessors import TagRemovePreprocessor
 
+    nb = animations_on_their_own_slide(nbformat.from_dict(nb))
     exporter = SlidesExporter(
         extra_template_basedirs=[str(TEMPLATES)],
         template_name="convgrad_reveal",
@@ -301,6 +344,9 @@ def render_deck(nb: nbformat.NotebookNode, title: str, offline: bool) -> str:
         reveal_transition="none",
         reveal_scroll=True,
         reveal_number="c/t",
+    )
+    exporter.register_preprocessor(
+        TagRemovePreprocessor(remove_input_tags={ANIMATION_TAG}), enabled=True
     )
     if offline:
         for name, value in OFFLINE_URLS.items():
