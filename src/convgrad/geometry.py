@@ -162,7 +162,8 @@ def fold_geometry(
 # --------------------------------------------------------------------------
 
 
-def _check_groups(groups: object, c_in: int, c_out: int) -> int:
+def check_groups(groups: object, c_in: int, c_out: int) -> int:
+    """``groups`` as an int that divides both channel counts."""
     if not _is_int(groups):
         raise TypeError(f"groups must be an int, got {groups!r}")
     g = int(groups)  # type: ignore[arg-type]
@@ -193,6 +194,38 @@ def same_padding(k: Pair, d: Pair) -> tuple[Pair, Pair]:
     lo = (total[0] // 2, total[1] // 2)
     hi = (total[0] - lo[0], total[1] - lo[1])
     return lo, hi
+
+
+def conv_padding(padding: object, stride: object) -> Pair | str:
+    """A conv's ``padding``: a checked pair, or ``'valid'`` / ``'same'``
+    (``'same'`` only with stride 1)."""
+    if not isinstance(padding, str):
+        return pair(padding, "padding", minimum=0)
+    if padding not in ("valid", "same"):
+        raise ValueError(
+            f"padding must be an int, a pair, 'valid' or 'same', got {padding!r}"
+        )
+    if padding == "same" and pair(stride, "stride", minimum=1) != (1, 1):
+        raise ValueError(f"padding='same' requires stride=1, got stride={stride!r}")
+    return padding
+
+
+def output_padding_pair(
+    output_padding: object, stride: object, dilation: object
+) -> Pair:
+    """A transposed conv's ``output_padding``, each entry smaller than the
+    stride or the dilation along its axis."""
+    op = pair(output_padding, "output_padding", minimum=0)
+    s = pair(stride, "stride", minimum=1)
+    d = pair(dilation, "dilation", minimum=1)
+    for oo, ss, dd in zip(op, s, d, strict=True):
+        if oo >= max(ss, dd):
+            raise ValueError(
+                f"output_padding must be smaller than either stride or "
+                f"dilation, got output_padding={output_padding!r}, "
+                f"stride={stride!r}, dilation={dilation!r}"
+            )
+    return op
 
 
 @dataclass(frozen=True)
@@ -228,7 +261,7 @@ def conv2d_geometry(
     check_ndim(x_shape, 4, "input", "N, C_in, H, W")
     check_ndim(w_shape, 4, "weight", "C_out, C_in/groups, KH, KW")
     c_in, c_out = x_shape[1], w_shape[0]
-    g = _check_groups(groups, c_in, c_out)
+    g = check_groups(groups, c_in, c_out)
     if w_shape[1] * g != c_in:
         raise ValueError(
             f"weight.shape[1] must equal in_channels/groups = {c_in}/{g} = "
@@ -240,21 +273,13 @@ def conv2d_geometry(
     if min(k) < 1:
         raise ValueError(f"weight kernel size must be at least 1, got {k}")
     extra = (0, 0)
-    if isinstance(padding, str):
-        if padding == "valid":
-            padding = 0
-        elif padding == "same":
-            if pair(stride, "stride", minimum=1) != (1, 1):
-                raise ValueError(
-                    f"padding='same' requires stride=1, got stride={stride!r}"
-                )
-            lo, hi = same_padding(k, pair(dilation, "dilation", minimum=1))
-            padding = lo
-            extra = (hi[0] - lo[0], hi[1] - lo[1])
-        else:
-            raise ValueError(
-                f"padding must be an int, a pair, 'valid' or 'same', got {padding!r}"
-            )
+    padding = conv_padding(padding, stride)
+    if padding == "valid":
+        padding = 0
+    elif padding == "same":
+        lo, hi = same_padding(k, pair(dilation, "dilation", minimum=1))
+        padding = lo
+        extra = (hi[0] - lo[0], hi[1] - lo[1])
     hw = (x_shape[2] + extra[0], x_shape[3] + extra[1])
     win = window(hw, k, stride, padding, dilation)
     return ConvGeometry(win, g, c_in, c_out, extra)
@@ -278,7 +303,7 @@ def conv_transpose2d_geometry(
     if g < 1:
         raise ValueError(f"groups must be at least 1, got {g}")
     c_out = w_shape[1] * g
-    _check_groups(g, c_in, c_out)
+    check_groups(g, c_in, c_out)
     _check_bias(b_shape, c_out)
     if isinstance(padding, str):
         raise ValueError(
@@ -288,14 +313,7 @@ def conv_transpose2d_geometry(
     s = pair(stride, "stride", minimum=1)
     p = pair(padding, "padding", minimum=0)
     d = pair(dilation, "dilation", minimum=1)
-    op = pair(output_padding, "output_padding", minimum=0)
-    for oo, ss, dd in zip(op, s, d, strict=True):
-        if oo >= max(ss, dd):
-            raise ValueError(
-                f"output_padding must be smaller than either stride or "
-                f"dilation, got output_padding={output_padding!r}, "
-                f"stride={stride!r}, dilation={dilation!r}"
-            )
+    op = output_padding_pair(output_padding, stride, dilation)
     out = []
     for size, kk, ss, pp, dd, oo in zip(x_shape[2:], k, s, p, d, op, strict=True):
         o = (size - 1) * ss - 2 * pp + dd * (kk - 1) + oo + 1

@@ -451,21 +451,9 @@ class Conv2d(_ConvNd):
         self.out_channels = _positive_int(out_channels, "out_channels")
         self.kernel_size = geo.pair(kernel_size, "kernel_size", minimum=1)
         self.stride = geo.pair(stride, "stride", minimum=1)
-        self.padding = (
-            padding if isinstance(padding, str) else geo.pair(padding, "padding")
-        )
-        if isinstance(padding, str):
-            if padding not in ("valid", "same"):
-                raise ValueError(
-                    f"padding must be an int, a pair, 'valid' or 'same', got "
-                    f"{padding!r}"
-                )
-            if padding == "same" and self.stride != (1, 1):
-                raise ValueError(
-                    f"padding='same' needs stride=1, got stride={stride!r}"
-                )
+        self.padding = geo.conv_padding(padding, stride)
         self.dilation = geo.pair(dilation, "dilation", minimum=1)
-        self.groups = geo._check_groups(groups, self.in_channels, self.out_channels)
+        self.groups = geo.check_groups(groups, self.in_channels, self.out_channels)
         self._check_padding_mode(padding_mode)
         self.padding_mode = padding_mode
         kh, kw = self.kernel_size
@@ -520,18 +508,11 @@ class ConvTranspose2d(_ConvNd):
         self.kernel_size = geo.pair(kernel_size, "kernel_size", minimum=1)
         self.stride = geo.pair(stride, "stride", minimum=1)
         self.padding = geo.pair(padding, "padding")
-        self.output_padding = geo.pair(output_padding, "output_padding")
         self.dilation = geo.pair(dilation, "dilation", minimum=1)
-        for op, s, d in zip(
-            self.output_padding, self.stride, self.dilation, strict=True
-        ):
-            if op >= max(s, d):
-                raise ValueError(
-                    f"output_padding must be smaller than stride or dilation, "
-                    f"got output_padding={output_padding!r}, stride={stride!r}, "
-                    f"dilation={dilation!r}"
-                )
-        self.groups = geo._check_groups(groups, self.in_channels, self.out_channels)
+        self.output_padding = geo.output_padding_pair(
+            output_padding, stride, dilation
+        )
+        self.groups = geo.check_groups(groups, self.in_channels, self.out_channels)
         self._check_padding_mode(padding_mode)
         self.padding_mode = padding_mode
         kh, kw = self.kernel_size
