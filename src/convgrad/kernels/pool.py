@@ -19,7 +19,34 @@ import math
 import numpy as np
 from numba import prange
 
-from ._jit import jit_parallel
+from ._jit import jit, jit_parallel
+
+
+@jit
+def _inside_run(off, sw, ow_, w_):
+    """The output columns ``j0 <= j < j1`` whose tap at column offset
+    ``off`` (``w = j*sw + off``) lands inside the ``w_`` input columns."""
+    j0 = 0
+    if off < 0:
+        j0 = min(ow_, (-off + sw - 1) // sw)
+    j1 = 0
+    if w_ - 1 - off >= 0:
+        j1 = min(ow_, (w_ - 1 - off) // sw + 1)
+    return j0, max(j0, j1)
+
+
+@jit
+def _divisor(
+    rows_pad, rows_real, w0, kw, w_, pw, count_include_pad, divisor_override
+):
+    """torch's avg-pool divisor for the window starting at column ``w0``
+    (``rows_pad``/``rows_real``: its height cut at the padding's far edge /
+    at the input)."""
+    if divisor_override != 0:
+        return divisor_override
+    if count_include_pad:
+        return rows_pad * (min(w0 + kw, w_ + pw) - w0)
+    return rows_real * (min(w0 + kw, w_) - max(w0, 0))
 
 
 @jit_parallel
@@ -105,13 +132,7 @@ def avgpool2d_forward(
                     continue
                 for kj in range(kw):
                     off = kj - pw
-                    j0 = 0
-                    if off < 0:
-                        j0 = min(ow_, (-off + sw - 1) // sw)
-                    j1 = 0
-                    if w_ - 1 - off >= 0:
-                        j1 = min(ow_, (w_ - 1 - off) // sw + 1)
-                    j1 = max(j0, j1)
+                    j0, j1 = _inside_run(off, sw, ow_, w_)
                     src = np.uint64((nc * h_ + h) * w_ + j0 * sw + off)
                     first = np.uint64(j0)
                     for j in range(np.uint64(j1 - j0)):
@@ -122,13 +143,10 @@ def avgpool2d_forward(
             rows_real = min(h0 + kh, h_) - max(h0, 0)
             out = (nc * oh_ + i) * ow_
             for j in range(ow_):
-                w0 = j * sw - pw
-                if divisor_override != 0:
-                    divisor = divisor_override
-                elif count_include_pad:
-                    divisor = rows_pad * (min(w0 + kw, w_ + pw) - w0)
-                else:
-                    divisor = rows_real * (min(w0 + kw, w_) - max(w0, 0))
+                divisor = _divisor(
+                    rows_pad, rows_real, j * sw - pw, kw, w_, pw,
+                    count_include_pad, divisor_override,
+                )
                 yf[out + j] = acc[j] / divisor
 
 
@@ -155,13 +173,10 @@ def avgpool2d_backward(
             rows_real = min(h0 + kh, h_) - max(h0, 0)
             out = (nc * oh_ + i) * ow_
             for j in range(ow_):
-                w0 = j * sw - pw
-                if divisor_override != 0:
-                    divisor = divisor_override
-                elif count_include_pad:
-                    divisor = rows_pad * (min(w0 + kw, w_ + pw) - w0)
-                else:
-                    divisor = rows_real * (min(w0 + kw, w_) - max(w0, 0))
+                divisor = _divisor(
+                    rows_pad, rows_real, j * sw - pw, kw, w_, pw,
+                    count_include_pad, divisor_override,
+                )
                 share[j] = dyf[out + j] / divisor
             for ki in range(kh):
                 h = h0 + ki
@@ -169,13 +184,7 @@ def avgpool2d_backward(
                     continue
                 for kj in range(kw):
                     off = kj - pw
-                    j0 = 0
-                    if off < 0:
-                        j0 = min(ow_, (-off + sw - 1) // sw)
-                    j1 = 0
-                    if w_ - 1 - off >= 0:
-                        j1 = min(ow_, (w_ - 1 - off) // sw + 1)
-                    j1 = max(j0, j1)
+                    j0, j1 = _inside_run(off, sw, ow_, w_)
                     dst = np.uint64((nc * h_ + h) * w_ + j0 * sw + off)
                     first = np.uint64(j0)
                     for j in range(np.uint64(j1 - j0)):
