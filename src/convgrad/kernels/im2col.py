@@ -21,7 +21,20 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ._jit import jit_parallel
+from ._jit import jit, jit_parallel
+
+
+@jit
+def inside_run(off, sw, ow_, w_):
+    """The output columns ``j0 <= j < j1`` whose tap at column offset
+    ``off`` (``w = j*sw + off``) lands inside the ``w_`` input columns."""
+    j0 = 0
+    if off < 0:
+        j0 = min(ow_, (-off + sw - 1) // sw)
+    j1 = 0
+    if w_ - 1 - off >= 0:
+        j1 = min(ow_, (w_ - 1 - off) // sw + 1)
+    return j0, max(j0, j1)
 
 
 @jit_parallel
@@ -37,13 +50,7 @@ def im2col(x, kh, kw, sh, sw, ph, pw, dh, dw, col):
             for kj in range(kw):
                 # the columns j whose pixel w = j*sw + off lies in [0, W)
                 off = kj * dw - pw
-                j0 = 0
-                if off < 0:
-                    j0 = min(ow_, (-off + sw - 1) // sw)
-                j1 = 0
-                if w_ - 1 - off >= 0:
-                    j1 = min(ow_, (w_ - 1 - off) // sw + 1)
-                j1 = max(j0, j1)
+                j0, j1 = inside_run(off, sw, ow_, w_)
                 tap = ((nc * kh + ki) * kw + kj) * oh_ * ow_
                 for i in range(oh_):
                     row = tap + i * ow_
@@ -79,13 +86,7 @@ def col2im(col, kh, kw, sh, sw, ph, pw, dh, dw, x):
         for ki in range(kh):
             for kj in range(kw):
                 off = kj * dw - pw
-                j0 = 0
-                if off < 0:
-                    j0 = min(ow_, (-off + sw - 1) // sw)
-                j1 = 0
-                if w_ - 1 - off >= 0:
-                    j1 = min(ow_, (w_ - 1 - off) // sw + 1)
-                j1 = max(j0, j1)
+                j0, j1 = inside_run(off, sw, ow_, w_)
                 tap = ((nc * kh + ki) * kw + kj) * oh_ * ow_
                 for i in range(oh_):
                     h = i * sh - ph + ki * dh

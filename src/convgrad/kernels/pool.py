@@ -20,19 +20,7 @@ import numpy as np
 from numba import prange
 
 from ._jit import jit, jit_parallel
-
-
-@jit
-def _inside_run(off, sw, ow_, w_):
-    """The output columns ``j0 <= j < j1`` whose tap at column offset
-    ``off`` (``w = j*sw + off``) lands inside the ``w_`` input columns."""
-    j0 = 0
-    if off < 0:
-        j0 = min(ow_, (-off + sw - 1) // sw)
-    j1 = 0
-    if w_ - 1 - off >= 0:
-        j1 = min(ow_, (w_ - 1 - off) // sw + 1)
-    return j0, max(j0, j1)
+from .im2col import inside_run
 
 
 @jit
@@ -132,7 +120,7 @@ def avgpool2d_forward(
                     continue
                 for kj in range(kw):
                     off = kj - pw
-                    j0, j1 = _inside_run(off, sw, ow_, w_)
+                    j0, j1 = inside_run(off, sw, ow_, w_)
                     src = np.uint64((nc * h_ + h) * w_ + j0 * sw + off)
                     first = np.uint64(j0)
                     for j in range(np.uint64(j1 - j0)):
@@ -184,7 +172,7 @@ def avgpool2d_backward(
                     continue
                 for kj in range(kw):
                     off = kj - pw
-                    j0, j1 = _inside_run(off, sw, ow_, w_)
+                    j0, j1 = inside_run(off, sw, ow_, w_)
                     dst = np.uint64((nc * h_ + h) * w_ + j0 * sw + off)
                     first = np.uint64(j0)
                     for j in range(np.uint64(j1 - j0)):
