@@ -14,6 +14,7 @@ import numpy as np
 
 from . import geometry as geo
 from .ops import basic, conv, loss
+from .ops import pool as _pool
 from .tensor import Tensor
 
 __all__ = [
@@ -164,10 +165,6 @@ def conv_transpose2d(
 # pooling (max_pool2d, max_unpool2d, avg_pool2d, adaptive_avg_pool2d)
 # --------------------------------------------------------------------------
 
-# POOLING SECTION (owned by the pooling work; keep edits inside it)
-
-from .ops import pool as _pool  # noqa: E402  (kept inside this section)
-
 
 def max_pool2d(
     input: Any,
@@ -250,8 +247,6 @@ def adaptive_avg_pool2d(input: Any, output_size: Any) -> Tensor:
     cols = geo.adaptive_bins(x.shape[3], ow)
     return _pool.AdaptiveAvgPool2d.apply(x, rows, cols)
 
-
-# END POOLING SECTION
 
 # --------------------------------------------------------------------------
 # activations, linear, losses
