@@ -386,12 +386,29 @@ class Linear(Module):
 
 
 class _ConvNd(Module):
-    def _check_padding_mode(self, padding_mode: str) -> None:
+    def _set_common(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any,
+        dilation: Any,
+        groups: int,
+        padding_mode: str,
+    ) -> None:
+        """Check and store what Conv2d and ConvTranspose2d share."""
+        self.in_channels = _positive_int(in_channels, "in_channels")
+        self.out_channels = _positive_int(out_channels, "out_channels")
+        self.kernel_size = geo.pair(kernel_size, "kernel_size", minimum=1)
+        self.stride = geo.pair(stride, "stride", minimum=1)
+        self.dilation = geo.pair(dilation, "dilation", minimum=1)
+        self.groups = geo.check_groups(groups, self.in_channels, self.out_channels)
         if padding_mode != "zeros":
             raise ValueError(
                 f"padding_mode must be 'zeros' (the only mode convgrad "
                 f"implements), got {padding_mode!r}"
             )
+        self.padding_mode = padding_mode
 
     def _init(
         self,
@@ -447,15 +464,11 @@ class Conv2d(_ConvNd):
         generator: np.random.Generator | int | None = None,
     ) -> None:
         super().__init__()
-        self.in_channels = _positive_int(in_channels, "in_channels")
-        self.out_channels = _positive_int(out_channels, "out_channels")
-        self.kernel_size = geo.pair(kernel_size, "kernel_size", minimum=1)
-        self.stride = geo.pair(stride, "stride", minimum=1)
+        self._set_common(
+            in_channels, out_channels, kernel_size, stride, dilation, groups,
+            padding_mode,
+        )
         self.padding = geo.conv_padding(padding, stride)
-        self.dilation = geo.pair(dilation, "dilation", minimum=1)
-        self.groups = geo.check_groups(groups, self.in_channels, self.out_channels)
-        self._check_padding_mode(padding_mode)
-        self.padding_mode = padding_mode
         kh, kw = self.kernel_size
         c_in_g = self.in_channels // self.groups
         self._init(
@@ -503,18 +516,14 @@ class ConvTranspose2d(_ConvNd):
         generator: np.random.Generator | int | None = None,
     ) -> None:
         super().__init__()
-        self.in_channels = _positive_int(in_channels, "in_channels")
-        self.out_channels = _positive_int(out_channels, "out_channels")
-        self.kernel_size = geo.pair(kernel_size, "kernel_size", minimum=1)
-        self.stride = geo.pair(stride, "stride", minimum=1)
+        self._set_common(
+            in_channels, out_channels, kernel_size, stride, dilation, groups,
+            padding_mode,
+        )
         self.padding = geo.pair(padding, "padding")
-        self.dilation = geo.pair(dilation, "dilation", minimum=1)
         self.output_padding = geo.output_padding_pair(
             output_padding, stride, dilation
         )
-        self.groups = geo.check_groups(groups, self.in_channels, self.out_channels)
-        self._check_padding_mode(padding_mode)
-        self.padding_mode = padding_mode
         kh, kw = self.kernel_size
         c_out_g = self.out_channels // self.groups
         self._init(
