@@ -399,27 +399,22 @@ def test_start_lesson_exports_to_an_offline_deck(tmp_path):
     assert not (REPO / "assets").exists(), "assets must never land in the repo"
 
 
-def test_views_are_embedded_as_their_animation():
-    # the export patches view classes in the kernel; patch a subclass here
+def test_views_are_embedded_as_their_animation(monkeypatch):
+    # the export sets the static flag in the deck's kernel; set it here
     from convgrad import viz
-    from convgrad.course.static import JSHTML_KWARGS, patch_views
 
-    module = types.ModuleType("fake_viz")
-    module.Col2im = type("Col2im", (viz.Col2imView,), {})
-    module.unrelated = object
-    assert patch_views(module) == [module.Col2im]
-    view = module.Col2im(input_size=(3, 3), kernel_size=2, stride=1)
+    monkeypatch.setattr(viz.View, "static", True)
+    view = viz.Col2imView(input_size=(3, 3), kernel_size=2, stride=1)
     shown = view.widget()
-    assert view.widget() is shown
     page = shown._repr_html_()
     assert 'class="animation"' in page
     frames = re.findall(r'frames\[\d+\] = "data:image/png;base64,', page)
-    played = view.export_frames(max_frames=JSHTML_KWARGS["max_frames"])
-    assert len(frames) == len(played)
-    assert len(frames) > 2
+    assert len(frames) == view.n_frames > 2  # every step is a frame
     assert view._repr_mimebundle_() == {"text/html": page}
-    # the original class still builds live widgets
-    assert not isinstance(viz.Col2imView(input_size=(4, 4)).widget(), type(shown))
+    monkeypatch.setattr(viz.View, "static", False)
+    live = viz.Col2imView(input_size=(4, 4))
+    assert not isinstance(live.widget(), type(shown))
+    live.close()
 
 
 # --------------------------------------------------------------------------

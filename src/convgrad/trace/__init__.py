@@ -5,11 +5,15 @@ kernel, in the kernel's loop order, so that ``replay(events, shape)`` equals
 the kernel's result. That equality is what lets a lesson say "this is
 exactly what the fast code does". Loop orders:
 
-- ``im2col``, ``col2im``, ``conv_transpose_forward``: ``n, c, ki, kj, oh,
-  ow`` (one kernel tap over every window position, then the next tap);
-- ``maxpool_forward``, ``avgpool_backward``: ``n, c, i, j, ki, kj`` (each
-  window, then its taps in row-major order);
+- ``im2col``, ``col2im``, ``conv_transpose_forward``, ``avgpool_backward``:
+  ``n, c, ki, kj, oh, ow`` (one kernel tap over every window position, then
+  the next tap; avg-pool's backward is col2im of ``dy / divisor``);
+- ``maxpool_forward``: ``n, c, i, j, ki, kj`` (each window, then its taps
+  in row-major order);
 - ``maxpool_backward``: ``n, c, i, j``.
+
+The Numba kernels, the NumPy twins and the replays agree bit for bit, in
+float32 as in float64 (``tests/test_bitwise_replay.py``).
 
 Arguments are checked by :mod:`convgrad.geometry`, with the ops' rules and
 messages. Pure Python and NumPy: no numba, no matplotlib.
@@ -17,7 +21,7 @@ messages. Pure Python and NumPy: no numba, no matplotlib.
 
 from __future__ import annotations
 
-from .conv import col2im, conv_transpose_forward, im2col, overlap_count
+from .conv import col2im, conv_transpose_forward, fold_window, im2col, overlap_count
 from .events import (
     Event,
     GatherEvent,
@@ -26,8 +30,8 @@ from .events import (
     ScatterEvent,
     SpreadEvent,
 )
-from .pool import avgpool_backward, maxpool_backward, maxpool_forward
-from .replay import replay, replay_argmax
+from .pool import avgpool_backward, maxpool_backward, maxpool_forward, pool_window
+from .replay import Trace, apply, replay, replay_argmax, replay_frames
 
 __all__ = [
     "Event",
@@ -36,13 +40,18 @@ __all__ = [
     "ScanEvent",
     "ScatterEvent",
     "SpreadEvent",
+    "Trace",
+    "apply",
     "avgpool_backward",
     "col2im",
     "conv_transpose_forward",
+    "fold_window",
     "im2col",
     "maxpool_backward",
     "maxpool_forward",
     "overlap_count",
+    "pool_window",
     "replay",
     "replay_argmax",
+    "replay_frames",
 ]

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import geometry as geo
 from .events import GatherEvent, ScatterEvent
+from .replay import Trace
 
 
 def _array(a: object, name: str, ndim: int, layout: str) -> np.ndarray:
@@ -59,19 +60,21 @@ def _scatter(
 def im2col(
     x: object,
     kernel_size: object,
-    stride: object = 1,
-    padding: object = 0,
     dilation: object = 1,
+    padding: object = 0,
+    stride: object = 1,
     *,
     skip_padding: bool = False,
-) -> Iterator[GatherEvent]:
+) -> Trace:
     """One :class:`GatherEvent` per column cell ``col[n, c, ki, kj, oh, ow]``.
 
-    ``replay(events, (N, C, KH, KW, OH, OW))`` is ``im2col``'s column array.
+    Arguments as :func:`convgrad.functional.unfold`'s. The trace's replay,
+    of shape ``(N, C, KH, KW, OH, OW)``, is ``im2col``'s column array.
     """
     x = _array(x, "input", 4, "N, C, H, W")
     win = geo.unfold_geometry(x.shape, kernel_size, dilation, padding, stride)
-    return _gather(x, win, skip_padding)
+    shape = (*x.shape[:2], *win.k, *win.out)
+    return Trace("im2col", shape, x.dtype, win, lambda: _gather(x, win, skip_padding))
 
 
 def _gather(x: np.ndarray, win: geo.Window, skip_padding: bool):
@@ -90,87 +93,136 @@ def _gather(x: np.ndarray, win: geo.Window, skip_padding: bool):
                 yield GatherEvent((n, c, h, w), dst, 0.0, 0.0, padding=True)
 
 
+def fold_window(
+    output_size: object,
+    kernel_size: object,
+    dilation: object = 1,
+    padding: object = 0,
+    stride: object = 1,
+) -> geo.Window:
+    """The windows of an ``output_size`` image, checked (``F.fold``'s order):
+    what :func:`col2im` scatters over, and the shape its ``col`` must have,
+    ``(N, C, *window.k, *window.out)``."""
+    hw = geo.pair(output_size, "output_size", minimum=1)
+    return geo.window(hw, kernel_size, stride, padding, dilation)
+
+
 def col2im(
     col: object,
     output_size: object,
     kernel_size: object,
-    stride: object = 1,
-    padding: object = 0,
     dilation: object = 1,
+    padding: object = 0,
+    stride: object = 1,
     *,
     skip_padding: bool = False,
-) -> Iterator[ScatterEvent]:
+) -> Trace:
     """One :class:`ScatterEvent` per column cell, added onto its pixel.
 
-    ``col`` is in the teaching layout (N, C, KH, KW, OH, OW).
-    ``replay(events, (N, C, H, W))`` is ``col2im``'s image: overlapping
+    Arguments as :func:`convgrad.functional.fold`'s. ``col`` is in the
+    teaching layout (N, C, KH, KW, OH, OW), or fold's (N, C*KH*KW, L). The
+    replay, of shape ``(N, C, H, W)``, is ``col2im``'s image: overlapping
     windows add. Cells that fall in the padding come out with
     ``padding=True`` and are dropped (``skip_padding=True`` omits them).
     """
-    col = _array(col, "col", 6, "N, C, KH, KW, OH, OW")
+    arr = np.asarray(col)
+    win = fold_window(output_size, kernel_size, dilation, padding, stride)
     hw = geo.pair(output_size, "output_size", minimum=1)
-    win = geo.window(hw, kernel_size, stride, padding, dilation)
     want = (*win.k, *win.out)
+    if arr.ndim == 3:
+        taps, blocks = win.k[0] * win.k[1], win.out[0] * win.out[1]
+        if arr.shape[1] % taps or arr.shape[2] != blocks:
+            raise ValueError(
+                f"col of shape (N, C*KH*KW, L) must have C*KH*KW divisible by "
+                f"KH*KW = {taps} and L = OH*OW = {blocks}; got {arr.shape}"
+            )
+        arr = arr.reshape(arr.shape[0], -1, *want)
+    col = _array(arr, "col", 6, "N, C, KH, KW, OH, OW")
     if tuple(col.shape[2:]) != want:
         raise ValueError(
             f"col.shape[2:] must be (KH, KW, OH, OW) = {want} for "
             f"output_size={output_size!r}, kernel_size={kernel_size!r}, "
-            f"stride={stride!r}, padding={padding!r}, dilation={dilation!r}; "
+            f"dilation={dilation!r}, padding={padding!r}, stride={stride!r}; "
             f"got {tuple(col.shape[2:])}"
         )
-    return _scatter(col, win, hw, skip_padding)
+    shape = (*col.shape[:2], *hw)
+    return Trace(
+        "col2im", shape, col.dtype, win, lambda: _scatter(col, win, hw, skip_padding)
+    )
 
 
-def conv_transpose_dcol(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``wᵀ · x`` in the column layout (N, C_out, KH, KW, H, W) (groups=1)."""
+def conv_transpose_dcol(x: np.ndarray, w: np.ndarray, groups: int = 1) -> np.ndarray:
+    """``wᵀ · x`` per group, in the column layout (N, C_out, KH, KW, H, W).
+
+    The same matmul, on the same shapes, as the transposed conv's forward
+    (:class:`convgrad.ops.conv.ConvTranspose2d`), so the sums round alike.
+    """
     n, c_in, h, w_ = x.shape
-    _, c_out, kh, kw = w.shape
-    dcol = np.matmul(w.reshape(c_in, -1).T, x.reshape(n, c_in, h * w_))
-    return dcol.reshape(n, c_out, kh, kw, h, w_)
+    _, c_out_g, kh, kw = w.shape
+    xg = x.reshape(n, groups, c_in // groups, h * w_)
+    wg = w.reshape(groups, c_in // groups, -1)
+    dcol = np.matmul(wg.transpose(0, 2, 1), xg)
+    return dcol.reshape(n, c_out_g * groups, kh, kw, h, w_)
 
 
 def conv_transpose_forward(
     x: object,
-    w: object,
+    weight: object,
+    bias: object = None,
     stride: object = 1,
     padding: object = 0,
     output_padding: object = 0,
+    groups: object = 1,
     dilation: object = 1,
     *,
     skip_padding: bool = False,
-) -> Iterator[ScatterEvent]:
+) -> Trace:
     """The transposed conv's forward, ``col2im(wᵀ · x)``, one add per event.
 
-    ``w`` is (C_in, C_out, KH, KW) (groups=1). Each event's ``src`` is the
-    column cell ``(n, co, ki, kj, i, j)`` holding
-    ``Σ_ci x[n, ci, i, j] * w[ci, co, ki, kj]``: input pixel ``(i, j)``
-    stamps the kernel, scaled, onto the output.
-    ``replay(events, (N, C_out, OH, OW))`` is the transposed conv's output.
+    Arguments as :func:`convgrad.functional.conv_transpose2d`'s; ``weight``
+    is (C_in, C_out/groups, KH, KW). Each event's ``src`` is the column cell
+    ``(n, co, ki, kj, i, j)`` holding ``Σ_ci x[n, ci, i, j] * w[ci, co, ki,
+    kj]``: input pixel ``(i, j)`` stamps the kernel, scaled, onto the
+    output. The replay, of shape ``(N, C_out, OH, OW)``, is the transposed
+    conv's output without its bias (the bias is an add, not a scatter: pass
+    ``bias=None``).
     """
+    if bias is not None:
+        raise ValueError(
+            "bias must be None: the trace plays the scatter col2im(wᵀ·x); "
+            "the bias is added afterwards, to every pixel of its channel"
+        )
     x = _array(x, "input", 4, "N, C_in, H, W")
-    w = _array(w, "weight", 4, "C_in, C_out, KH, KW")
+    w = _array(weight, "weight", 4, "C_in, C_out/groups, KH, KW")
     geom = geo.conv_transpose2d_geometry(
-        x.shape, w.shape, None, stride, padding, output_padding, 1, dilation
+        x.shape, w.shape, None, stride, padding, output_padding, groups, dilation
     )
     dtype = np.result_type(x.dtype, w.dtype)
-    dcol = conv_transpose_dcol(x.astype(dtype), w.astype(dtype))
-    return _scatter(dcol, geom.win, geom.out, skip_padding)
+    dcol = conv_transpose_dcol(x.astype(dtype), w.astype(dtype), geom.groups)
+    shape = (x.shape[0], geom.c_out, *geom.out)
+    return Trace(
+        "conv_transpose",
+        shape,
+        dcol.dtype,
+        geom,
+        lambda: _scatter(dcol, geom.win, geom.out, skip_padding),
+    )
 
 
 def overlap_count(
     hw: object,
     kernel_size: object,
-    stride: object = 1,
-    padding: object = 0,
     dilation: object = 1,
+    padding: object = 0,
+    stride: object = 1,
 ) -> np.ndarray:
     """How many windows touch each pixel: an int array (H, W).
 
     It is ``col2im`` of a column of ones. When the stride does not divide
     the (dilated) kernel the counts are uneven: the checkerboard.
     """
-    size = geo.pair(hw, "hw", minimum=1)
-    win = geo.window(size, kernel_size, stride, padding, dilation)
+    win = fold_window(hw, kernel_size, dilation, padding, stride)
+    size = geo.pair(hw, "output_size", minimum=1)
     kh, kw, sh, sw, ph, pw, dh, dw = win.args
     oh_, ow_ = win.out
     padded = np.zeros((size[0] + 2 * ph, size[1] + 2 * pw), dtype=np.int64)

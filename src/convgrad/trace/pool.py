@@ -1,8 +1,15 @@
 """Traces of max-pool forward (the scan), max-pool backward (the routing)
 and avg-pool backward (the spread).
 
-Loop order, as in the kernels: ``n, c``, then output positions ``i, j`` in
-row-major order, then the window's taps ``ki, kj`` in row-major order.
+Loop orders, as in the kernels:
+
+- max-pool forward: ``n, c``, then output positions ``i, j`` in row-major
+  order, then the window's taps ``ki, kj`` in row-major order;
+- max-pool backward: ``n, c, i, j``, one route per ``dy`` entry;
+- avg-pool backward: ``n, c``, then one tap ``ki, kj`` over every window
+  ``i, j`` before the next tap (col2im's order). So each pixel receives
+  its shares tap by tap, as in the Numba kernel and the NumPy twin.
+
 Tap ``(ki, kj)`` of window ``(i, j)`` sits on input pixel::
 
     h = i * sh - ph + ki * dh
@@ -17,7 +24,6 @@ belong to no grid and are omitted, as the kernels clip them.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from itertools import product
 
 import numpy as np
@@ -25,6 +31,7 @@ import numpy as np
 from .. import geometry as geo
 from .conv import _array
 from .events import RouteEvent, ScanEvent, SpreadEvent
+from .replay import Trace
 
 
 def maxpool_forward(
@@ -36,7 +43,7 @@ def maxpool_forward(
     ceil_mode: bool = False,
     *,
     skip_padding: bool = False,
-) -> Iterator[ScanEvent]:
+) -> Trace:
     """One :class:`ScanEvent` per window tap: the max-pool scan.
 
     The tie rule is torch's: a value wins if ``value > best`` or it is NaN,
@@ -45,7 +52,10 @@ def maxpool_forward(
     """
     x = _array(x, "input", 4, "N, C, H, W")
     win = geo.pool_window(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
-    return _scan(x, win, skip_padding)
+    shape = (*x.shape[:2], *win.out)
+    return Trace(
+        "maxpool_forward", shape, x.dtype, win, lambda: _scan(x, win, skip_padding)
+    )
 
 
 def _scan(x: np.ndarray, win: geo.Window, skip_padding: bool):
@@ -88,9 +98,7 @@ def _scan(x: np.ndarray, win: geo.Window, skip_padding: bool):
             )
 
 
-def maxpool_backward(
-    dy: object, argmax: object, input_shape: object
-) -> Iterator[RouteEvent]:
+def maxpool_backward(dy: object, argmax: object, input_shape: object) -> Trace:
     """One :class:`RouteEvent` per ``dy`` entry, sent to its saved argmax.
 
     ``argmax`` holds flat indices ``h*W + w`` (torch's ``return_indices``).
@@ -115,7 +123,9 @@ def maxpool_backward(
             f"argmax values must lie in [0, H*W) = [0, {plane}) for "
             f"input_shape={shape}, got values from {idx.min()} to {idx.max()}"
         )
-    return _route(dy, idx, shape)
+    return Trace(
+        "maxpool_backward", shape, dy.dtype, None, lambda: _route(dy, idx, shape)
+    )
 
 
 def _route(dy: np.ndarray, idx: np.ndarray, shape: tuple[int, ...]):
@@ -168,10 +178,14 @@ def avgpool_backward(
     divisor_override: int | None = None,
     *,
     skip_padding: bool = False,
-) -> Iterator[SpreadEvent]:
-    """One :class:`SpreadEvent` per (window, tap): ``dy / divisor`` spread.
+) -> Trace:
+    """One :class:`SpreadEvent` per (tap, window): ``dy / divisor`` spread.
 
-    ``replay(events, input_shape)`` is ``dx``; overlapping windows add.
+    col2im of the shares: for each tap ``(ki, kj)`` in row-major order,
+    every window ``(i, j)`` sends its share ``dy / divisor`` (divided in
+    ``dy``'s dtype) to the pixel under that tap; then the next tap. The
+    replay, of shape ``input_shape``, is ``dx`` bit for bit (in float32
+    too); overlapping windows add.
     """
     dy = _array(dy, "dy", 4, "N, C, OH, OW")
     shape = tuple(int(s) for s in input_shape)  # type: ignore[union-attr]
@@ -183,47 +197,69 @@ def avgpool_backward(
             f"dy must have the pooled shape (N, C, OH, OW) = {want} for "
             f"input_shape={shape}, got {tuple(dy.shape)}"
         )
-    return _spread(dy, shape, win, bool(count_include_pad), override, skip_padding)
+    include = bool(count_include_pad)
+    return Trace(
+        "avgpool_backward",
+        shape,
+        dy.dtype,
+        win,
+        lambda: _spread(dy, shape, win, include, override, skip_padding),
+    )
 
 
 def _spread(dy, shape, win, count_include_pad, divisor_override, skip_padding):
     n_, c_, h_, w_ = shape
     (kh, kw), (sh, sw), (ph, pw) = win.k, win.s, win.p
     oh_, ow_ = win.out
+    hw = (h_, w_)
+    div = {
+        (i, j): avgpool_divisor(i, j, hw, win, count_include_pad, divisor_override)
+        for i, j in product(range(oh_), range(ow_))
+    }
     acc = np.zeros((h_, w_), dtype=dy.dtype)
     for n, c in product(range(n_), range(c_)):
         acc[...] = 0
-        for i, j in product(range(oh_), range(ow_)):
-            div = avgpool_divisor(
-                i, j, (h_, w_), win, count_include_pad, divisor_override
-            )
+        # col2im's order: one tap over every window, then the next tap
+        for ki, kj, i, j in product(range(kh), range(kw), range(oh_), range(ow_)):
+            h, w = i * sh - ph + ki, j * sw - pw + kj
+            if h >= h_ + ph or w >= w_ + pw:
+                continue  # past the padded input (ceil_mode overhang)
             g = dy[n, c, i, j]
-            delta = g / dy.dtype.type(div)
-            h0, w0 = i * sh - ph, j * sw - pw
-            for ki, kj in product(range(kh), range(kw)):
-                h, w = h0 + ki, w0 + kj
-                if h >= h_ + ph or w >= w_ + pw:
-                    continue  # past the padded input (ceil_mode overhang)
-                src, dst = (n, c, i, j), (n, c, h, w)
-                if 0 <= h < h_ and 0 <= w < w_:
-                    acc[h, w] += delta
-                    yield SpreadEvent(
-                        src,
-                        dst,
-                        (ki, kj),
-                        float(g),
-                        div,
-                        float(delta),
-                        float(acc[h, w]),
-                    )
-                elif not skip_padding:
-                    yield SpreadEvent(
-                        src,
-                        dst,
-                        (ki, kj),
-                        float(g),
-                        div,
-                        float(delta),
-                        None,
-                        padding=True,
-                    )
+            delta = g / dy.dtype.type(div[i, j])  # in dy's dtype, as the kernels
+            src, dst = (n, c, i, j), (n, c, h, w)
+            if 0 <= h < h_ and 0 <= w < w_:
+                acc[h, w] += delta
+                yield SpreadEvent(
+                    src,
+                    dst,
+                    (ki, kj),
+                    float(g),
+                    div[i, j],
+                    float(delta),
+                    float(acc[h, w]),
+                )
+            elif not skip_padding:
+                yield SpreadEvent(
+                    src,
+                    dst,
+                    (ki, kj),
+                    float(g),
+                    div[i, j],
+                    float(delta),
+                    None,
+                    padding=True,
+                )
+
+
+def pool_window(
+    input_shape: object,
+    kernel_size: object,
+    stride: object = None,
+    padding: object = 0,
+    dilation: object = 1,
+    ceil_mode: bool = False,
+) -> geo.Window:
+    """The pooling windows over ``input_shape`` (N, C, H, W), checked with
+    the pools' rules: ``window.out`` is the shape ``dy`` must have."""
+    shape = tuple(int(s) for s in input_shape)  # type: ignore[union-attr]
+    return geo.pool_window(shape, kernel_size, stride, padding, dilation, ceil_mode)

@@ -1,0 +1,275 @@
+"""Grids of numbered cells, and where they go on the figure.
+
+A :class:`Panel` says what one grid shows: its size in cells, its padding
+ring, its title, which outlines ("marks") it carries. :func:`layout` places
+the panels left to right with square cells; :class:`Grid` draws one panel
+on its Axes and changes only artists afterwards (``set_values``,
+:meth:`Grid.place`).
+
+Sizes are in points and inches of one figure, 8.0 x 4.5 in: drawn live at
+100 dpi it is 800 x 450 px, which fits JupyterLab's output area with the
+file browser open (about 840 px at a 1280 px window); exported for a slide
+at 160 dpi it is 1280 x 720 px, the slide itself. No text is below 8.5 pt:
+11.8 px live and 18.9 px on the slide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.collections import LineCollection
+from matplotlib.colors import ListedColormap, Normalize
+from matplotlib.patches import Rectangle
+
+from ..trace.events import fmt
+
+# Okabe-Ito highlights on a cividis map: colour-blind safe
+MARK_STYLE = {
+    "src": ("#E69F00", "-", 3.0),  # orange: where the value comes from
+    "dst": ("#D55E00", "-", 3.0),  # vermillion: where it lands
+    "window": ("#0072B2", "--", 2.2),  # blue, dashed: the sliding window
+    "best": ("#009E73", ":", 3.0),  # bluish green, dotted: the argmax
+}
+PADDING = "#DDDDDD"  # the padding ring
+CMAP = "cividis"
+WARN = "#D55E00"
+
+FIGSIZE = (8.0, 4.5)  # inches
+LIVE_DPI = 100  # 800 x 450 px in the notebook
+SLIDE_DPI = 160  # 1280 x 720 px on a slide
+TEXT_PT = 8.5  # the smallest text anywhere
+TITLE_PT = 10
+CAPTION_PT = 10
+SUPTITLE_PT = 11
+CELL_MAX = 0.5  # inches
+
+_WHITE = ListedColormap(["white"])
+
+
+def cmap():
+    import matplotlib
+
+    return matplotlib.colormaps[CMAP].with_extremes(bad="white")
+
+
+def cell_text(v: float) -> str:
+    """A cell's number: at most 2 decimals, Unicode minus."""
+    if not np.isfinite(v):
+        return fmt(v)
+    text = f"{v:.2f}".rstrip("0").rstrip(".")
+    if text in ("-0", ""):
+        text = "0"
+    return text.replace("-", "−")
+
+
+# widths of DejaVu Sans glyphs, in em: what a number needs in a cell
+_EM = {"−": 0.838, ".": 0.318, ",": 0.318, "∞": 0.833}
+
+
+def text_em(text: str) -> float:
+    """The width of ``text`` in em (digits 0.636 em)."""
+    return sum(_EM.get(ch, 0.636) for ch in text)
+
+
+def norm_for(*arrays: np.ndarray) -> Normalize:
+    """One colour scale for every frame, so colours compare across frames."""
+    finite = [a[np.isfinite(a)].ravel() for a in arrays if a.size]
+    values = np.concatenate(finite) if finite else np.zeros(1)
+    lo, hi = float(values.min(initial=0.0)), float(values.max(initial=0.0))
+    return Normalize(vmin=lo, vmax=hi if hi > lo else lo + 1.0)
+
+
+@dataclass
+class Panel:
+    """One grid: its name, title, size in cells and what it shows.
+
+    ``values`` is a fixed 2-D array; the one panel without values is the
+    destination, whose cells follow the replay frame by frame. ``marks``
+    names the outlines the view places on it (keys of ``MARK_STYLE``).
+    """
+
+    name: str
+    title: str
+    rows: int
+    cols: int
+    values: np.ndarray | None = None
+    pad: tuple[int, int] = (0, 0)
+    marks: tuple[str, ...] = ()
+    row_labels: Sequence[str] | None = None
+    col_labels: Sequence[str] | None = None
+    colored: bool = False
+    integer: bool = False
+    cell: float = 0.0  # inches; set by layout()
+
+    @property
+    def extent(self) -> tuple[int, int]:
+        return self.rows + 2 * self.pad[0], self.cols + 2 * self.pad[1]
+
+    @property
+    def label_space(self) -> float:
+        """Inches left of the grid for its row labels."""
+        labels = self.row_labels or [str(self.rows - 1)]
+        return 0.1 + max(text_em(t) for t in labels) * TEXT_PT / 72
+
+
+def layout(fig, panels: list[Panel], top: float, bottom: float) -> list:
+    """Place one Axes per panel, left to right, centred in the band between
+    ``top`` inches from the top and ``bottom`` inches from the bottom
+    (room for each panel's title above and tick labels below included);
+    returns the Axes.
+
+    Cells are square and the same size in every panel, unless one wide
+    panel (an unfold matrix) would shrink them all below what holds a
+    number: then the others keep readable cells and it takes the rest.
+    Positions are fixed, so a redraw computes nothing.
+    """
+    fw, fh = fig.get_size_inches()
+    side, gap = 0.2, 0.3
+    title, below = 0.24, 0.2
+    avail_w = fw - 2 * side - sum(p.label_space for p in panels)
+    avail_w -= gap * (len(panels) - 1)
+    avail_h = fh - top - bottom - title - below
+    width = sum(p.extent[1] for p in panels)
+    height = max(p.extent[0] for p in panels)
+    cell = min(CELL_MAX, avail_w / width, avail_h / height)
+    for p in panels:
+        p.cell = cell
+    readable = 0.36
+    if cell < readable and len(panels) > 1:
+        wide = max(panels, key=lambda p: p.extent[1])
+        small = [p for p in panels if p is not wide]
+        for p in small:
+            p.cell = min(readable, avail_h / p.extent[0])
+        rest = avail_w - sum(p.extent[1] * p.cell for p in small)
+        wide.cell = max(0.04, min(CELL_MAX, rest / wide.extent[1],
+                                  avail_h / wide.extent[0]))  # fmt: skip
+    used = sum(p.extent[1] * p.cell + p.label_space for p in panels)
+    x = side + max(0.0, (fw - 2 * side - used - gap * (len(panels) - 1)) / 2)
+    axes = []
+    for p in panels:
+        rows, cols = p.extent
+        x += p.label_space
+        w, h = cols * p.cell, rows * p.cell
+        y = bottom + below + (avail_h - h) / 2
+        axes.append(fig.add_axes((x / fw, y / fh, w / fw, h / fh)))
+        x += w + gap
+    return axes
+
+
+class Grid:
+    """A 2-D array drawn as numbered cells on one Axes, with a padding ring.
+
+    ``image`` holds the colours (``get_array()`` is the data shown),
+    ``texts[r][c]`` the numbers, ``marks[role]`` the outlines.
+    """
+
+    def __init__(
+        self, ax, panel: Panel, norm: Normalize | None, widest: str = "−0.45"
+    ) -> None:
+        self.ax, self.panel, self.norm = ax, panel, norm
+        rows, cols = panel.rows, panel.cols
+        ph, pw = panel.pad
+        data = np.zeros((rows, cols)) if panel.values is None else panel.values
+        self.image = ax.imshow(
+            np.ma.masked_array(data, mask=np.zeros(data.shape, bool)),
+            cmap=cmap() if norm is not None else _WHITE,
+            norm=norm,
+            extent=(-0.5, cols - 0.5, rows - 0.5, -0.5),
+            interpolation="none",
+            zorder=1,
+        )
+        ax.set_xlim(-0.5 - pw, cols - 0.5 + pw)
+        ax.set_ylim(rows - 0.5 + ph, -0.5 - ph)
+        ax.set_facecolor(PADDING if (ph or pw) else "white")
+        # every cell border, the outer ones included (unclipped, so the
+        # last row and column keep their full line)
+        xs = np.arange(-0.5 - pw, cols + pw, 1.0)
+        ys = np.arange(-0.5 - ph, rows + ph, 1.0)
+        lines = [((x, ys[0]), (x, ys[-1])) for x in xs]
+        lines += [((xs[0], y), (xs[-1], y)) for y in ys]
+        ax.add_collection(
+            LineCollection(
+                lines, colors="#777777", linewidths=0.8, zorder=2, clip_on=False
+            )
+        )
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        self._ticks(panel)
+        ax.set_title(panel.title, fontsize=TITLE_PT, pad=4)
+        # a number shows when the widest the grid will hold fits its cell
+        # at TEXT_PT or more
+        size = min(11.0, 0.85 * panel.cell * 72 / max(text_em(widest), 1.0))
+        self.show_numbers = size >= TEXT_PT
+        self.texts = [
+            [
+                ax.text(c, r, "", ha="center", va="center", fontsize=size, zorder=3)
+                for c in range(cols)
+            ]
+            for r in range(rows)
+        ]
+        self._shown = np.full((rows, cols), None, dtype=object)
+        self._colors = np.full((rows, cols), "k", dtype=object)
+        self.marks = {role: self._box(role) for role in panel.marks}
+        self.set_values(data)
+
+    def _ticks(self, panel: Panel) -> None:
+        ax, pts = self.ax, panel.cell * 72
+        ax.tick_params(which="major", labelsize=TEXT_PT, length=0, pad=2)
+        rlabels = panel.row_labels or [str(r) for r in range(panel.rows)]
+        clabels = panel.col_labels or [str(c) for c in range(panel.cols)]
+        # thin the labels until each fits its share of the axis
+        rstep = max(1, int(np.ceil(TEXT_PT * 1.25 / pts)))
+        need = (max(text_em(t) for t in clabels) + 0.6) * TEXT_PT
+        cstep = max(1, int(np.ceil(need / pts)))
+        ax.set_yticks(range(0, panel.rows, rstep), rlabels[::rstep])
+        ax.set_xticks(range(0, panel.cols, cstep), clabels[::cstep])
+
+    def _box(self, role: str) -> Rectangle:
+        color, ls, lw = MARK_STYLE[role]
+        rect = Rectangle(
+            (0, 0), 1, 1, fill=False, edgecolor=color, linewidth=lw,
+            linestyle=ls, zorder=5, visible=False, clip_on=False,
+        )  # fmt: skip
+        self.ax.add_patch(rect)
+        return rect
+
+    def set_values(self, values: np.ndarray, hidden: np.ndarray | None = None) -> None:
+        """Show ``values``; cells where ``hidden`` is set are blank and white."""
+        values = np.asarray(values, dtype=float)
+        hidden = np.zeros(values.shape, bool) if hidden is None else hidden
+        self.image.set_data(np.ma.masked_array(values, mask=hidden))
+        if self.norm is not None:
+            rgba = self.image.cmap(self.norm(values))
+            light = rgba[..., :3] @ np.array([0.299, 0.587, 0.114]) > 0.5
+            colors = np.where(light | hidden, "k", "w")
+        else:
+            colors = np.full(values.shape, "k")
+        for (r, c), v in np.ndenumerate(values):
+            text = "" if hidden[r, c] or not self.show_numbers else cell_text(v)
+            if text != self._shown[r, c]:
+                self.texts[r][c].set_text(text)
+                self._shown[r, c] = text
+            if colors[r, c] != self._colors[r, c]:
+                self.texts[r][c].set_color(colors[r, c])
+                self._colors[r, c] = colors[r, c]
+
+    def place(self, role: str, where: tuple[int, ...] | None) -> None:
+        """Outline ``(r, c)`` or ``(r, c, h, w)`` (top-left cell, size);
+        ``None`` hides the outline."""
+        rect = self.marks[role]
+        if where is None:
+            rect.set_visible(False)
+            return
+        r, c, h, w = (*where, 1, 1) if len(where) == 2 else where
+        rect.set_xy((c - 0.5, r - 0.5))
+        rect.set_width(w)
+        rect.set_height(h)
+        rect.set_visible(True)
+
+
+def cell_of(rect: Rectangle) -> tuple[int, int]:
+    """The ``(row, col)`` a one-cell outline sits on (for tests, captions)."""
+    x, y = rect.get_xy()
+    return int(round(y + 0.5)), int(round(x + 0.5))
