@@ -176,8 +176,8 @@ def _cases(name):
 
 def test_numeric_grad_matches_analytic():
     for case in _cases("numeric_grad"):
-        got = exercises.numeric_grad(case["f"], case["x"])
-        want = exercises._expected_numeric_grad(case["f"], case["x"])
+        got = exercises.numeric_grad(**case)
+        want = exercises.cases.expected_numeric_grad(**case)
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
 
 

@@ -1,0 +1,105 @@
+"""How a report shows numbers: the case, an ASCII grid, and a figure.
+
+Nothing here decides whether an answer is right; :mod:`.checker` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+
+def num(v: Any) -> str:
+    return f"{float(v):.6g}"
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 window tap``, ``2 window taps``: never ``1 window taps``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def kind(v: Any) -> str:
+    if isinstance(v, (tuple, list)):
+        return f"a {type(v).__name__} of {len(v)}"
+    if isinstance(v, np.ndarray):
+        return f"an array of dtype {v.dtype}"
+    return f"{type(v).__name__} {v!r}"[:80]
+
+
+def describe(case: dict) -> str:
+    parts = []
+    for k, v in case.items():
+        if isinstance(v, np.ndarray):
+            parts.append(f"{k}: array {v.shape}")
+        else:
+            parts.append(f"{k}={v!r}")
+    return ", ".join(parts)
+
+
+def grid(
+    name: str, got: np.ndarray, want: np.ndarray, bad: np.ndarray,
+    index: Sequence[int],
+) -> str:
+    """The 2-D plane holding the first wrong element, yours beside expected.
+
+    ``[ ]`` marks the first wrong element and ``!`` the others.
+    """
+    if got.ndim < 2 or got.shape[-1] > 8 or got.shape[-2] > 8:
+        return ""
+    lead = tuple(index[:-2])
+    where = f"{name}[{', '.join(map(str, lead))}{', ' if lead else ''}:, :]"
+    rows = [f"  yours {where} (expected below); [x] first wrong, x! others:"]
+    for mine, plane in ((True, got[lead]), (False, want[lead])):
+        for r in range(plane.shape[0]):
+            cells = []
+            for c in range(plane.shape[1]):
+                text = f"{float(plane[r, c]) + 0.0:.3g}"
+                if mine and (r, c) == tuple(index[-2:]):
+                    cells.append(f"[{text}]".rjust(9))
+                elif mine and bad[(*lead, r, c)]:
+                    cells.append(f"{text}!".rjust(9))
+                else:
+                    cells.append(f"{text} ".rjust(9))
+            rows.append("   " + "".join(cells))
+        if mine:
+            rows.append(f"  expected {where}:")
+    return "\n".join(rows)
+
+
+def plot(result: Any) -> Any:
+    """Draw the plane holding the first wrong element of ``result`` (a
+    :class:`~.checker.CheckResult`), yours beside the expected one, that
+    element outlined and the other wrong ones dotted. ``None`` when there is
+    no wrong element on a 2-D plane."""
+    planes = result.extra.get("planes")
+    if planes is None:
+        return None
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    got, want, bad = planes
+    r, c = result.index[-2:]
+    lim = max(float(np.abs(want).max()), float(np.abs(got).max()), 1e-12)
+    fig, axes = plt.subplots(1, 2, figsize=(7, 3.4))
+    for ax, plane, title in ((axes[0], got, "yours"), (axes[1], want, "expected")):
+        ax.imshow(plane, cmap="RdBu_r", vmin=-lim, vmax=lim)
+        for (i, j), v in np.ndenumerate(plane):
+            ax.text(j, i, f"{float(v) + 0.0:.2g}", ha="center", va="center",
+                    fontsize=8)
+        ax.set(title=title, xticks=range(plane.shape[1]),
+               yticks=range(plane.shape[0]))
+    for i, j in np.argwhere(bad):
+        axes[0].add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
+                                    ec="orange", lw=1.5, ls=":"))
+    for ax in axes:
+        ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False,
+                               ec="black", lw=3))
+    title = (f"{result.name}: {result.output}{list(result.index)} expected "
+             f"{num(result.expected)}, got {num(result.got)}")
+    if result.diagnosis:
+        title += f"  [{result.diagnosis}]"
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
