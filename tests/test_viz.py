@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 import time
@@ -16,7 +15,7 @@ import pytest  # noqa: E402
 
 from convgrad import trace, viz  # noqa: E402
 from convgrad.trace.events import fmt, ix  # noqa: E402
-from convgrad.viz._base import cell_of, cell_text  # noqa: E402
+from convgrad.viz._grid import TEXT_PT, cell_of, cell_text  # noqa: E402
 
 
 @pytest.fixture
@@ -34,94 +33,98 @@ def make():
         view.close()
 
 
-# For every view: (class, kwargs, where the source and destination of event
-# e sit in the source/destination grids, the destination plane of a replay)
-
-
 def _col_cell(view, idx):
-    kw, ow = view.m["win"].k[1], view.m["win"].out[1]
+    win = view.model_.window
     _, _, ki, kj, oh, oj = idx
-    return ki * kw + kj, oh * ow + oj
+    return ki * win.k[1] + kj, oh * win.out[1] + oj
 
 
 def _plane(events, shape):
     return trace.replay(events, shape)[0, 0]
 
 
+# For every view: (class, kwargs, the source panel.role and where event e
+# sits in it, the destination panel and where e lands, a replay's plane)
 CASES = {
     "im2col": (
         viz.Im2colView,
         dict(input_size=(5, 4), kernel_size=3, stride=1, padding=1, dilation=1),
-        lambda v, e: e.src[2:],
-        lambda v, e: _col_cell(v, e.dst),
-        lambda v, ev: trace.replay(ev, (1, 1, *v.m["win"].k, *v.m["win"].out)).reshape(
-            np.prod(v.m["win"].k), -1
-        ),
+        ("x.src", lambda v, e: e.src[2:]),
+        ("col", lambda v, e: _col_cell(v, e.dst)),
+        lambda v, ev: trace.replay(
+            ev, (1, 1, *v.model_.window.k, *v.model_.window.out)
+        ).reshape(v.model_.shape),
     ),
     "col2im": (
         viz.Col2imView,
         dict(input_size=(7, 7), kernel_size=3, stride=2, padding=1),
-        lambda v, e: _col_cell(v, e.src),
-        lambda v, e: e.dst[2:],
-        lambda v, ev: _plane(ev, (1, 1, *v.m["hw"])),
+        ("dcol.src", lambda v, e: _col_cell(v, e.src)),
+        ("dx", lambda v, e: e.dst[2:]),
+        lambda v, ev: _plane(ev, (1, 1, 7, 7)),
     ),
     "maxpool": (
         viz.MaxPoolForwardView,
         dict(input_size=(6, 6), kernel_size=3, stride=2, padding=1),
-        lambda v, e: e.src[2:],
-        lambda v, e: e.dst[2:],
-        lambda v, ev: _plane(ev, (1, 1, *v.m["win"].out)),
+        ("x.src", lambda v, e: e.src[2:]),
+        ("y", lambda v, e: e.dst[2:]),
+        lambda v, ev: _plane(ev, (1, 1, *v.model_.window.out)),
     ),
     "routing": (
         viz.MaxPoolRoutingView,
         dict(input_size=(7, 7), kernel_size=3, stride=2, padding=1),
-        lambda v, e: e.src[2:],
-        lambda v, e: e.dst[2:],
-        lambda v, ev: _plane(ev, (1, 1, *v.m["hw"])),
+        ("dy.src", lambda v, e: e.src[2:]),
+        ("dx", lambda v, e: e.dst[2:]),
+        lambda v, ev: _plane(ev, (1, 1, 7, 7)),
     ),
     "avgpool": (
         viz.AvgPoolSpreadView,
         dict(input_size=(5, 5), kernel_size=3, stride=2, padding=1),
-        lambda v, e: e.src[2:],
-        lambda v, e: e.dst[2:],
-        lambda v, ev: _plane(ev, (1, 1, *v.m["hw"])),
+        ("dy.src", lambda v, e: e.src[2:]),
+        ("dx", lambda v, e: e.dst[2:]),
+        lambda v, ev: _plane(ev, (1, 1, 5, 5)),
     ),
     "transpose": (
         viz.ConvTransposeView,
         dict(input_size=(3, 3), kernel_size=3, stride=2, padding=1),
-        lambda v, e: e.src[4:],
-        lambda v, e: e.dst[2:],
-        lambda v, ev: _plane(ev, (1, 1, *v.m["geom"].out)),
+        ("x.src", lambda v, e: e.src[4:]),
+        ("y", lambda v, e: e.dst[2:]),
+        lambda v, ev: _plane(ev, (1, 1, *v.model_.shape)),
     ),
     "overlap": (
         viz.OverlapView,
         dict(input_size=(8, 8), kernel_size=3, stride=2),
         None,
-        lambda v, e: e.dst[2:],
-        lambda v, ev: _plane(ev, (1, 1, *v.m["hw"])),
+        ("so_far", lambda v, e: e.dst[2:]),
+        lambda v, ev: _plane(ev, (1, 1, 8, 8)),
     ),
 }
 
 
+def _mark(view, key):
+    panel, role = key.split(".")
+    return view.grids[panel].marks[role]
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_update_shows_the_event_and_the_partial_replay(make, name):
-    cls, kwargs, src_cell, dst_cell, plane = CASES[name]
+    cls, kwargs, src, dst, plane = CASES[name]
     view = make(cls, **kwargs)
     n = view.n_frames
     assert n == len(view.events) > 3
     assert any(e.padding for e in view.events) or name in ("routing", "overlap")
+    dest = view.grids[dst[0]]
     for k in sorted({0, 1, n // 3, n // 2, n - 2, n - 1, 2}):
         view.update(k)
         e = view.events[k]
         assert view.frame == k
-        if src_cell is not None:
-            assert cell_of(view.src_box) == tuple(src_cell(view, e))
-            assert view.src_box.get_visible()
-        assert cell_of(view.dst_box) == tuple(dst_cell(view, e))
-        shown = view.dst_grid.image.get_array()
+        if src is not None:
+            assert cell_of(_mark(view, src[0])) == tuple(src[1](view, e))
+            assert _mark(view, src[0]).get_visible()
+        assert cell_of(dest.marks["dst"]) == tuple(dst[1](view, e))
+        shown = dest.image.get_array()
         want = plane(view, view.events[: k + 1])
         np.testing.assert_allclose(np.ma.getdata(shown), want, rtol=0, atol=1e-12)
-        # the caption says what moved, with the event's own numbers
+        # the caption counts steps from 1 and says what moved, in numbers
         assert view.caption.startswith(f"step {k + 1}/{n}:")
         if name != "overlap":
             assert fmt(e.value) in view.caption
@@ -129,20 +132,65 @@ def test_update_shows_the_event_and_the_partial_replay(make, name):
             assert ix(e.dst) in view.caption and fmt(e.total) in view.caption
         # the destination cell's number is the running total
         if not e.padding and name != "im2col":
-            r, c = dst_cell(view, e)
-            text = view.dst_grid.texts[r][c].get_text()
-            assert text == cell_text(e.total), (text, e)
+            r, c = dst[1](view, e)
+            assert dest.texts[r][c].get_text() == cell_text(e.total), e
+
+
+def _kernel_result(view, name):
+    """What the op (the Numba kernel behind F) computes for the view's data."""
+    import convgrad as cg
+
+    p, m = view.params, view.model_
+    geo = dict(stride=p["stride"], padding=p["padding"])
+    if name == "col2im":
+        dcol = cg.Tensor(m.planes["dcol"][None])
+        return cg.F.fold(dcol, (7, 7), p["kernel_size"], **geo).data[0, 0]
+    x = cg.Tensor(
+        m.planes["x" if name != "avgpool" else "dy"][None, None], requires_grad=True
+    )
+    if name == "routing":
+        y = cg.F.max_pool2d(x, p["kernel_size"], **geo)
+        y.backward(m.planes["dy"][None, None])
+        return x.grad[0, 0]
+    if name == "avgpool":
+        x = cg.Tensor(np.zeros((1, 1, 5, 5)), requires_grad=True)
+        y = cg.F.avg_pool2d(x, p["kernel_size"], **geo)
+        y.backward(m.planes["dy"][None, None])
+        return x.grad[0, 0]
+    w = m.planes["w"][None, None]
+    return cg.F.conv_transpose2d(x, w, **geo).data[0, 0]
+
+
+@pytest.mark.parametrize("name", ["col2im", "routing", "avgpool", "transpose"])
+def test_last_frame_is_what_the_op_computes(make, name):
+    cls, kwargs, _, dst, _ = CASES[name]
+    view = make(cls, **kwargs)
+    view.update(view.n_frames - 1)
+    shown = np.ma.getdata(view.grids[dst[0]].image.get_array())
+    np.testing.assert_array_equal(shown, _kernel_result(view, name))
+
+
+def test_replay_frames_last_frame_is_replay():
+    rng = np.random.default_rng(3)
+    col = rng.standard_normal((1, 2, 3, 3, 4, 4)).astype(np.float32)
+    t = trace.col2im(col, (7, 7), 3, stride=2, padding=1)
+    states, touched = trace.replay_frames(t)
+    assert states.dtype == np.float32 and states.shape == (len(list(t)), 1, 2, 7, 7)
+    np.testing.assert_array_equal(states[-1], trace.replay(t))
+    assert touched[-1].sum() == (trace.replay(t) != 0).sum() or touched[-1].all()
 
 
 def test_views_scrub_backwards_as_well(make):
     view = make(viz.Col2imView)
     view.update(view.n_frames - 1)
     view.update(3)
-    shown = np.ma.getdata(view.dst_grid.image.get_array())
-    np.testing.assert_array_equal(shown, _plane(view.events[:4], (1, 1, 7, 7)))
-    hidden = np.ma.getmaskarray(view.dst_grid.image.get_array())
+    image = view.grids["dx"].image.get_array()
+    np.testing.assert_array_equal(
+        np.ma.getdata(image), _plane(view.events[:4], (1, 1, 7, 7))
+    )
     touched = {e.dst[2:] for e in view.events[:4] if not e.padding}
-    assert {tuple(rc) for rc in np.argwhere(~hidden)} == touched
+    shown = {tuple(rc) for rc in np.argwhere(~np.ma.getmaskarray(image))}
+    assert shown == touched
 
 
 def test_im2col_view_highlights_the_padding_cell_it_reads(make):
@@ -150,7 +198,7 @@ def test_im2col_view_highlights_the_padding_cell_it_reads(make):
     e = view.events[0]
     assert e.padding and e.src[2:] == (-1, -1)
     view.update(0)
-    assert cell_of(view.src_box) == (-1, -1)
+    assert cell_of(view.grids["x"].marks["src"]) == (-1, -1)
     assert "padding" in view.caption
 
 
@@ -160,7 +208,7 @@ def test_maxpool_view_marks_the_best_so_far_and_ties_keep_the_first(make):
     assert view.n_frames == 4
     for k, e in enumerate(view.events):
         view.update(k)
-        assert cell_of(view.best_box) == (0, 0)  # the first 0.5 wins the tie
+        assert cell_of(view.grids["x"].marks["best"]) == (0, 0)  # first 0.5 wins
         assert e.argmax == 0
     assert "not above 0.5" in view.caption
 
@@ -172,9 +220,10 @@ def test_routing_view_adds_where_windows_share_the_argmax(make):
     view = make(viz.MaxPoolRoutingView, x=x, dy=dy, kernel_size=3, stride=2)
     view.update(3)
     assert all(e.dst == (0, 0, 2, 2) for e in view.events)
-    shown = np.ma.getdata(view.dst_grid.image.get_array())
+    shown = np.ma.getdata(view.grids["dx"].image.get_array())
     assert shown[2, 2] == pytest.approx(1.0) and shown.sum() == pytest.approx(1.0)
-    assert cell_of(view.argmax_box) == (2, 2)
+    assert cell_of(view.grids["x"].marks["best"]) == (2, 2)
+    assert view.synthetic == {}
 
 
 def test_transpose_view_caption_shows_the_product(make):
@@ -186,18 +235,19 @@ def test_transpose_view_caption_shows_the_product(make):
     _, _, ki, kj, i, j = e.src
     assert e.value == x[i, j] * w[ki, kj]
     assert f"{fmt(x[i, j])}·{fmt(w[ki, kj])} = {fmt(e.value)}" in view.caption
-    assert cell_of(view.w_box) == (ki, kj)
+    assert cell_of(view.grids["w"].marks["src"]) == (ki, kj)
 
 
 def test_overlap_view_final_panel_is_the_overlap_count(make):
     view = make(viz.OverlapView, input_size=(7, 7), kernel_size=3, stride=2)
-    final = np.ma.getdata(view.final_grid.image.get_array())
-    np.testing.assert_array_equal(final, trace.overlap_count((7, 7), 3, 2))
+    final = np.ma.getdata(view.grids["count"].image.get_array())
+    np.testing.assert_array_equal(final, trace.overlap_count((7, 7), 3, stride=2))
     view.update(view.n_frames - 1)
-    np.testing.assert_array_equal(np.ma.getdata(view.dst_grid.image.get_array()), final)
-    assert "uneven" in view.final_grid.ax.get_title()
+    so_far = np.ma.getdata(view.grids["so_far"].image.get_array())
+    np.testing.assert_array_equal(so_far, final)
+    assert "uneven" in view.grids["count"].ax.get_title()
     even = make(viz.OverlapView, input_size=(8, 8), kernel_size=4, stride=2)
-    assert "uneven" not in even.final_grid.ax.get_title()
+    assert "uneven" not in even.grids["count"].ax.get_title()
 
 
 def test_update_rejects_frames_out_of_range(make):
@@ -208,16 +258,171 @@ def test_update_rejects_frames_out_of_range(make):
         view.update(1.5)  # type: ignore[arg-type]
 
 
+def test_unknown_or_repeated_arguments_are_type_errors():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'strides'"):
+        viz.Col2imView(strides=2)
+    with pytest.raises(TypeError, match="twice"):
+        viz.Col2imView((5, 5), input_size=(5, 5))
+    with pytest.raises(ValueError, match="stride"):
+        viz.Col2imView(stride=0)  # the trace's own rule and message
+
+
 def test_rebuild_resizes_and_an_invalid_rebuild_changes_nothing(make):
     view = make(viz.Col2imView)
     fig, n = view.fig, view.n_frames
     view.rebuild(stride=1)
     assert view.fig is fig and view.n_frames == 5 * 5 * 9 > n
-    assert view.dst_grid.image.get_array().shape == (7, 7)
-    assert view.src_grid.image.get_array().shape == (9, 25)
+    assert view.grids["dx"].image.get_array().shape == (7, 7)
+    assert view.grids["dcol"].image.get_array().shape == (9, 25)
     with pytest.raises(ValueError, match="does not fit"):
         view.rebuild(kernel_size=9)
     assert view.params["kernel_size"] == 3 and view.n_frames == 225
+
+
+def test_view_signature_lists_its_defaults():
+    import inspect
+
+    sig = inspect.signature(viz.MaxPoolRoutingView)
+    assert list(sig.parameters)[:3] == ["input_size", "kernel_size", "stride"]
+    assert sig.parameters["dy"].default is None
+
+
+def test_live_views_is_the_registry(make):
+    view = make(viz.OverlapView)
+    assert view in viz.live_views()
+    view.close()
+    assert view not in viz.live_views()
+
+
+# --------------------------------------------------------------------------
+# truth: the learner's data, recomputed, or marked as a stand-in
+# --------------------------------------------------------------------------
+
+
+def test_a_changed_geometry_marks_the_learners_dy_as_a_stand_in(make):
+    x = np.arange(16.0).reshape(4, 4)
+    dy = np.array([[1.0, 2.0], [3.0, 4.0]])
+    view = make(viz.MaxPoolRoutingView, x=x, dy=dy, kernel_size=2)
+    np.testing.assert_array_equal(view.model_.planes["dy"], dy)
+    assert view.synthetic == {} and "stand-in" not in view.grids["dy"].ax.get_title()
+    view.rebuild(stride=1)  # dy must now be 3x3: the learner's no longer fits
+    assert set(view.synthetic) == {"dy"}
+    assert "stand-in" in view.grids["dy"].ax.get_title()
+    texts = [t.get_text() for t in view.fig.texts]
+    assert any("dy: seeded stand-in numbers" in t and "(2, 2)" in t for t in texts)
+    np.testing.assert_array_equal(view.model_.planes["x"], x)  # x still fits
+    view.rebuild(stride=2)  # back: the learner's numbers again, no warning
+    assert view.synthetic == {}
+    np.testing.assert_array_equal(view.model_.planes["dy"], dy)
+    assert not any("stand-in" in t.get_text() for t in view.fig.texts)
+
+
+def test_data_may_be_a_function_of_the_geometry_and_is_recomputed(make):
+    x = np.arange(36.0).reshape(6, 6) % 7
+
+    def real_dy(kernel_size, stride, padding, dilation, ceil_mode, **_):
+        import convgrad as cg
+
+        y = cg.F.max_pool2d(
+            x[None, None], kernel_size, stride, padding, dilation, ceil_mode
+        )
+        return np.cos(y.data)
+
+    view = make(viz.MaxPoolRoutingView, x=x, dy=real_dy, kernel_size=2)
+    assert view.model_.planes["dy"].shape == (3, 3)
+    view.rebuild(kernel_size=3, stride=1)
+    assert view.synthetic == {} and view.model_.planes["dy"].shape == (4, 4)
+    np.testing.assert_allclose(
+        view.model_.planes["dy"], real_dy(3, 1, 0, 1, False)[0, 0]
+    )
+
+
+def test_col2im_view_takes_dcol_in_unfolds_layout(make):
+    dcol = np.arange(9 * 9.0).reshape(9, 9) / 10
+    view = make(viz.Col2imView, dcol=dcol)
+    assert view.synthetic == {}
+    np.testing.assert_array_equal(view.model_.planes["dcol"], dcol)
+    same = make(viz.Col2imView, dy=dcol.reshape(1, 9, 9))  # the dy alias
+    np.testing.assert_array_equal(same.model_.planes["dcol"], dcol)
+    wrong = make(viz.Col2imView, dcol=dcol.reshape(3, 27))
+    assert set(wrong.synthetic) == {"dcol"}
+
+
+# --------------------------------------------------------------------------
+# fit: everything inside the figure, and the figure inside the output area
+# --------------------------------------------------------------------------
+
+FIT_CASES = [
+    (cls, kw)
+    for cls, kw in [
+        (viz.Im2colView, {}),
+        (viz.Im2colView, dict(input_size=(7, 7), dilation=2)),
+        (viz.Col2imView, {}),
+        (viz.Col2imView, dict(stride=1, padding=1)),
+        (viz.OverlapView, dict(input_size=(9, 9))),
+        (viz.ConvTransposeView, dict(padding=1)),
+        (viz.MaxPoolForwardView, dict(padding=1, ceil_mode=True)),
+        (viz.MaxPoolRoutingView, dict(input_size=(7, 7), padding=1)),
+        (viz.AvgPoolSpreadView, dict(kernel_size=3, padding=1)),
+    ]
+]
+
+
+@pytest.mark.parametrize("cls, kwargs", FIT_CASES)
+def test_every_text_and_grid_lies_inside_the_800px_figure(make, cls, kwargs):
+    view = make(cls, **kwargs)
+    fig = view.fig
+    assert tuple(fig.get_size_inches() * fig.dpi) == (800, 450)
+    renderer = fig.canvas.get_renderer()
+    fig.draw(renderer)
+    box = fig.bbox
+    artists = [*fig.texts]
+    for grid in view.grids.values():
+        artists += [
+            grid.ax,
+            grid.ax.title,
+            *grid.ax.get_xticklabels(),
+            *grid.ax.get_yticklabels(),
+        ]
+    for a in artists:
+        ext = a.get_window_extent(renderer)
+        if ext.width == 0:
+            continue
+        assert ext.x0 >= box.x0 - 0.5 and ext.x1 <= box.x1 + 0.5, (a, ext)
+        assert ext.y0 >= box.y0 - 0.5 and ext.y1 <= box.y1 + 0.5, (a, ext)
+    # the grids do not overlap one another
+    exts = sorted(
+        (g.ax.get_window_extent(renderer) for g in view.grids.values()),
+        key=lambda e: e.x0,
+    )
+    for left, right in zip(exts, exts[1:], strict=False):
+        assert left.x1 <= right.x0, (left, right)
+
+
+@pytest.mark.parametrize("cls, kwargs", FIT_CASES)
+def test_no_text_is_below_the_legible_size(make, cls, kwargs):
+    view = make(cls, **kwargs)
+    sizes = [t.get_fontsize() for t in view.fig.texts if t.get_text()]
+    for grid in view.grids.values():
+        ax = grid.ax
+        sizes += [t.get_fontsize() for t in ax.get_xticklabels() + ax.get_yticklabels()]
+        sizes.append(ax.title.get_fontsize())
+        if grid.show_numbers:
+            sizes.append(grid.texts[0][0].get_fontsize())
+    assert min(sizes) >= TEXT_PT  # 11.8 px live, 18.9 px at slide size
+
+
+def test_numbers_show_in_the_lesson_sized_views(make):
+    for cls in (
+        viz.Col2imView,
+        viz.Im2colView,
+        viz.MaxPoolRoutingView,
+        viz.AvgPoolSpreadView,
+        viz.ConvTransposeView,
+        viz.OverlapView,
+    ):
+        view = make(cls)
+        assert all(g.show_numbers for g in view.grids.values()), cls
 
 
 # --------------------------------------------------------------------------
@@ -225,30 +430,63 @@ def test_rebuild_resizes_and_an_invalid_rebuild_changes_nothing(make):
 # --------------------------------------------------------------------------
 
 
-def test_widget_plays_steps_and_reports_invalid_controls(make):
+def test_player_counts_from_one_plays_pauses_and_resets(make):
     import ipywidgets as widgets
 
     view = make(viz.Col2imView)
     box = view.widget()
     assert isinstance(box, widgets.VBox) and view.widget() is box
     ui = view._widget
-    assert ui.link.source == (ui.play, "value") and ui.link.target == (
-        ui.slider,
-        "value",
-    )
-    assert ui.slider.max == view.n_frames - 1
+    links = {(ln.source[1], ln.target[1]) for ln in ui.links}
+    assert ("value", "value") in links and ("playing", "value") in links
+    assert ui.links[0].source[0] is ui.play and ui.links[0].target[0] is ui.slider
+    assert ui.slider.min == 1 and ui.slider.max == view.n_frames
+    assert ui.play.layout.display == "none"  # its stop button would reset
     assert isinstance(ui.figure, widgets.Image)  # Agg: the figure as a PNG
     png = ui.figure.value
     ui.next.click()
-    assert ui.slider.value == 1 and view.frame == 1
+    assert ui.slider.value == 2 and view.frame == 1
+    assert view.caption.startswith(f"step 2/{view.n_frames}")
     assert ui.figure.value != png  # the picture followed
     ui.slider.value = 10
-    assert view.frame == 10 and "dcol" in ui.caption.value
+    assert view.frame == 9 and view.caption.startswith("step 10/")
     ui.back.click()
-    assert view.frame == 9
+    assert view.frame == 8
+    ui.toggle.value = True  # what Play (in the browser) sets
+    assert ui.toggle.description == "Pause" and ui.toggle.icon == "pause"
+    ui.toggle.value = False  # pause keeps the step
+    assert ui.toggle.description == "Play" and view.frame == 8
     ui.reset.click()
-    assert view.frame == 0 and ui.slider.value == 0
-    # an invalid combination: a message, no exception, the view unchanged
+    assert view.frame == 0 and ui.slider.value == 1 and not ui.toggle.value
+    for button in (ui.toggle, ui.back, ui.next, ui.reset, ui.speed, ui.slider):
+        assert button.tooltip, button
+    assert "Reset" in ui.reset.description
+
+
+def test_speed_menu_sets_the_play_interval(make):
+    view = make(viz.OverlapView)
+    view.widget()
+    ui = view._widget
+    labels = [label for label, _ in ui.speed.options]
+    assert "1×" in labels and "8×" in labels
+    ui.speed.value = dict(ui.speed.options)["4×"]
+    assert ui.play.interval == dict(ui.speed.options)["4×"] < 600
+
+
+def test_one_caption_only(make):
+    import ipywidgets as widgets
+
+    view = make(viz.Col2imView)
+    box = view.widget()
+    html = [w for w in box.children if isinstance(w, widgets.HTML)]
+    assert all(w.value == "" for w in html)  # only the (empty) error line
+    assert sum(t.get_text().startswith("step ") for t in view.fig.texts) == 1
+
+
+def test_invalid_controls_report_and_change_nothing(make):
+    view = make(viz.Col2imView)
+    view.widget()
+    ui = view._widget
     ui.inputs["kernel_size"].value = 5
     ui.inputs["dilation"].value = 2  # span 9 > 7
     assert "does not fit" in ui.message.value
@@ -256,12 +494,13 @@ def test_widget_plays_steps_and_reports_invalid_controls(make):
     ui.inputs["dilation"].value = 1  # valid again: kernel 5 is applied
     assert ui.message.value == ""
     assert view.params["kernel_size"] == 5
-    assert ui.slider.max == view.n_frames - 1 == 25 * 4 - 1
+    assert ui.slider.max == view.n_frames == 25 * 4 and ui.slider.value == 1
 
 
 def test_pool_widget_has_flag_controls(make):
     view = make(viz.AvgPoolSpreadView)
-    ui = view._widget or (view.widget(), view._widget)[1]
+    view.widget()
+    ui = view._widget
     assert set(ui.inputs) == {
         "kernel_size",
         "stride",
@@ -293,6 +532,7 @@ from convgrad import viz
 v = viz.MaxPoolRoutingView()
 assert isinstance(v.fig.canvas, ipywidgets.DOMWidget), type(v.fig.canvas)
 assert v.fig.canvas in v.widget().children
+assert not v.fig.canvas.header_visible and not v.fig.canvas.footer_visible
 v.update(2)
 v.close()
 assert plt.get_fignums() == []
@@ -305,46 +545,6 @@ def test_under_ipympl_the_canvas_is_the_widget():
         [sys.executable, "-c", IPYMPL], capture_output=True, text=True, timeout=120
     )
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
-
-
-# --------------------------------------------------------------------------
-# exports
-# --------------------------------------------------------------------------
-
-
-def test_to_jshtml_has_every_frame(make):
-    view = make(viz.AvgPoolSpreadView)
-    view.update(5)
-    html = view.to_jshtml(fps=4, dpi=30)
-    frames = re.findall(r'frames\[(\d+)\] = "data:image/png;base64', html)
-    assert [int(f) for f in frames] == list(range(view.n_frames))
-    assert view.frame == 5  # the export leaves the view where it was
-
-
-def test_export_frames_are_bounded():
-    view = viz.Col2imView(stride=1)  # 225 frames
-    try:
-        frames = view.export_frames(max_frames=40)
-        assert len(frames) <= 40 and frames[0] == 0 and frames[-1] == 224
-        assert view.export_frames(every=100, max_frames=None) == [0, 100, 200, 224]
-        with pytest.raises(ValueError, match="every"):
-            view.export_frames(every=0)
-    finally:
-        view.close()
-
-
-def test_save_gif_writes_a_readable_gif_with_the_right_frames(make, tmp_path):
-    from PIL import Image
-
-    view = make(viz.MaxPoolForwardView, input_size=(4, 4), kernel_size=2)
-    path = tmp_path / "scan.gif"
-    frames = view.save_gif(path, fps=5, max_frames=10, dpi=30)
-    assert frames == view.export_frames(max_frames=10)
-    assert 5 < len(frames) <= 10 and frames[-1] == view.n_frames - 1
-    with Image.open(path) as gif:
-        assert gif.format == "GIF"
-        assert gif.n_frames == len(frames)
-        assert gif.size == (int(12.8 * 30), int(7.2 * 30))
 
 
 # --------------------------------------------------------------------------

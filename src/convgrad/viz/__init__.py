@@ -14,8 +14,9 @@ displays as its static animation instead: what slide exports use.
 from __future__ import annotations
 
 from ._base import Control, Model, View, live_views
+from .checker_views import ConvTransposeView, OverlapView
 from .pool_views import AvgPoolSpreadView, MaxPoolForwardView, MaxPoolRoutingView
-from .views import Col2imView, ConvTransposeView, Im2colView, OverlapView
+from .views import Col2imView, Im2colView
 
 __all__ = [
     "AvgPoolSpreadView",

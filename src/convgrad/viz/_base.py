@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
+from . import _figure
 from . import _grid as g
+from ._data import is_data, supply
 
 STATIC_ENV = "CONVGRAD_STATIC_VIEWS"
 _LIVE: weakref.WeakSet = weakref.WeakSet()
@@ -71,69 +71,6 @@ class Model:
         return tuple(self.states.shape[1:])
 
 
-def numbers(seed: int, shape: tuple[int, ...], salt: int = 0) -> np.ndarray:
-    """Seeded one-decimal numbers in ±[0.1, 0.9]: readable, never 0 (every
-    add shows), with ties."""
-    rng = np.random.default_rng([seed, salt])
-    magnitude = rng.integers(1, 10, size=shape) / 10.0
-    return np.where(rng.random(shape) < 0.5, -magnitude, magnitude)
-
-
-def _lead(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """``shape`` without its leading 1s: (1, 1, 3, 3) -> (3, 3)."""
-    i = 0
-    while i < len(shape) and shape[i] == 1:
-        i += 1
-    return tuple(shape[i:])
-
-
-def _fits(
-    arr: np.ndarray, shape: tuple[int, ...], also: tuple[tuple[int, ...], ...] = ()
-) -> np.ndarray | None:
-    """``arr`` as ``shape`` when it has that shape (or one of ``also``), up
-    to leading 1s; else None."""
-    if _lead(arr.shape) in {_lead(s) for s in (shape, *also)}:
-        return arr.reshape(shape)
-    return None
-
-
-def new_figure() -> Figure:
-    """The view's figure. Under ``%matplotlib widget`` (ipympl) its canvas
-    is a widget; otherwise an off-screen Agg figure pyplot does not know."""
-    if ipympl_active():
-        import matplotlib.pyplot as plt
-
-        with plt.ioff():
-            fig = plt.figure(figsize=g.FIGSIZE, dpi=g.LIVE_DPI)
-        canvas = fig.canvas
-        canvas.header_visible = False  # type: ignore[attr-defined]
-        canvas.toolbar_visible = False  # type: ignore[attr-defined]
-        canvas.footer_visible = False  # type: ignore[attr-defined]
-        canvas.resizable = False  # type: ignore[attr-defined]
-        return fig
-    fig = Figure(figsize=g.FIGSIZE, dpi=g.LIVE_DPI)
-    OffscreenCanvas(fig)
-    return fig
-
-
-def ipympl_active() -> bool:
-    """True when ``%matplotlib widget`` (ipympl) is the pyplot backend."""
-    if "matplotlib.pyplot" not in sys.modules:
-        return False
-    import matplotlib
-
-    backend = str(matplotlib.rcParams._get_backend_or_none() or "").lower()
-    return "ipympl" in backend or backend == "widget"
-
-
-class OffscreenCanvas(FigureCanvasAgg):
-    """An Agg canvas whose ``draw_idle`` only marks the figure stale: what
-    shows it (``png()``, an export) draws anyway."""
-
-    def draw_idle(self, *args: Any, **kwargs: Any) -> None:
-        self.figure.stale = True
-
-
 class View:
     """Base class of every view (see the module docstring)."""
 
@@ -157,8 +94,10 @@ class View:
     def __init__(self, *args: Any, **params: Any) -> None:
         names = list(self.defaults)
         if len(args) > len(names):
-            raise TypeError(f"{type(self).__name__}() takes at most {len(names)} "
-                            f"positional arguments, got {len(args)}")  # fmt: skip
+            raise TypeError(
+                f"{type(self).__name__}() takes at most {len(names)} "
+                f"positional arguments, got {len(args)}"
+            )
         given = dict(zip(names, args, strict=False))
         for k, v in params.items():
             k = self.aliases.get(k, k)
@@ -172,7 +111,7 @@ class View:
             given[k] = v
         self._params = {**self.defaults, **given}
         self.model_ = self.model(self._params)
-        self.fig = new_figure()
+        self.fig = _figure.new_figure()
         self._frame = 0
         self._exporting = False
         self._on_draw: list[Callable[[], None]] = []
@@ -194,39 +133,6 @@ class View:
 
     def describe(self, e: Any) -> str:
         return e.describe()
-
-    # ---- data: the learner's, or seeded stand-ins that say so --------------
-
-    def data(
-        self,
-        p: dict[str, Any],
-        name: str,
-        shape: tuple[int, ...],
-        salt: int,
-        synthetic: dict[str, str],
-        also: tuple[tuple[int, ...], ...] = (),
-    ) -> np.ndarray:
-        """The array ``name`` with ``shape``: what the learner passed (an
-        array, or a function that takes the view's other parameters as
-        keywords and makes one: ``dy=lambda kernel_size, stride, **_: ...``),
-        else
-        seeded numbers. A stand-in that replaces the learner's own array
-        is recorded in ``synthetic``, and the view says so."""
-        given = p.get(name)
-        if callable(given):
-            knobs = {k: v for k, v in p.items() if not _is_data(v)}
-            given = given(**knobs)
-        if given is None:
-            return numbers(p.get("seed", 0), shape, salt)
-        arr = np.asarray(given, dtype=float)
-        fitted = _fits(arr, shape, also)
-        if fitted is None:
-            synthetic[name] = (
-                f"your {name} has shape {arr.shape}; this geometry needs "
-                f"{shape[2:] if len(shape) > 2 else shape}"
-            )
-            return numbers(p.get("seed", 0), shape, salt)
-        return fitted
 
     # ---- the frame loop ----------------------------------------------------
 
@@ -287,46 +193,20 @@ class View:
             hook()
 
     def _build(self) -> None:
-        m, fig = self.model_, self.fig
-        fig.clear()
-        fig.set_facecolor("white")
-        fh = fig.get_size_inches()[1]
-        fig.text(0.5, 1 - 0.05 / fh, self.title, ha="center", va="top",
-                 fontsize=g.SUPTITLE_PT, weight="bold")  # fmt: skip
-        fig.text(0.5, 1 - 0.27 / fh, self.params_text(), ha="center", va="top",
-                 fontsize=g.TEXT_PT, color="#444444")  # fmt: skip
-        warn = "; ".join(f"{k}: seeded stand-in numbers ({why})"
-                         for k, why in m.synthetic.items())  # fmt: skip
-        self._warning = fig.text(0.5, 0.06 / fh, warn, ha="center", va="bottom",
-                                 fontsize=g.TEXT_PT, color=g.WARN)  # fmt: skip
-        self._caption = fig.text(0.5, (0.26 if warn else 0.08) / fh, "",
-                                 ha="center", va="bottom",
-                                 fontsize=g.CAPTION_PT)  # fmt: skip
-        panels = self.panels(m)
-        for p in panels:
-            if p.name in m.synthetic:
-                p.title += "  (stand-in)"
-        axes = g.layout(fig, panels, top=0.45, bottom=0.5 if warn else 0.32)
-        self._dest = next(p.name for p in panels if p.values is None)
-        self.grids = {
-            p.name: g.Grid(ax, p, self._norm(p, m), self._widest(p, m))
-            for p, ax in zip(panels, axes, strict=True)
-        }
+        self.grids, self._caption = _figure.draw(
+            self.fig,
+            self.title,
+            self.params_text(),
+            self.model_,
+            self.panels(self.model_),
+        )
+        self._dest = next(n for n, gr in self.grids.items() if gr.panel.values is None)
         self.update(min(self._frame, max(self.n_frames - 1, 0)))
 
-    @staticmethod
-    def _widest(p: g.Panel, m: Model) -> str:
-        values = m.states if p.values is None else p.values
-        texts = [g.cell_text(v) for v in np.unique(values)] or ["0"]
-        return max(texts, key=g.text_em)
-
-    @staticmethod
-    def _norm(p: g.Panel, m: Model):
-        if not p.colored:
-            return None
-        if p.values is None:
-            return g.norm_for(m.states)
-        return g.norm_for(p.values, m.states)
+    def data(self, p, name, shape, salt, synthetic, also=()) -> np.ndarray:
+        """The learner's array ``name``, or a seeded stand-in that says so
+        (see :func:`~._data.supply`)."""
+        return supply(p, name, shape, salt, synthetic, also)
 
     def params_text(self) -> str:
         """The geometry on show, as the controls name it."""
@@ -406,10 +286,7 @@ class View:
         return self.widget()._repr_mimebundle_(**kwargs)
 
     def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items()
-                         if not _is_data(v))  # fmt: skip
+        args = ", ".join(
+            f"{k}={v!r}" for k, v in self._params.items() if not is_data(v)
+        )
         return f"{type(self).__name__}({args}): {self.n_frames} frames"
-
-
-def _is_data(v: Any) -> bool:
-    return callable(v) or isinstance(v, (np.ndarray, list))

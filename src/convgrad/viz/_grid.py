@@ -143,8 +143,9 @@ def layout(fig, panels: list[Panel], top: float, bottom: float) -> list:
         for p in small:
             p.cell = min(readable, avail_h / p.extent[0])
         rest = avail_w - sum(p.extent[1] * p.cell for p in small)
-        wide.cell = max(0.04, min(CELL_MAX, rest / wide.extent[1],
-                                  avail_h / wide.extent[0]))  # fmt: skip
+        wide.cell = max(
+            0.04, min(CELL_MAX, rest / wide.extent[1], avail_h / wide.extent[0])
+        )
     used = sum(p.extent[1] * p.cell + p.label_space for p in panels)
     x = side + max(0.0, (fw - 2 * side - used - gap * (len(panels) - 1)) / 2)
     axes = []
@@ -229,9 +230,17 @@ class Grid:
     def _box(self, role: str) -> Rectangle:
         color, ls, lw = MARK_STYLE[role]
         rect = Rectangle(
-            (0, 0), 1, 1, fill=False, edgecolor=color, linewidth=lw,
-            linestyle=ls, zorder=5, visible=False, clip_on=False,
-        )  # fmt: skip
+            (0, 0),
+            1,
+            1,
+            fill=False,
+            edgecolor=color,
+            linewidth=lw,
+            linestyle=ls,
+            zorder=5,
+            visible=False,
+            clip_on=False,
+        )
         self.ax.add_patch(rect)
         return rect
 

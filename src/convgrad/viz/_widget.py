@@ -17,8 +17,15 @@ from typing import Any
 from ._grid import WARN
 
 #: the speed menu: label -> milliseconds per step
-SPEEDS = (("¼×", 2400), ("½×", 1200), ("1×", 600), ("2×", 300), ("4×", 150),
-          ("8×", 75), ("16×", 40))  # fmt: skip
+SPEEDS = (
+    ("¼×", 2400),
+    ("½×", 1200),
+    ("1×", 600),
+    ("2×", 300),
+    ("4×", 150),
+    ("8×", 75),
+    ("16×", 40),
+)
 DEFAULT_SPEED = 300
 
 
@@ -30,48 +37,78 @@ class Player:
 
         self.view = view
         n = max(view.n_frames, 1)
-        self.play = w.Play(min=1, max=n, step=1, value=view.frame + 1,
-                           interval=DEFAULT_SPEED, repeat=False,
-                           layout=w.Layout(display="none"))  # fmt: skip
+        self.play = w.Play(
+            min=1,
+            max=n,
+            step=1,
+            value=view.frame + 1,
+            interval=DEFAULT_SPEED,
+            repeat=False,
+            layout=w.Layout(display="none"),
+        )
         self.slider = w.IntSlider(
-            min=1, max=n, value=view.frame + 1, description="step",
-            continuous_update=True, tooltip="Drag to any step",
-            style={"description_width": "36px"}, layout=w.Layout(width="330px"),
-        )  # fmt: skip
+            min=1,
+            max=n,
+            value=view.frame + 1,
+            description="step",
+            continuous_update=True,
+            tooltip="Drag to any step",
+            style={"description_width": "36px"},
+            layout=w.Layout(width="330px"),
+        )
         self.toggle = w.ToggleButton(
-            value=False, description="Play", icon="play",
+            value=False,
+            description="Play",
+            icon="play",
             tooltip="Play the steps from here; press again to pause",
             layout=w.Layout(width="86px"),
-        )  # fmt: skip
+        )
         self.links = [
             w.jslink((self.play, "value"), (self.slider, "value")),
             w.jslink((self.play, "playing"), (self.toggle, "value")),
         ]
         button = w.Layout(width="40px")
-        self.back = w.Button(icon="step-backward", tooltip="Back one step",
-                             layout=button)  # fmt: skip
-        self.next = w.Button(icon="step-forward", tooltip="Forward one step",
-                             layout=button)  # fmt: skip
-        self.reset = w.Button(description="Reset", icon="fast-backward",
-                              tooltip="Pause and go back to step 1",
-                              layout=w.Layout(width="86px"))  # fmt: skip
-        self.speed = w.Dropdown(options=SPEEDS, value=DEFAULT_SPEED,
-                                description="speed", tooltip="Steps per second",
-                                style={"description_width": "40px"},
-                                layout=w.Layout(width="110px"))  # fmt: skip
+        self.back = w.Button(
+            icon="step-backward", tooltip="Back one step", layout=button
+        )
+        self.next = w.Button(
+            icon="step-forward", tooltip="Forward one step", layout=button
+        )
+        self.reset = w.Button(
+            description="Reset",
+            icon="fast-backward",
+            tooltip="Pause and go back to step 1",
+            layout=w.Layout(width="86px"),
+        )
+        self.speed = w.Dropdown(
+            options=SPEEDS,
+            value=DEFAULT_SPEED,
+            description="speed",
+            tooltip="Steps per second",
+            style={"description_width": "40px"},
+            layout=w.Layout(width="110px"),
+        )
         self.message = w.HTML("")
         self.inputs: dict[str, Any] = {}
         for c in view.controls:
             value = view.params.get(c.name)
             if c.kind == "bool":
-                ctl = w.Checkbox(value=bool(value), description=c.name,
-                                 indent=False, layout=w.Layout(width="150px"))  # fmt: skip
+                ctl = w.Checkbox(
+                    value=bool(value),
+                    description=c.name,
+                    indent=False,
+                    layout=w.Layout(width="150px"),
+                )
             else:
                 ctl = w.IntSlider(
-                    value=int(value), min=c.lo, max=c.hi, description=c.name,
-                    continuous_update=False, style={"description_width": "initial"},
+                    value=int(value),
+                    min=c.lo,
+                    max=c.hi,
+                    description=c.name,
+                    continuous_update=False,
+                    style={"description_width": "initial"},
                     layout=w.Layout(width="180px"),
-                )  # fmt: skip
+                )
             ctl.observe(self._on_control, names="value")
             self.inputs[c.name] = ctl
         canvas = view.fig.canvas
@@ -89,8 +126,11 @@ class Player:
         row = [self.toggle, self.back, self.slider, self.next, self.reset, self.speed]
         children = [self.play, w.HBox(row)]
         if self.inputs:
-            children.append(w.HBox(list(self.inputs.values()),
-                                   layout=w.Layout(flex_flow="row wrap")))  # fmt: skip
+            children.append(
+                w.HBox(
+                    list(self.inputs.values()), layout=w.Layout(flex_flow="row wrap")
+                )
+            )
         self.box = w.VBox([*children, self.message, self.figure])
 
     def _repaint(self) -> None:

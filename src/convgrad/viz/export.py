@@ -32,9 +32,15 @@ def export_frames(n: int, steps: int | None = None, every: int = 1) -> list[int]
 def _animation(view: Any, frames: list[int], fps: float):
     from matplotlib.animation import FuncAnimation
 
-    return FuncAnimation(view.fig, view.update, frames=frames,
-                         interval=1000.0 / fps, repeat=False,
-                         cache_frame_data=False, blit=False)  # fmt: skip
+    return FuncAnimation(
+        view.fig,
+        view.update,
+        frames=frames,
+        interval=1000.0 / fps,
+        repeat=False,
+        cache_frame_data=False,
+        blit=False,
+    )
 
 
 def _playing(view: Any, run):

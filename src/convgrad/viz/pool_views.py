@@ -12,13 +12,25 @@ INCLUDE = Control("count_include_pad", kind="bool")
 
 
 def _pool(p) -> dict:
-    return dict(kernel_size=p["kernel_size"], stride=p["stride"],
-                padding=p["padding"], dilation=p["dilation"],
-                ceil_mode=p["ceil_mode"])  # fmt: skip
+    return dict(
+        kernel_size=p["kernel_size"],
+        stride=p["stride"],
+        padding=p["padding"],
+        dilation=p["dilation"],
+        ceil_mode=p["ceil_mode"],
+    )
 
 
-_MAX_DEFAULTS = dict(input_size=(6, 6), kernel_size=3, stride=2, padding=0,
-                     dilation=1, ceil_mode=False, seed=0, x=None)  # fmt: skip
+_MAX_DEFAULTS = dict(
+    input_size=(6, 6),
+    kernel_size=3,
+    stride=2,
+    padding=0,
+    dilation=1,
+    ceil_mode=False,
+    seed=0,
+    x=None,
+)
 
 
 class MaxPoolForwardView(View):
@@ -40,17 +52,31 @@ class MaxPoolForwardView(View):
     def panels(self, m):
         x = m.planes["x"]
         return [
-            Panel("x", "x  (padding = −∞)", *x.shape, values=x, pad=m.window.p,
-                  marks=("src", "best", "window")),
-            Panel("y", "y = max over each window", *m.window.out,
-                  marks=("dst",), colored=True),
-        ]  # fmt: skip
+            Panel(
+                "x",
+                "x  (padding = −∞)",
+                *x.shape,
+                values=x,
+                pad=m.window.p,
+                marks=("src", "best", "window"),
+            ),
+            Panel(
+                "y",
+                "y = max over each window",
+                *m.window.out,
+                marks=("dst",),
+                colored=True,
+            ),
+        ]
 
     def marks(self, e):
         w_ = self.model_.planes["x"].shape[1]
-        return {"x.src": e.src[2:], "x.best": divmod(e.argmax, w_),
-                "x.window": window_at(self.model_.window, *e.dst[2:]),
-                "y.dst": e.dst[2:]}  # fmt: skip
+        return {
+            "x.src": e.src[2:],
+            "x.best": divmod(e.argmax, w_),
+            "x.window": window_at(self.model_.window, *e.dst[2:]),
+            "y.dst": e.dst[2:],
+        }
 
     def describe(self, e):
         return e.describe("x", "y")
@@ -78,17 +104,31 @@ class MaxPoolRoutingView(View):
     def panels(self, m):
         x, dy = m.planes["x"], m.planes["dy"]
         return [
-            Panel("x", "x (argmax dotted)", *x.shape, values=x, pad=m.window.p,
-                  marks=("best", "window")),
+            Panel(
+                "x",
+                "x (argmax dotted)",
+                *x.shape,
+                values=x,
+                pad=m.window.p,
+                marks=("best", "window"),
+            ),
             Panel("dy", "dy", *dy.shape, values=dy, marks=("src",)),
-            Panel("dx", "dx: each dy lands on its argmax", *x.shape,
-                  marks=("dst",), colored=True),
-        ]  # fmt: skip
+            Panel(
+                "dx",
+                "dx: each dy lands on its argmax",
+                *x.shape,
+                marks=("dst",),
+                colored=True,
+            ),
+        ]
 
     def marks(self, e):
-        return {"x.best": e.dst[2:], "x.window": window_at(self.model_.window,
-                                                           *e.src[2:]),
-                "dy.src": e.src[2:], "dx.dst": e.dst[2:]}  # fmt: skip
+        return {
+            "x.best": e.dst[2:],
+            "x.window": window_at(self.model_.window, *e.src[2:]),
+            "dy.src": e.src[2:],
+            "dx.dst": e.dst[2:],
+        }
 
     def describe(self, e):
         return e.describe("dy", "dx")
@@ -99,22 +139,37 @@ class AvgPoolSpreadView(View):
     and spread over the window's pixels; overlaps add."""
 
     title = "avg-pool backward: dy / divisor spread over the window"
-    defaults = dict(input_size=(5, 5), kernel_size=2, stride=2, padding=0,
-                    ceil_mode=False, count_include_pad=True,
-                    divisor_override=None, seed=0, dy=None)  # fmt: skip
+    defaults = dict(
+        input_size=(5, 5),
+        kernel_size=2,
+        stride=2,
+        padding=0,
+        ceil_mode=False,
+        count_include_pad=True,
+        divisor_override=None,
+        seed=0,
+        dy=None,
+    )
     controls = (KERNEL, STRIDE, PAD, CEIL, INCLUDE)
 
     def model(self, p):
         shape = (1, 1, *_size(p))
-        args = dict(kernel_size=p["kernel_size"], stride=p["stride"],
-                    padding=p["padding"], ceil_mode=p["ceil_mode"])  # fmt: skip
+        args = dict(
+            kernel_size=p["kernel_size"],
+            stride=p["stride"],
+            padding=p["padding"],
+            ceil_mode=p["ceil_mode"],
+        )
         win = trace.pool_window(shape, **args)
         synthetic: dict[str, str] = {}
         dy = self.data(p, "dy", (1, 1, *win.out), 3, synthetic)
         t = trace.avgpool_backward(
-            dy, shape, **args, count_include_pad=p["count_include_pad"],
+            dy,
+            shape,
+            **args,
+            count_include_pad=p["count_include_pad"],
             divisor_override=p["divisor_override"],
-        )  # fmt: skip
+        )
         events, states, touched = frames_of(t, shape[2:])
         return Model(events, t.window, {"dy": dy[0, 0]}, states, touched, synthetic)
 
@@ -122,14 +177,22 @@ class AvgPoolSpreadView(View):
         dy = m.planes["dy"]
         return [
             Panel("dy", "dy", *dy.shape, values=dy, marks=("src",)),
-            Panel("dx", "dx: dy / divisor on every pixel", *m.shape,
-                  pad=m.window.p, marks=("dst", "window"), colored=True),
-        ]  # fmt: skip
+            Panel(
+                "dx",
+                "dx: dy / divisor on every pixel",
+                *m.shape,
+                pad=m.window.p,
+                marks=("dst", "window"),
+                colored=True,
+            ),
+        ]
 
     def marks(self, e):
-        return {"dy.src": e.src[2:], "dx.dst": e.dst[2:],
-                "dx.window": window_at(self.model_.window, *e.src[2:])}  # fmt: skip
+        return {
+            "dy.src": e.src[2:],
+            "dx.dst": e.dst[2:],
+            "dx.window": window_at(self.model_.window, *e.src[2:]),
+        }
 
     def describe(self, e):
         return e.describe("dy", "dx")
-

@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import trace
-from ..trace.events import fmt, ix
 from ._base import Control, Model, View
 from ._grid import Panel
 
@@ -44,17 +43,27 @@ def frames_of(t: trace.Trace, plane: tuple[int, int]):
 
 
 def _geometry(p):
-    return dict(kernel_size=p["kernel_size"], dilation=p["dilation"],
-                padding=p["padding"], stride=p["stride"])  # fmt: skip
+    return dict(
+        kernel_size=p["kernel_size"],
+        dilation=p["dilation"],
+        padding=p["padding"],
+        stride=p["stride"],
+    )
 
 
 def _col_panel(name, title, win, values=None, marks=()) -> Panel:
     (kh, kw), (oh, ow) = win.k, win.out
     return Panel(
-        name, title, kh * kw, oh * ow, values=values, marks=marks,
-        row_labels=tap_labels(kh, kw), col_labels=pos_labels(oh, ow),
+        name,
+        title,
+        kh * kw,
+        oh * ow,
+        values=values,
+        marks=marks,
+        row_labels=tap_labels(kh, kw),
+        col_labels=pos_labels(oh, ow),
         colored=values is None,
-    )  # fmt: skip
+    )
 
 
 def _col_cell(win, idx) -> tuple[int, int]:
@@ -70,8 +79,15 @@ class Im2colView(View):
     window ``(oh, ow)``."""
 
     title = "im2col: gather every window's pixels into columns"
-    defaults = dict(input_size=(5, 5), kernel_size=3, stride=1, padding=0,
-                    dilation=1, seed=0, x=None)  # fmt: skip
+    defaults = dict(
+        input_size=(5, 5),
+        kernel_size=3,
+        stride=1,
+        padding=0,
+        dilation=1,
+        seed=0,
+        x=None,
+    )
     controls = GEOMETRY
 
     def model(self, p):
@@ -87,15 +103,26 @@ class Im2colView(View):
     def panels(self, m):
         win = m.window
         return [
-            Panel("x", "x  (input)", *m.planes["x"].shape, values=m.planes["x"],
-                  pad=win.p, marks=("src", "window")),  # fmt: skip
-            _col_panel("col", "col  (rows: taps, columns: windows)", win, marks=("dst",)),
+            Panel(
+                "x",
+                "x  (input)",
+                *m.planes["x"].shape,
+                values=m.planes["x"],
+                pad=win.p,
+                marks=("src", "window"),
+            ),
+            _col_panel(
+                "col", "col  (rows: taps, columns: windows)", win, marks=("dst",)
+            ),
         ]
 
     def marks(self, e):
         win = self.model_.window
-        return {"x.src": e.src[2:], "x.window": window_at(win, *e.dst[4:]),
-                "col.dst": _col_cell(win, e.dst)}  # fmt: skip
+        return {
+            "x.src": e.src[2:],
+            "x.window": window_at(win, *e.dst[4:]),
+            "col.dst": _col_cell(win, e.dst),
+        }
 
     def describe(self, e):
         return e.describe("x", "col")
@@ -116,8 +143,15 @@ class Col2imView(View):
     and pixels that several windows share add up their entries."""
 
     title = "col2im: every dcol entry is added onto its input pixel"
-    defaults = dict(input_size=(7, 7), kernel_size=3, stride=2, padding=0,
-                    dilation=1, seed=0, dcol=None)  # fmt: skip
+    defaults = dict(
+        input_size=(7, 7),
+        kernel_size=3,
+        stride=2,
+        padding=0,
+        dilation=1,
+        seed=0,
+        dcol=None,
+    )
     aliases = {"dy": "dcol"}
     controls = GEOMETRY
 
@@ -136,109 +170,30 @@ class Col2imView(View):
     def panels(self, m):
         win = m.window
         return [
-            _col_panel("dcol", "dcol  (rows: taps, columns: windows)", win, values=m.planes["dcol"], marks=("src",)),
-            Panel("dx", "dx = col2im(dcol)", *m.shape, pad=win.p,
-                  marks=("dst", "window"), colored=True),  # fmt: skip
+            _col_panel(
+                "dcol",
+                "dcol  (rows: taps, columns: windows)",
+                win,
+                values=m.planes["dcol"],
+                marks=("src",),
+            ),
+            Panel(
+                "dx",
+                "dx = col2im(dcol)",
+                *m.shape,
+                pad=win.p,
+                marks=("dst", "window"),
+                colored=True,
+            ),
         ]
 
     def marks(self, e):
         win = self.model_.window
-        return {"dcol.src": _col_cell(win, e.src), "dx.dst": e.dst[2:],
-                "dx.window": window_at(win, *e.src[4:])}  # fmt: skip
+        return {
+            "dcol.src": _col_cell(win, e.src),
+            "dx.dst": e.dst[2:],
+            "dx.window": window_at(win, *e.src[4:]),
+        }
 
     def describe(self, e):
         return e.describe("dcol", "dx")
-
-
-class OverlapView(View):
-    """How many windows touch each pixel: col2im of a column of ones.
-
-    Left: the count building up, one window tap at a time. Right: the final
-    map. When the stride does not divide the (dilated) kernel the counts
-    are uneven, a checkerboard, and so is every gradient col2im scatters."""
-
-    title = "overlap count: how many windows touch each pixel"
-    defaults = dict(input_size=(8, 8), kernel_size=3, stride=2, padding=0,
-                    dilation=1)  # fmt: skip
-    controls = GEOMETRY
-
-    def model(self, p):
-        win = trace.fold_window(p["input_size"], **_geometry(p))
-        hw = _size(p)
-        ones = np.ones((1, 1, *win.k, *win.out))
-        t = trace.col2im(ones, hw, **_geometry(p), skip_padding=True)
-        events, states, touched = frames_of(t, hw)
-        counts = trace.overlap_count(hw, **_geometry(p)).astype(float)
-        return Model(events, win, {"count": counts}, states, touched)
-
-    def panels(self, m):
-        win, count = m.window, m.planes["count"]
-        uneven = len(np.unique(count[count > 0])) > 1
-        verdict = "uneven: a checkerboard" if uneven else "even"
-        return [
-            Panel("so_far", "windows so far", *count.shape, pad=win.p,
-                  marks=("dst", "window"), colored=True),
-            Panel("count", f"final count ({verdict})", *count.shape,
-                  values=count, pad=win.p, marks=("window",), colored=True),
-        ]  # fmt: skip
-
-    def marks(self, e):
-        box = window_at(self.model_.window, *e.src[4:])
-        return {"so_far.dst": e.dst[2:], "so_far.window": box, "count.window": box}
-
-    def describe(self, e):
-        _, _, ki, kj, oh, ow = e.src
-        n = int(e.total)
-        return (f"window ({oh},{ow}), tap ({ki},{kj}) touches pixel "
-                f"({e.dst[2]},{e.dst[3]}): {n} window{'s' * (n != 1)} so far")  # fmt: skip
-
-
-class ConvTransposeView(View):
-    """The transposed conv's forward, ``col2im(wᵀ·x)``: each input pixel
-    stamps the kernel, scaled, onto the output. Where stamps overlap
-    unevenly (stride not dividing the kernel) the output checkerboards."""
-
-    title = "transposed conv: each x pixel stamps a scaled kernel onto y"
-    defaults = dict(input_size=(3, 3), kernel_size=3, stride=2, padding=0,
-                    output_padding=0, dilation=1, seed=0, x=None, w=None)  # fmt: skip
-    controls = GEOMETRY
-
-    def model(self, p):
-        from ..geometry import pair
-
-        synthetic: dict[str, str] = {}
-        x = self.data(p, "x", (1, 1, *_size(p)), 4, synthetic)
-        k = pair(p["kernel_size"], "kernel_size", minimum=1)
-        w = self.data(p, "w", (1, 1, *k), 5, synthetic)
-        t = trace.conv_transpose_forward(
-            x, w, stride=p["stride"], padding=p["padding"],
-            output_padding=p["output_padding"], dilation=p["dilation"],
-        )  # fmt: skip
-        events, states, touched = frames_of(t, t.window.out)
-        planes = {"x": x[0, 0], "w": w[0, 0]}
-        return Model(events, t.window, planes, states, touched, synthetic)
-
-    def panels(self, m):
-        geom = m.window
-        crop = "  (grey: cropped)" if max(geom.win.p) else ""
-        return [
-            Panel("x", "x", *m.planes["x"].shape, values=m.planes["x"],
-                  marks=("src",)),
-            Panel("w", "w (kernel)", *m.planes["w"].shape, values=m.planes["w"],
-                  marks=("src",)),
-            Panel("y", "y = col2im(wᵀ·x)" + crop, *geom.out, pad=geom.win.p,
-                  marks=("dst", "window"), colored=True),
-        ]  # fmt: skip
-
-    def marks(self, e):
-        _, _, ki, kj, i, j = e.src
-        return {"x.src": (i, j), "w.src": (ki, kj), "y.dst": e.dst[2:],
-                "y.window": window_at(self.model_.window.win, i, j)}  # fmt: skip
-
-    def describe(self, e):
-        _, _, ki, kj, i, j = e.src
-        xv, wv = self.model_.planes["x"][i, j], self.model_.planes["w"][ki, kj]
-        head = f"x[{i},{j}]·w[{ki},{kj}] = {fmt(xv)}·{fmt(wv)} = {fmt(e.value)}"
-        if e.padding:
-            return f"{head} falls outside y at {ix(e.dst)}: cropped"
-        return f"{head} added to y{ix(e.dst)} → {fmt(e.total)}"

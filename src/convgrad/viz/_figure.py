@@ -1,0 +1,103 @@
+"""The figure of a view: made once, laid out once.
+
+Under ``%matplotlib widget`` (ipympl) the canvas is a widget; otherwise an
+off-screen Agg figure that pyplot does not know (so inline backends never
+show it by themselves). :func:`draw` lays out the title, the geometry line,
+the grids and the caption; afterwards only artists change.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from . import _grid as g
+
+
+def new_figure() -> Figure:
+    """The view's figure. Under ``%matplotlib widget`` (ipympl) its canvas
+    is a widget; otherwise an off-screen Agg figure pyplot does not know."""
+    if ipympl_active():
+        import matplotlib.pyplot as plt
+
+        with plt.ioff():
+            fig = plt.figure(figsize=g.FIGSIZE, dpi=g.LIVE_DPI)
+        canvas = fig.canvas
+        canvas.header_visible = False  # type: ignore[attr-defined]
+        canvas.toolbar_visible = False  # type: ignore[attr-defined]
+        canvas.footer_visible = False  # type: ignore[attr-defined]
+        canvas.resizable = False  # type: ignore[attr-defined]
+        return fig
+    fig = Figure(figsize=g.FIGSIZE, dpi=g.LIVE_DPI)
+    OffscreenCanvas(fig)
+    return fig
+
+
+def ipympl_active() -> bool:
+    """True when ``%matplotlib widget`` (ipympl) is the pyplot backend."""
+    if "matplotlib.pyplot" not in sys.modules:
+        return False
+    import matplotlib
+
+    backend = str(matplotlib.rcParams._get_backend_or_none() or "").lower()
+    return "ipympl" in backend or backend == "widget"
+
+
+class OffscreenCanvas(FigureCanvasAgg):
+    """An Agg canvas whose ``draw_idle`` only marks the figure stale: what
+    shows it (``png()``, an export) draws anyway."""
+
+    def draw_idle(self, *args: Any, **kwargs: Any) -> None:
+        self.figure.stale = True
+
+
+def _text(fig: Figure, y: float, text: str, va: str, size: float, **kw: Any):
+    """A centred line of text, ``y`` inches from the top (va="top") or the
+    bottom (va="bottom") of the figure."""
+    fh = fig.get_size_inches()[1]
+    pos = 1 - y / fh if va == "top" else y / fh
+    return fig.text(0.5, pos, text, ha="center", va=va, fontsize=size, **kw)
+
+
+def draw(fig: Figure, title: str, subtitle: str, m: Any, panels: list[g.Panel]):
+    """Lay out a view on ``fig`` (cleared first): its title, the geometry
+    line, a warning for any stand-in data, the grids and the caption.
+    Returns the grids by panel name and the caption's Text."""
+    fig.clear()
+    fig.set_facecolor("white")
+    _text(fig, 0.05, title, "top", g.SUPTITLE_PT, weight="bold")
+    _text(fig, 0.27, subtitle, "top", g.TEXT_PT, color="#444444")
+    warn = "; ".join(
+        f"{k}: seeded stand-in numbers ({why})" for k, why in m.synthetic.items()
+    )
+    _text(fig, 0.06, warn, "bottom", g.TEXT_PT, color=g.WARN)
+    caption = _text(fig, 0.26 if warn else 0.08, "", "bottom", g.CAPTION_PT)
+    for p in panels:
+        if p.name in m.synthetic:
+            p.title += "  (stand-in)"
+    axes = g.layout(fig, panels, top=0.45, bottom=0.5 if warn else 0.32)
+    grids = {
+        p.name: g.Grid(ax, p, _norm(p, m), _widest(p, m))
+        for p, ax in zip(panels, axes, strict=True)
+    }
+    return grids, caption
+
+
+def _widest(p: g.Panel, m: Any) -> str:
+    """The widest number the panel will ever show."""
+    values = m.states if p.values is None else p.values
+    texts = [g.cell_text(v) for v in np.unique(values)] or ["0"]
+    return max(texts, key=g.text_em)
+
+
+def _norm(p: g.Panel, m: Any):
+    """One colour scale for all frames (None: a white grid)."""
+    if not p.colored:
+        return None
+    if p.values is None:
+        return g.norm_for(m.states)
+    return g.norm_for(p.values, m.states)
