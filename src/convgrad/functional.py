@@ -72,7 +72,9 @@ def unfold(
     channel ``c`` sees at each of the ``OH*OW`` window positions.
     """
     x = as_tensor(input, "input")
-    win = geo.unfold_geometry(x.shape, kernel_size, dilation, padding, stride)
+    win = geo.unfold_geometry(
+        x.shape, kernel_size, dilation, padding, stride, itemsize=x.dtype.itemsize
+    )
     return conv.Unfold.apply(x, win)
 
 
@@ -90,7 +92,8 @@ def fold(
     """
     col = as_tensor(input, "input")
     win, channels = geo.fold_geometry(
-        col.shape, output_size, kernel_size, dilation, padding, stride
+        col.shape, output_size, kernel_size, dilation, padding, stride,
+        itemsize=col.dtype.itemsize,
     )
     hw = geo.pair(output_size, "output_size", minimum=1)
     return conv.Fold.apply(col, win, channels, hw)
@@ -125,6 +128,7 @@ def conv2d(
         padding,
         dilation,
         groups,
+        itemsize=x.dtype.itemsize,
     )
     _same_dtype(input=x, weight=w, bias=b)
     return conv.Conv2d.apply(x, w, b, geom)
@@ -156,6 +160,7 @@ def conv_transpose2d(
         output_padding,
         groups,
         dilation,
+        itemsize=x.dtype.itemsize,
     )
     _same_dtype(input=x, weight=w, bias=b)
     return conv.ConvTranspose2d.apply(x, w, b, geom)
@@ -182,7 +187,10 @@ def max_pool2d(
     on a tie; NaN wins): the routing the backward pass follows.
     """
     x = as_tensor(input, "input")
-    win = geo.pool_window(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    win = geo.pool_window(
+        x.shape, kernel_size, stride, padding, dilation, ceil_mode,
+        itemsize=x.dtype.itemsize,
+    )
     want_indices = geo.check_bool(return_indices, "return_indices")
     y, ctx = _pool.MaxPool2d.apply_with_ctx(x, win)
     if want_indices:
@@ -208,7 +216,9 @@ def max_unpool2d(
     x = as_tensor(input, "input")
     if isinstance(indices, Tensor):
         indices = indices.data
-    out_hw = geo.unpool_output_size(x.shape, kernel_size, stride, padding, output_size)
+    out_hw = geo.unpool_output_size(
+        x.shape, kernel_size, stride, padding, output_size, itemsize=x.dtype.itemsize
+    )
     idx = geo.check_unpool_indices(np.asarray(indices), x.shape, out_hw)
     return _pool.MaxUnpool2d.apply(x, idx, out_hw)
 
@@ -229,7 +239,9 @@ def avg_pool2d(
     the real pixels (``False``).
     """
     x = as_tensor(input, "input")
-    win = geo.pool_window(x.shape, kernel_size, stride, padding, 1, ceil_mode)
+    win = geo.pool_window(
+        x.shape, kernel_size, stride, padding, 1, ceil_mode, itemsize=x.dtype.itemsize
+    )
     divisor = geo.avg_pool_options(count_include_pad, divisor_override)
     return _pool.AvgPool2d.apply(x, win, bool(count_include_pad), divisor)
 
@@ -242,7 +254,7 @@ def adaptive_avg_pool2d(input: Any, output_size: Any) -> Tensor:
     global average; ``None`` in a pair keeps that input size.
     """
     x = as_tensor(input, "input")
-    oh, ow = geo.adaptive_pool_size(x.shape, output_size)
+    oh, ow = geo.adaptive_pool_size(x.shape, output_size, itemsize=x.dtype.itemsize)
     rows = geo.adaptive_bins(x.shape[2], oh)
     cols = geo.adaptive_bins(x.shape[3], ow)
     return _pool.AdaptiveAvgPool2d.apply(x, rows, cols)

@@ -4,16 +4,33 @@ Every op validates here before any kernel runs, so a kernel never sees an
 input that could make it index out of bounds. A violation raises a
 ``ValueError`` or ``TypeError`` that names the parameter, the value given and
 the rule it breaks.
+
+**Bounds.** Every geometry integer (kernel size, stride, padding, dilation,
+output padding, output size, divisor, and every dimension of an input's
+shape) is at most :data:`MAX_INT` = 2**31 - 1, the int32 range torch's pools
+use. With every one below 2**31, each intermediate of the kernels' index
+arithmetic (``i*stride - padding + k*dilation``, flat offsets ``(n*C + c)*H*W
++ ...``) stays far inside int64. And every buffer an op allocates, on either
+backend (its output, its column matrix, the NumPy twins' padded copy of the
+input), must fit in this machine's memory (:func:`memory_limit`): an op that
+would need more is refused before anything is allocated.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import numbers
+import os
 from dataclasses import dataclass
 
 import numpy as np
 
 Pair = tuple[int, int]
+
+#: the largest value of any geometry integer (the int32 range)
+MAX_INT = 2**31 - 1
+_MAX_TEXT = f"at most 2**31 - 1 = {MAX_INT}"
 
 
 # --------------------------------------------------------------------------
@@ -39,7 +56,16 @@ def pair(value: object, name: str, *, minimum: int = 0) -> Pair:
         if v < minimum:
             rule = "at least 1" if minimum == 1 else f"at least {minimum}"
             raise ValueError(f"{name} must be {rule}, got {value!r}")
+        check_max(v, name, value)
     return items
+
+
+def check_max(v: int, name: str, shown: object = None) -> int:
+    """``v`` if it is at most :data:`MAX_INT`; else a ValueError naming ``name``."""
+    if v > MAX_INT:
+        shown = v if shown is None else shown
+        raise ValueError(f"{name} must be {_MAX_TEXT}, got {shown!r}")
+    return v
 
 
 def check_ndim(shape: tuple[int, ...], ndim: int, name: str, layout: str) -> None:
@@ -48,6 +74,33 @@ def check_ndim(shape: tuple[int, ...], ndim: int, name: str, layout: str) -> Non
             f"{name} must be {ndim}-D ({layout}), got {len(shape)}-D "
             f"shape {tuple(shape)}"
         )
+    for i, size in enumerate(shape):
+        check_max(size, f"{name}.shape[{i}]")
+
+
+@functools.lru_cache(maxsize=1)
+def memory_limit() -> int:
+    """The bytes an op may allocate: this machine's physical memory (1 TiB
+    when the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 2**40
+
+
+def check_memory(itemsize: int, args: str, **buffers: tuple[int, ...]) -> None:
+    """Refuse an op whose ``buffers`` (name -> shape, held at once) would
+    not fit in memory; ``args`` names the arguments that set their sizes."""
+    sizes = {k: math.prod(v) * itemsize for k, v in buffers.items()}
+    total = sum(sizes.values())
+    if total <= memory_limit():
+        return
+    name = max(sizes, key=sizes.__getitem__)
+    raise ValueError(
+        f"this op would need {total / 2**30:.3g} GiB ({name} of shape "
+        f"{tuple(buffers[name])}), more than this machine's "
+        f"{memory_limit() / 2**30:.3g} GiB of memory: check {args}"
+    )
 
 
 def conv_out_size(size: int, k: int, s: int, p: int, d: int) -> int:
@@ -126,15 +179,37 @@ def window(
 # --------------------------------------------------------------------------
 
 
+def _padded(shape, p: Pair) -> tuple[int, ...]:
+    """``shape`` (N, C, H, W) with ``p`` rows and columns on each side."""
+    n, c, h, w = shape
+    return (n, c, h + 2 * p[0], w + 2 * p[1])
+
+
+def _window_args(kernel_size, stride, padding, dilation) -> str:
+    return (
+        f"kernel_size={kernel_size!r}, stride={stride!r}, padding={padding!r}, "
+        f"dilation={dilation!r}"
+    )
+
+
 def unfold_geometry(
-    x_shape: tuple[int, ...], kernel_size, dilation, padding, stride
+    x_shape: tuple[int, ...], kernel_size, dilation, padding, stride,
+    *, itemsize: int = 8,
 ) -> Window:
     check_ndim(x_shape, 4, "input", "N, C, H, W")
-    return window(x_shape[2:], kernel_size, stride, padding, dilation)
+    win = window(x_shape[2:], kernel_size, stride, padding, dilation)
+    n, c = x_shape[:2]
+    check_memory(
+        itemsize, _window_args(kernel_size, stride, padding, dilation),
+        columns=(n, c * win.k[0] * win.k[1], win.out[0] * win.out[1]),
+        padded_input=_padded(x_shape, win.p),
+    )
+    return win
 
 
 def fold_geometry(
-    col_shape: tuple[int, ...], output_size, kernel_size, dilation, padding, stride
+    col_shape: tuple[int, ...], output_size, kernel_size, dilation, padding, stride,
+    *, itemsize: int = 8,
 ) -> tuple[Window, int]:
     """Validate ``fold``; return the window and the channel count ``C``."""
     check_ndim(col_shape, 3, "input", "N, C*KH*KW, L")
@@ -154,7 +229,15 @@ def fold_geometry(
             f"OH*OW = {win.out[0]}*{win.out[1]} = {blocks} for "
             f"output_size={output_size!r}, got {length}"
         )
-    return win, rows // (kh * kw)
+    channels = rows // (kh * kw)
+    out = (col_shape[0], channels, *hw)
+    check_memory(
+        itemsize,
+        f"output_size={output_size!r}, "
+        + _window_args(kernel_size, stride, padding, dilation),
+        output=out, padded_output=_padded(out, win.p),
+    )
+    return win, channels
 
 
 # --------------------------------------------------------------------------
@@ -169,6 +252,7 @@ def check_groups(groups: object, c_in: int, c_out: int) -> int:
     g = int(groups)  # type: ignore[arg-type]
     if g < 1:
         raise ValueError(f"groups must be at least 1, got {g}")
+    check_max(g, "groups")
     if c_in % g or c_out % g:
         raise ValueError(
             f"groups={g} must divide both in_channels={c_in} and out_channels={c_out}"
@@ -256,7 +340,8 @@ class TransposeGeometry:
 
 
 def conv2d_geometry(
-    x_shape, w_shape, b_shape, stride, padding, dilation, groups
+    x_shape, w_shape, b_shape, stride, padding, dilation, groups,
+    *, itemsize: int = 8,
 ) -> ConvGeometry:
     check_ndim(x_shape, 4, "input", "N, C_in, H, W")
     check_ndim(w_shape, 4, "weight", "C_out, C_in/groups, KH, KW")
@@ -282,11 +367,19 @@ def conv2d_geometry(
         extra = (hi[0] - lo[0], hi[1] - lo[1])
     hw = (x_shape[2] + extra[0], x_shape[3] + extra[1])
     win = window(hw, k, stride, padding, dilation)
+    n, (oh, ow) = x_shape[0], win.out
+    check_memory(
+        itemsize, f"stride={stride!r}, padding={padding!r}, dilation={dilation!r}",
+        columns=(n, c_in * k[0] * k[1], oh * ow),
+        output=(n, c_out, oh, ow),
+        padded_input=_padded((n, c_in, *hw), win.p),
+    )
     return ConvGeometry(win, g, c_in, c_out, extra)
 
 
 def conv_transpose2d_geometry(
-    x_shape, w_shape, b_shape, stride, padding, output_padding, groups, dilation
+    x_shape, w_shape, b_shape, stride, padding, output_padding, groups, dilation,
+    *, itemsize: int = 8,
 ) -> TransposeGeometry:
     """Validate a transposed conv and compute its output size."""
     check_ndim(x_shape, 4, "input", "N, C_in, H, W")
@@ -325,6 +418,15 @@ def conv_transpose2d_geometry(
             )
         out.append(o)
     win = Window(k, s, p, d, (x_shape[2], x_shape[3]))
+    n, h, w = x_shape[0], x_shape[2], x_shape[3]
+    y_shape = (n, c_out, out[0], out[1])
+    check_memory(
+        itemsize,
+        f"stride={stride!r}, padding={padding!r}, output_padding="
+        f"{output_padding!r}, dilation={dilation!r}",
+        columns=(n, c_out * k[0] * k[1], h * w),
+        output=y_shape, padded_output=_padded(y_shape, p),
+    )
     return TransposeGeometry(win, g, c_in, c_out, (out[0], out[1]))
 
 
@@ -347,6 +449,36 @@ def pool_stride(stride: object, k: Pair) -> Pair:
     return pair(stride, "stride", minimum=1)
 
 
+def _blind_window(size: int, o: int, k: int, s: int, p: int, d: int) -> int:
+    """The first of ``o`` pooling windows whose taps all fall in the
+    padding, or -1 when every window sees an input pixel.
+
+    No loop over all windows: every window starts before ``size`` (the
+    output-size rules see to it), so one starting at ``a >= 0`` sees pixel
+    ``a``. One starting at ``a < 0`` (the first ``ceil(p/s)``) first lands at
+    or past pixel 0 on pixel ``a mod d`` (its ``ceil(-a/d)``-th tap exists,
+    since ``p <= k//2``), so it is blind exactly when ``a mod d >= size``.
+    That needs ``d > size``, and the residues repeat every ``d/gcd(s, d)``
+    windows.
+    """
+    if d <= size or p == 0:
+        return -1
+    count = min(o, -(-p // s), d // math.gcd(s, d))
+    chunk = 1 << 16
+    for first in range(0, count, chunk):
+        i = np.arange(first, min(count, first + chunk), dtype=np.int64)
+        blind = (i * s - p) % d >= size
+        if blind.any():
+            return int(i[np.argmax(blind)])
+    return -1
+
+
+def _taps_text(start: int, k: int, d: int) -> str:
+    taps = [start + t * d for t in range(min(k, 6))]
+    more = f", ..., {start + (k - 1) * d}" if k > 6 else ""
+    return ", ".join(map(str, taps)) + more
+
+
 def pool_window(
     x_shape,
     kernel_size,
@@ -354,6 +486,8 @@ def pool_window(
     padding,
     dilation,
     ceil_mode: bool,
+    *,
+    itemsize: int = 8,
 ) -> Window:
     """Validate a pooling window; ``stride=None`` means ``kernel_size``.
 
@@ -394,18 +528,26 @@ def pool_window(
                 f"{slack if ceil else ''}; kernel_size={kernel_size!r}, "
                 f"dilation={dilation!r}, padding={padding!r}"
             )
-        starts = np.arange(o) * ss - pp
-        taps = starts[:, None] + dd * np.arange(kk)
-        sees_input = ((taps >= 0) & (taps < size)).any(axis=1)
-        if not sees_input.all():
-            i = int(np.argmin(sees_input))
+        i = _blind_window(size, o, kk, ss, pp, dd)
+        if i >= 0:
             raise ValueError(
                 f"every pooling window must see at least one input pixel, but "
-                f"window {i} along {axis} (taps {taps[i].tolist()}) lies wholly "
-                f"in the padding of an input of size {size}; reduce "
+                f"window {i} along {axis} (taps [{_taps_text(i * ss - pp, kk, dd)}]) "
+                f"lies wholly in the padding of an input of size {size}; reduce "
                 f"padding={padding!r} or dilation={dilation!r}"
             )
         out.append(o)
+    n, c = x_shape[:2]
+    # the NumPy twins pad to hold every tap, a ceil_mode overhang included
+    padded = [
+        max(size + 2 * pp, (o - 1) * ss + (kk - 1) * dd + 1)
+        for size, o, kk, ss, pp, dd in zip(x_shape[2:], out, k, s, p, d, strict=True)
+    ]
+    check_memory(
+        max(itemsize, 8),  # the int64 argmax is as large as the output
+        _window_args(kernel_size, stride, padding, dilation),
+        output=(n, c, *out), argmax=(n, c, *out), padded_input=(n, c, *padded),
+    )
     return Window(k, s, p, d, (out[0], out[1]))
 
 
@@ -427,10 +569,12 @@ def avg_pool_options(count_include_pad: object, divisor_override: object) -> int
             f"divisor_override must be a positive int (at least 1), got "
             f"{divisor_override!r}"
         )
-    return int(divisor_override)  # type: ignore[arg-type]
+    return check_max(int(divisor_override), "divisor_override")  # type: ignore
 
 
-def unpool_output_size(x_shape, kernel_size, stride, padding, output_size) -> Pair:
+def unpool_output_size(
+    x_shape, kernel_size, stride, padding, output_size, *, itemsize: int = 8
+) -> Pair:
     """max_unpool2d's output ``(OH, OW)``, by torch's rule.
 
     The default inverts max_pool2d's floor formula:
@@ -455,7 +599,13 @@ def unpool_output_size(x_shape, kernel_size, stride, padding, output_size) -> Pa
                     f"{kernel_size!r}, stride={stride!r} and input of shape "
                     f"{tuple(x_shape)}"
                 )
-        return (default[0], default[1])
+        hw = (default[0], default[1])
+        check_memory(
+            itemsize,
+            f"kernel_size={kernel_size!r}, stride={stride!r}, padding={padding!r}",
+            output=(*x_shape[:2], *hw),
+        )
+        return hw
     if not isinstance(output_size, (tuple, list)) or len(output_size) not in (2, 4):
         raise TypeError(
             f"output_size must be None or a sequence of 2 (OH, OW) or 4 "
@@ -470,6 +620,7 @@ def unpool_output_size(x_shape, kernel_size, stride, padding, output_size) -> Pa
                 f"{axis} (the sizes max_pool2d maps back to the input), got "
                 f"output_size={output_size!r}"
             )
+    check_memory(itemsize, f"output_size={output_size!r}", output=(*x_shape[:2], *hw))
     return hw
 
 
@@ -495,15 +646,22 @@ def check_unpool_indices(indices: np.ndarray, x_shape, out: Pair) -> np.ndarray:
     return np.ascontiguousarray(indices, dtype=np.int64)
 
 
-def adaptive_pool_size(x_shape, output_size) -> Pair:
+def adaptive_pool_size(x_shape, output_size, *, itemsize: int = 8) -> Pair:
     """adaptive_avg_pool2d's ``(OH, OW)``; ``None`` keeps that input size."""
     check_ndim(x_shape, 4, "input", "N, C, H, W")
+    given = output_size
     if isinstance(output_size, (tuple, list)) and len(output_size) == 2:
         output_size = tuple(
             size if o is None else o
             for o, size in zip(output_size, x_shape[2:], strict=True)
         )
-    return pair(output_size, "output_size", minimum=1)
+    hw = pair(output_size, "output_size", minimum=1)
+    check_memory(
+        itemsize, f"output_size={given!r}",
+        output=(*x_shape[:2], *hw),
+        bins=(hw[0] * x_shape[2] + hw[1] * x_shape[3],),
+    )
+    return hw
 
 
 def adaptive_bins(size: int, out: int) -> tuple[np.ndarray, np.ndarray]:

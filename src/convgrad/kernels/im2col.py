@@ -27,14 +27,25 @@ from ._jit import jit, jit_parallel
 @jit
 def inside_run(off, sw, ow_, w_):
     """The output columns ``j0 <= j < j1`` whose tap at column offset
-    ``off`` (``w = j*sw + off``) lands inside the ``w_`` input columns."""
-    j0 = 0
-    if off < 0:
-        j0 = min(ow_, (-off + sw - 1) // sw)
-    j1 = 0
-    if w_ - 1 - off >= 0:
-        j1 = min(ow_, (w_ - 1 - off) // sw + 1)
-    return j0, max(j0, j1)
+    ``off`` (``w = j*sw + off``) lands inside the ``w_`` input columns.
+
+    No intermediate can wrap, for any int64 ``off`` and ``sw >= 1`` (a
+    defence behind geometry's bounds): ``-(off + 1)`` never overflows, and
+    the first column at or past pixel 0, ``sw - 1 - (-(off + 1)) % sw``, is
+    found without multiplying ``j0 * sw``.
+    """
+    if off >= 0:
+        if off >= w_:
+            return 0, 0
+        return 0, min(ow_, (w_ - 1 - off) // sw + 1)
+    q = -(off + 1)  # >= 0
+    if q // sw >= ow_:  # every column lies left of the input
+        return ow_, ow_
+    j0 = q // sw + 1  # ceil(-off / sw)
+    first = sw - 1 - q % sw  # j0*sw + off, in [0, sw)
+    if first >= w_:
+        return j0, j0
+    return j0, min(ow_, j0 + (w_ - 1 - first) // sw + 1)
 
 
 @jit_parallel
