@@ -10,6 +10,9 @@ the ``prange`` never races even where windows overlap.
   ``argmax`` is the flat index ``h*W + w`` into the input plane.
 * scatters (``maxpool2d_backward``, ``avgpool2d_backward``, ``maxunpool2d``)
   add into an output the caller zeroed.
+* ``avgpool2d_backward`` is col2im of the shares ``dy / divisor``: loop
+  order ``n, c, ki, kj, i, j``, as the NumPy twin and the trace, so the
+  three agree bit for bit in float32 and float64.
 """
 
 from __future__ import annotations
@@ -35,6 +38,24 @@ def _divisor(
     if count_include_pad:
         return rows_pad * (min(w0 + kw, w_ + pw) - w0)
     return rows_real * (min(w0 + kw, w_) - max(w0, 0))
+
+
+@jit
+def _divisors(
+    div, h0, kh, kw, sw, h_, w_, ph, pw, count_include_pad, divisor_override
+):
+    """Fill ``div`` with torch's divisors for the row of windows that starts
+    at input row ``h0``, stored in ``div``'s dtype (the data's), so that
+    ``value / div[j]`` divides in that dtype, as the NumPy twin does."""
+    # torch's divisor: the window cut at the padding's far edge (with_pad),
+    # then at the input (real)
+    rows_pad = min(h0 + kh, h_ + ph) - h0
+    rows_real = min(h0 + kh, h_) - max(h0, 0)
+    for j in range(div.size):
+        div[j] = _divisor(
+            rows_pad, rows_real, j * sw - pw, kw, w_, pw,
+            count_include_pad, divisor_override,
+        )
 
 
 @jit_parallel
@@ -102,7 +123,9 @@ def avgpool2d_forward(
 
     Row by row: for output row ``i``, every tap ``(ki, kj)`` adds a strided
     run of input row ``h`` into a row of sums (a long, vectorisable loop,
-    as in im2col), then each sum is divided by its window's divisor.
+    as in im2col), then each sum is divided by its window's divisor. Sums
+    and divisors are in ``x``'s dtype and each window adds its taps in
+    row-major order, as the NumPy twin does: the two agree bit for bit.
     """
     n_, c_, h_, w_ = x.shape
     oh_, ow_ = y.shape[2], y.shape[3]
@@ -110,7 +133,8 @@ def avgpool2d_forward(
     yf = y.reshape(y.size)
     step = np.uint64(sw)
     for nc in prange(n_ * c_):
-        acc = np.empty(ow_)  # float64 sums
+        acc = np.empty(ow_, xf.dtype)  # sums, in x's dtype
+        div = np.empty(ow_, xf.dtype)  # divisors, in x's dtype
         for i in range(oh_):
             acc[:] = 0.0
             h0 = i * sh - ph
@@ -125,17 +149,11 @@ def avgpool2d_forward(
                     first = np.uint64(j0)
                     for j in range(np.uint64(j1 - j0)):
                         acc[first + j] += xf[src + j * step]
-            # torch's divisor: the window cut at the padding's far edge
-            # (with_pad), then at the input (real)
-            rows_pad = min(h0 + kh, h_ + ph) - h0
-            rows_real = min(h0 + kh, h_) - max(h0, 0)
+            _divisors(div, h0, kh, kw, sw, h_, w_, ph, pw,
+                      count_include_pad, divisor_override)
             out = (nc * oh_ + i) * ow_
             for j in range(ow_):
-                divisor = _divisor(
-                    rows_pad, rows_real, j * sw - pw, kw, w_, pw,
-                    count_include_pad, divisor_override,
-                )
-                yf[out + j] = acc[j] / divisor
+                yf[out + j] = acc[j] / div[j]
 
 
 @jit_parallel
@@ -144,9 +162,13 @@ def avgpool2d_backward(
 ):
     """Add ``dy / divisor`` to every input pixel of each window.
 
-    Row by row, the transpose of the forward: the row of shares
-    ``dy[i, :] / divisor`` is added, tap by tap, onto strided runs of
-    ``dx`` (overlapping windows add up).
+    col2im of the shares. First the plane of shares ``dy / divisor``
+    (divided in ``dy``'s dtype); then, tap by tap ``(ki, kj)``, every
+    window's share lands on that tap's pixel: for each output row ``i`` a
+    strided run of ``dx``, as col2im adds a row of its column. Loop order
+    ``n, c, ki, kj, i, j``, as the NumPy twin and the trace: so every pixel
+    receives its shares in the same order (tap by tap) in all three, and
+    they agree bit for bit. Overlapping windows add up.
     """
     n_, c_, oh_, ow_ = dy.shape
     h_, w_ = dx.shape[2], dx.shape[3]
@@ -154,29 +176,31 @@ def avgpool2d_backward(
     dxf = dx.reshape(dx.size)
     step = np.uint64(sw)
     for nc in prange(n_ * c_):
-        share = np.empty(ow_, dyf.dtype)
+        share = np.empty(oh_ * ow_, dyf.dtype)  # this plane's dy / divisor
+        div = np.empty(ow_, dyf.dtype)
         for i in range(oh_):
-            h0 = i * sh - ph
-            rows_pad = min(h0 + kh, h_ + ph) - h0
-            rows_real = min(h0 + kh, h_) - max(h0, 0)
-            out = (nc * oh_ + i) * ow_
+            _divisors(div, i * sh - ph, kh, kw, sw, h_, w_, ph, pw,
+                      count_include_pad, divisor_override)
+            row = i * ow_
+            first = nc * oh_ * ow_ + row
             for j in range(ow_):
-                divisor = _divisor(
-                    rows_pad, rows_real, j * sw - pw, kw, w_, pw,
-                    count_include_pad, divisor_override,
-                )
-                share[j] = dyf[out + j] / divisor
-            for ki in range(kh):
-                h = h0 + ki
-                if h < 0 or h >= h_:
-                    continue
-                for kj in range(kw):
-                    off = kj - pw
-                    j0, j1 = inside_run(off, sw, ow_, w_)
+                share[row + j] = dyf[first + j] / div[j]
+        for ki in range(kh):
+            for kj in range(kw):
+                off = kj - pw
+                j0, j1 = inside_run(off, sw, ow_, w_)
+                for i in range(oh_):
+                    h = i * sh - ph + ki
+                    if h < 0 or h >= h_:
+                        continue
+                    src = np.uint64(i * ow_ + j0)
                     dst = np.uint64((nc * h_ + h) * w_ + j0 * sw + off)
-                    first = np.uint64(j0)
-                    for j in range(np.uint64(j1 - j0)):
-                        dxf[dst + j * step] += share[first + j]
+                    if sw == 1:  # a contiguous run: vectorised
+                        for j in range(np.uint64(j1 - j0)):
+                            dxf[dst + j] += share[src + j]
+                    else:
+                        for j in range(np.uint64(j1 - j0)):
+                            dxf[dst + j * step] += share[src + j]
 
 
 @jit_parallel

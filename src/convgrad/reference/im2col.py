@@ -34,11 +34,13 @@ def col2im(col, kh, kw, sh, sw, ph, pw, dh, dw, x):
     """Add every entry of ``col`` onto the pixel it came from, into ``x``.
 
     This is the adjoint of :func:`im2col`, not its inverse: a pixel that
-    ``k`` windows overlap receives the sum of ``k`` column entries.
+    ``k`` windows overlap receives the sum of ``k`` column entries, tap by
+    tap, starting from ``x``'s own value (the kernel's order of adds).
     """
     n, c, h, w = x.shape
     oh, ow = col.shape[4], col.shape[5]
     xp = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=x.dtype)
+    xp[:, :, ph : ph + h, pw : pw + w] = x
     for ki in range(kh):
         for kj in range(kw):
             h0, w0 = ki * dh, kj * dw
@@ -47,4 +49,4 @@ def col2im(col, kh, kw, sh, sw, ph, pw, dh, dw, x):
             xp[:, :, h0 : h0 + sh * oh : sh, w0 : w0 + sw * ow : sw] += col[
                 :, :, ki, kj
             ]
-    x += xp[:, :, ph : ph + h, pw : pw + w]
+    x[...] = xp[:, :, ph : ph + h, pw : pw + w]

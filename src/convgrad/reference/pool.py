@@ -120,7 +120,9 @@ def avgpool2d_forward(
 
     Padding taps read 0; ``divisor_override`` (0 = none) replaces the
     divisor, otherwise it counts the padding or not, as
-    ``count_include_pad`` says.
+    ``count_include_pad`` says. Each window adds its taps in row-major
+    order, in ``x``'s dtype, and divides by a divisor in that dtype, as the
+    kernel does.
     """
     n, c, h, w = x.shape
     oh, ow = y.shape[2], y.shape[3]
@@ -152,9 +154,13 @@ def avgpool2d_backward(
 ):
     """Spread ``dy / divisor`` over every pixel of each window; add into dx.
 
-    The transpose of the forward pass: each tap of each window sends its
-    share back. Within one tap the windows hit distinct pixels, so ``+=``
-    on a strided slice is safe; across taps, overlaps add up.
+    col2im of the shares: each tap ``(ki, kj)`` sends every window's share
+    back to the pixel that tap read, one strided slice per tap. Within one
+    tap the windows hit distinct pixels, so ``+=`` on a strided slice is
+    safe; across taps, overlaps add up. So each pixel receives its shares
+    tap by tap, in the kernel's and the trace's order (``n, c, ki, kj, i,
+    j``), and the three agree bit for bit. The adds start from ``dx``'s
+    own values, as the kernel's do.
     """
     n, c, h, w = dx.shape
     oh, ow = dy.shape[2], dy.shape[3]
@@ -173,14 +179,16 @@ def avgpool2d_backward(
         divisor_override,
         dy.dtype,
     )
-    share = dy / divisor
+    share = dy / divisor  # both in dy's dtype
     rows = _padded_size(h, oh, kh, sh, ph, 1)
     cols = _padded_size(w, ow, kw, sw, pw, 1)
     dxp = np.zeros((n, c, rows, cols), dtype=dx.dtype)
+    inside = dxp[:, :, ph : ph + h, pw : pw + w]
+    inside[...] = dx
     for ki in range(kh):
         for kj in range(kw):
             _tap(dxp, ki, kj, sh, sw, 1, 1, oh, ow)[...] += share
-    dx += dxp[:, :, ph : ph + h, pw : pw + w]
+    dx[...] = inside
 
 
 def maxunpool2d(x, indices, out):
