@@ -85,18 +85,20 @@ def _conv_configs(seed: int, count: int) -> list:
 
 
 def _transpose_configs(seed: int, count: int) -> list:
-    """(x_shape, w_shape, stride, padding, output_padding, dilation)."""
+    """(x_shape, w_shape, stride, padding, output_padding, dilation, groups)."""
     rng, out = np.random.default_rng(seed), []
     while len(out) < count:
-        x_shape = (*_pairs(rng, 1, 3), *_pairs(rng, 1, 6))
+        g = int(rng.integers(1, 3))
+        x_shape = (int(rng.integers(1, 3)), g * int(rng.integers(1, 3)),
+                   *_pairs(rng, 1, 6))
         w_shape = (x_shape[1], int(rng.integers(1, 3)), *_pairs(rng, 1, 4))
         s, p, d = _pairs(rng, 1, 4), _pairs(rng, 0, 3), _pairs(rng, 1, 3)
         op = tuple(int(rng.integers(0, max(a, b))) for a, b in zip(s, d, strict=True))
         try:
-            geo.conv_transpose2d_geometry(x_shape, w_shape, None, s, p, op, 1, d)
+            geo.conv_transpose2d_geometry(x_shape, w_shape, None, s, p, op, g, d)
         except ValueError:
             continue
-        out.append((x_shape, w_shape, s, p, op, d))
+        out.append((x_shape, w_shape, s, p, op, d, g))
     return out
 
 
@@ -148,6 +150,7 @@ def test_configs_cover_what_rounding_depends_on():
         "transpose overlap": sum(
             _overlap(None, c[1][2:], c[2], c[5]) for c in TRANSPOSE
         ),
+        "transpose groups": sum(c[6] > 1 for c in TRANSPOSE),
         "pool overlap": sum(_overlap(c[0], c[1], c[2], c[4]) for c in pools),
         "pool padding": sum(max(c[3]) > 0 for c in pools),
         "pool ceil_mode": sum(c[5] for c in pools),
@@ -212,14 +215,14 @@ def test_col2im(config):
 
 @pytest.mark.parametrize("config", TRANSPOSE, ids=str)
 def test_conv_transpose_forward(config):
-    x_shape, w_shape, s, p, op, d = config
+    x_shape, w_shape, s, p, op, d, g = config
     rng = np.random.default_rng(12)
     x, w = _data(rng, x_shape), _data(rng, w_shape)
-    kw = dict(stride=s, padding=p, output_padding=op, dilation=d)
+    kw = dict(stride=s, padding=p, output_padding=op, groups=g, dilation=d)
     events = list(trace.conv_transpose_forward(x, w, **kw))
     assert all(exact(e.value, F32) for e in events)
-    geom = geo.conv_transpose2d_geometry(x_shape, w_shape, None, s, p, op, 1, d)
-    got = replay(events, (x_shape[0], w_shape[1], *geom.out), F32)
+    geom = geo.conv_transpose2d_geometry(x_shape, w_shape, None, s, p, op, g, d)
+    got = replay(events, (x_shape[0], geom.c_out, *geom.out), F32)
     for name in backend.BACKENDS:  # the whole op: wᵀ·x by matmul, then col2im
         with cg.use_backend(name):
             y = cg.functional.conv_transpose2d(x, w, None, **kw).data
