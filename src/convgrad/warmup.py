@@ -6,7 +6,10 @@ serial and its parallel build, and written to Numba's cache; the timing of
 each is printed. A second run only loads the cache and takes a moment.
 
 Set ``NUMBA_CPU_NAME=generic`` at build time *and* run time when the cache
-is built on one machine and used on another.
+is built on one machine and used on another. The last line says where the
+cache was written (see :mod:`convgrad.kernels._jit` for the fallback chain:
+``NUMBA_CACHE_DIR``, the package, the user cache, a private temporary
+directory, or none).
 """
 
 from __future__ import annotations
@@ -75,7 +78,7 @@ def warm_up(
     from .backend import KERNEL_NAMES
 
     names = tuple(names or KERNEL_NAMES)
-    start, cpu0 = time.perf_counter(), _cpu_seconds()
+    start, cpu0, start_wall = time.perf_counter(), _cpu_seconds(), time.time()
     if jobs <= 1:
         results = [_compile(names)]
     else:
@@ -93,7 +96,26 @@ def warm_up(
     cpu = _cpu_seconds() - cpu0
     print_fn(f"{f'total ({jobs} process(es))':<44} {total:6.2f} s"
              f"  (CPU {cpu:.2f} s: on a busy machine wall time is larger)")
+    print_fn(cache_report(start_wall))
     return total
+
+
+def cache_report(since: float) -> str:
+    """One line: where the kernel cache is, and how many entries this run
+    wrote there (index files changed since ``since``, a ``time.time()``)."""
+    from .kernels._jit import cache_place
+
+    place = cache_place()
+    if place.path is None:
+        return f"cache: {place}: nothing was written"
+    try:
+        entries = [p.stat().st_mtime for p in place.path.glob("*.cg1*.nbi")]
+    except OSError:
+        entries = []
+    fresh = sum(t >= since - 1 for t in entries)
+    return (
+        f"cache: {place}: {len(entries)} kernel entries, {fresh} written by this run"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,9 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(ns.kernels) - set(KERNEL_NAMES))
     if unknown:
         parser.error(f"unknown kernel(s) {unknown}; choose from {KERNEL_NAMES}")
+    from .kernels._jit import cache_place
+
     cpu = os.environ.get("NUMBA_CPU_NAME", "host")
-    cache = os.environ.get("NUMBA_CACHE_DIR", "in-tree __pycache__")
-    print(f"convgrad warm-up: NUMBA_CPU_NAME={cpu}, cache: {cache}")
+    print(f"convgrad warm-up: NUMBA_CPU_NAME={cpu}, cache: {cache_place()}")
     warm_up(tuple(ns.kernels) or None, jobs=max(1, ns.jobs))
     return 0
 

@@ -1,8 +1,28 @@
 """The one jit policy every kernel uses, set in one place.
 
-* ``cache=True``: compiled code is stored next to the source (``__pycache__``)
-  or, when the installed package is read-only and the user has not chosen a
-  ``NUMBA_CACHE_DIR``, under ``~/.cache/convgrad/numba``.
+* **A cache that always works.** Compiled kernels are cached on disk in the
+  first of these directories that can be written (tried for real, by
+  creating a file, so it also holds for root and read-only mounts):
+
+  1. ``NUMBA_CACHE_DIR``, when the user set it;
+  2. the package's own ``kernels/__pycache__`` (the normal, in-tree cache);
+  3. the user cache directory, ``$XDG_CACHE_HOME`` or ``~/.cache``, under
+     ``convgrad/numba``;
+  4. a private temporary directory, ``<tmp>/convgrad-numba-<uid>``, created
+     mode 0700 and used only if this user owns it and nobody else can write
+     it (a cache file is a pickle: loading one runs code);
+  5. none: the kernels compile in every process, with one
+     :class:`KernelCacheWarning`.
+
+  Never a RuntimeError. A cache entry that fails to load (an empty,
+  truncated or garbled ``.nbi`` or ``.nbc``, after a full disk or a killed
+  warm-up) is deleted and the kernel recompiled, with one warning; the next
+  run finds a healthy entry. Each ``.nbc`` carries a SHA-256 of its payload,
+  so corruption is caught before anything is unpickled.
+* **Flags that change the code get a cache of their own.** Numba keys its
+  cache on the CPU, not on ``NUMBA_BOUNDSCHECK``, ``NUMBA_OPT`` and the
+  like, so a bounds-checked build would be served to a later normal run (and
+  the reverse). Such flags are hashed into the file names.
 * ``fastmath=False``: results agree with the NumPy reference.
 * ``nogil=True``: kernels release the GIL.
 * ``parallel`` only where writes are disjoint (over ``N*C`` planes), and only
@@ -10,18 +30,31 @@
   dwarfs a lesson-sized array. :func:`jit_parallel` compiles the same loop
   twice, serial and parallel, and picks one per call by input size.
 
-``NUMBA_CPU_NAME`` (e.g. ``generic`` on Binder) and ``NUMBA_BOUNDSCHECK`` are
-read by numba itself and are never overridden here.
+``NUMBA_CPU_NAME`` (e.g. ``generic`` on Binder) is read by numba itself
+(it is part of numba's cache key) and never overridden here. The cache is
+attached through the dispatcher's ``_cache`` slot, numba's own hook for it
+(``Dispatcher.enable_caching`` does the same with numba's locators).
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import inspect
 import os
+import stat
 import sys
+import tempfile
 import types
-from collections.abc import Callable, Mapping
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+from numba import njit
+from numba.core import caching, config
 
 # A call runs in parallel when its first array has at least this many
 # elements (8M: 32-64 MB, where a serial pass takes several ms). Below it,
@@ -32,49 +65,251 @@ from typing import Any
 PARALLEL_MIN_SIZE = 1 << 23
 
 
-def fallback_cache_dir(environ: Mapping[str, str]) -> Path:
-    """Where the cache goes when the package directory is read-only."""
-    base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "convgrad" / "numba"
+class KernelCacheWarning(UserWarning):
+    """The kernel cache could not be used as it should (and was worked around)."""
 
 
-def choose_cache_dir(
+# --------------------------------------------------------------------------
+# where the cache goes
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CachePlace:
+    """The directory kernels are cached in (None: no caching) and which
+    step of the fallback chain chose it."""
+
+    path: Path | None
+    kind: str
+
+    def __str__(self) -> str:
+        return f"{self.path} ({self.kind})" if self.path else f"none ({self.kind})"
+
+
+def _subpath(py_file: str) -> str:
+    # as numba names a per-source-folder directory inside a shared cache
+    return caching._CacheLocator.get_suitable_cache_subpath(py_file)
+
+
+def candidates(
+    package_dir: Path, environ: Mapping[str, str]
+) -> Iterator[tuple[str, Path, bool]]:
+    """The fallback chain: (kind, directory, must be private), best first."""
+    sub = _subpath(str(package_dir / "_jit.py"))
+    if environ.get("NUMBA_CACHE_DIR"):
+        yield "NUMBA_CACHE_DIR", Path(environ["NUMBA_CACHE_DIR"]) / sub, False
+    yield "in-package", package_dir / "__pycache__", False
+    base = environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except RuntimeError:  # no HOME and no passwd entry
+            base = None
+    if base:
+        yield "user cache", Path(base) / "convgrad" / "numba" / sub, False
+    try:
+        tmp = tempfile.gettempdir()
+    except OSError:  # no usable temporary directory at all
+        return
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    yield "private temp dir", Path(tmp) / f"convgrad-numba-{uid}" / sub, True
+
+
+def usable(path: Path, private: bool = False) -> bool:
+    """Can cache files be written in ``path`` (created if need be)?
+
+    A private directory must also belong to this user, be no symlink, and
+    be closed to everyone else, so no one can plant a pickle in it.
+    """
+    try:
+        if private:
+            top = path.parent
+            top.mkdir(mode=0o700, exist_ok=True)
+            st = top.lstat()
+            if (
+                not stat.S_ISDIR(st.st_mode)
+                or (hasattr(os, "getuid") and st.st_uid != os.getuid())
+                or st.st_mode & 0o077
+            ):
+                return False
+        path.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+    except OSError:
+        return False
+    return True
+
+
+def choose_place(
     package_dir: Path,
     environ: Mapping[str, str],
-    writable: Callable[[Path], bool],
-) -> Path | None:
-    """The ``NUMBA_CACHE_DIR`` to set, or None to leave numba's default.
-
-    None when the user set ``NUMBA_CACHE_DIR`` or when the package's own
-    ``__pycache__`` can be written (the normal, in-tree cache).
-    """
-    if environ.get("NUMBA_CACHE_DIR"):
-        return None
-    pycache = package_dir / "__pycache__"
-    if writable(pycache if pycache.exists() else package_dir):
-        return None
-    return fallback_cache_dir(environ)
+    can_write: Callable[[Path, bool], bool] = usable,
+) -> CachePlace:
+    """The first directory of the fallback chain that can be written."""
+    tried = []
+    for kind, path, private in candidates(package_dir, environ):
+        if can_write(path, private):
+            return CachePlace(path, kind)
+        tried.append(str(path))
+    return CachePlace(None, "nothing writable; tried " + ", ".join(tried))
 
 
-def _writable(path: Path) -> bool:
-    return os.access(path, os.W_OK | os.X_OK)
+_warned: set[str] = set()
 
 
-def _configure_cache() -> None:
-    chosen = choose_cache_dir(Path(__file__).parent, os.environ, _writable)
-    if chosen is None:
-        return
-    os.environ["NUMBA_CACHE_DIR"] = str(chosen)
-    if "numba" in sys.modules:  # numba read its config already: update it
-        sys.modules["numba"].config.CACHE_DIR = str(chosen)
+def _warn_once(key: str, message: str) -> None:
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(message, KernelCacheWarning, stacklevel=3)
 
 
-_configure_cache()
+@functools.lru_cache(maxsize=1)
+def cache_place() -> CachePlace:
+    """Where this process caches its kernels (chosen once, on first use)."""
+    place = choose_place(Path(__file__).parent, os.environ)
+    if place.path is None:
+        _warn_once(
+            "none",
+            f"convgrad: no directory can hold the kernel cache ({place.kind}); "
+            f"kernels compile in every process, a few seconds each. Set "
+            f"NUMBA_CACHE_DIR to a writable directory to cache them.",
+        )
+    return place
 
-import numpy as np  # noqa: E402
-from numba import njit  # noqa: E402  (the cache directory must be set first)
 
-POLICY: dict[str, Any] = {"cache": True, "fastmath": False, "nogil": True}
+# the settings that change the compiled code but not numba's cache key
+_CODE_FLAGS = (
+    "BOUNDSCHECK", "OPT", "LOOP_VECTORIZE", "SLP_VECTORIZE", "DEBUGINFO_DEFAULT",
+    "ENABLE_AVX", "DISABLE_INTEL_SVML",
+)
+
+
+def flags_tag(cfg: Any = config) -> str:
+    """A name part for the flags that change the code: ``""`` with numba's
+    defaults, else a short hash of their values."""
+    if not any(os.environ.get(f"NUMBA_{f}") for f in _CODE_FLAGS + ("DEBUGINFO",)):
+        return ""
+    values = repr([(f, str(getattr(cfg, f, None))) for f in _CODE_FLAGS])
+    return "-" + hashlib.sha256(values.encode()).hexdigest()[:10]
+
+
+# --------------------------------------------------------------------------
+# the cache itself: numba's index and data files, checked and self-healing
+# --------------------------------------------------------------------------
+
+#: part of every file name: the format (checked .nbc) is convgrad's own
+FORMAT = "cg1"
+
+
+class CorruptCacheEntry(Exception):
+    """A cache file that exists but cannot be trusted."""
+
+
+class _CheckedFile(caching.IndexDataCacheFile):
+    """Numba's index and data files; each data file starts with the SHA-256
+    of its payload."""
+
+    def _save_data(self, name: str, data: Any) -> None:
+        payload = self._dump(data)
+        with self._open_for_write(self._data_path(name)) as f:
+            f.write(hashlib.sha256(payload).digest() + payload)
+
+    def _load_data(self, name: str) -> Any:
+        import pickle
+
+        with open(self._data_path(name), "rb") as f:
+            raw = f.read()
+        digest, payload = raw[:32], raw[32:]
+        if len(raw) < 32 or hashlib.sha256(payload).digest() != digest:
+            raise CorruptCacheEntry(f"{name}: checksum mismatch")
+        return pickle.loads(payload)
+
+    def entry_files(self) -> list[Path]:
+        folder = Path(self._cache_path)
+        stem = self._index_name[: -len(".nbi")]
+        return [folder / self._index_name, *folder.glob(f"{stem}.*.nbc")]
+
+
+class _Impl(caching.CompileResultCacheImpl):
+    """Numba's compile-result cache, located where :func:`cache_place` says."""
+
+    def __init__(self, py_func: Callable) -> None:  # numba's picks a locator
+        self._lineno = py_func.__code__.co_firstlineno
+        source = inspect.getfile(py_func)
+        self._locator = _Locator(py_func, source, cache_place().path)
+        modname = os.path.splitext(os.path.basename(source))[0]
+        fullname = f"{modname}.{py_func.__qualname__}.{FORMAT}{flags_tag()}"
+        self._filename_base = self.get_filename_base(
+            fullname, getattr(sys, "abiflags", "")
+        )
+
+
+class _Locator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+    def __init__(self, py_func: Callable, py_file: str, path: Path) -> None:
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = str(path)
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+
+class KernelCache(caching.FunctionCache):
+    """A kernel's cache that never raises: a bad entry is removed and the
+    kernel recompiled; a failed write turns the cache off for this kernel."""
+
+    _impl_class = _Impl
+
+    def __init__(self, py_func: Callable) -> None:
+        super().__init__(py_func)
+        self._cache_file = _CheckedFile(
+            cache_path=self._cache_path,
+            filename_base=self._impl.filename_base,
+            source_stamp=self._impl.locator.get_source_stamp(),
+        )
+
+    def load_overload(self, sig: Any, target_context: Any) -> Any:
+        try:
+            return super().load_overload(sig, target_context)
+        except Exception as err:  # any failure to load is a bad entry
+            removed = []
+            for path in self._cache_file.entry_files():
+                try:
+                    path.unlink()
+                    removed.append(path.name)
+                except OSError:
+                    pass
+            _warn_once(
+                "corrupt",
+                f"convgrad: the cached kernel {self._py_func.__qualname__} in "
+                f"{self._cache_path} could not be loaded ({type(err).__name__}: "
+                f"{err}); removed {', '.join(removed) or 'nothing'} and "
+                f"recompiling (further bad entries are healed silently)",
+            )
+            return None
+
+    def save_overload(self, sig: Any, data: Any) -> None:
+        try:
+            super().save_overload(sig, data)
+        except Exception as err:
+            self.disable()
+            _warn_once(
+                "save",
+                f"convgrad: could not write the kernel cache in "
+                f"{self._cache_path} ({type(err).__name__}: {err}); kernels "
+                f"compile in every process until it can be written",
+            )
+
+
+def _cached(dispatcher: Any) -> Any:
+    """Attach the kernel cache to a numba dispatcher (a plain function under
+    ``NUMBA_DISABLE_JIT`` is returned as is)."""
+    if hasattr(dispatcher, "_cache") and cache_place().path is not None:
+        dispatcher._cache = KernelCache(dispatcher.py_func)
+    return dispatcher
+
+
+#: every kernel's options (the cache is attached by :func:`_cached`)
+POLICY: dict[str, Any] = {"fastmath": False, "nogil": True}
 
 # the only array types the kernels are compiled for (data, and int64 indices)
 ARRAY_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int64))
@@ -82,7 +317,7 @@ ARRAY_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int64)
 
 def jit(fn: Callable) -> Callable:
     """Compile ``fn`` serially with the project policy."""
-    return njit(**POLICY)(fn)
+    return _cached(njit(**POLICY)(fn))
 
 
 def _renamed(fn: types.FunctionType, suffix: str) -> types.FunctionType:
@@ -103,8 +338,9 @@ class SizeSwitch:
 
     def __init__(self, fn: types.FunctionType) -> None:
         self.py_func = fn
-        self.serial = njit(**POLICY)(fn)
-        self.parallel = njit(parallel=True, **POLICY)(_renamed(fn, "__parallel"))
+        self.serial = _cached(njit(**POLICY)(fn))
+        twin = _renamed(fn, "__parallel")
+        self.parallel = _cached(njit(parallel=True, **POLICY)(twin))
         self.__name__ = fn.__name__
         self.__qualname__ = fn.__qualname__
         self.__doc__ = fn.__doc__
