@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 from oracle import check_op
@@ -62,6 +64,86 @@ def test_no_grad_builds_no_graph():
     with cg.no_grad():
         y = x * 2
     assert not y.requires_grad and y.grad_fn is None
+    assert cg.is_grad_enabled()
+
+
+def test_no_grad_nests_and_decorates():
+    @cg.no_grad()
+    def inner():
+        return cg.is_grad_enabled()
+
+    with cg.no_grad():
+        with cg.no_grad():
+            assert not cg.is_grad_enabled()
+        assert not cg.is_grad_enabled()
+        assert not inner()
+    assert cg.is_grad_enabled() and not inner() and cg.is_grad_enabled()
+
+
+def _in_thread(fn):
+    out: list = []
+    t = threading.Thread(target=lambda: out.append(fn()))
+    t.start()
+    t.join(timeout=30)
+    return out[0]
+
+
+def test_grad_mode_is_per_thread_as_in_torch(torch):
+    with cg.no_grad(), torch.no_grad():
+        # a new thread starts with grad mode on, in torch and here
+        assert _in_thread(torch.is_grad_enabled) is True
+        assert _in_thread(cg.is_grad_enabled) is True
+        assert not cg.is_grad_enabled()
+
+
+def test_another_threads_no_grad_does_not_stop_this_threads_graph():
+    inside, done = threading.Event(), threading.Event()
+
+    def other():
+        with cg.no_grad():
+            inside.set()
+            done.wait(timeout=30)
+
+    t = threading.Thread(target=other)
+    t.start()
+    assert inside.wait(timeout=30)
+    try:
+        x = cg.Tensor([1.0, 2.0], requires_grad=True)
+        y = (x * x).sum()
+        assert y.requires_grad
+        y.backward()
+        np.testing.assert_array_equal(x.grad, [2.0, 4.0])
+    finally:
+        done.set()
+        t.join(timeout=30)
+
+
+def test_interleaved_no_grad_exits_restore_each_threads_own_state():
+    # A enters, B enters, A exits, B exits: with one global flag B would
+    # restore A's "off" and leave grad mode off for good
+    step = threading.Barrier(2, timeout=30)
+    after: dict[str, bool] = {}
+
+    def a():
+        with cg.no_grad():
+            step.wait()  # 1: both inside
+            step.wait()  # 2: A exits first
+        after["a"] = cg.is_grad_enabled()
+        step.wait()  # 3
+
+    def b():
+        step.wait()  # 1: B enters only once A is inside
+        with cg.no_grad():
+            step.wait()
+            step.wait()
+        after["b"] = cg.is_grad_enabled()
+
+    threads = [threading.Thread(target=a), threading.Thread(target=b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert after == {"a": True, "b": True}
     assert cg.is_grad_enabled()
 
 

@@ -4,27 +4,43 @@ from __future__ import annotations
 
 import contextlib
 import numbers
-from collections.abc import Iterator
+import threading
 from typing import Any, NamedTuple
 
 import numpy as np
 
-_grad_enabled = True
+
+class _GradMode(threading.local):
+    """Grad mode, one per thread (as torch's): every thread starts with it
+    on, and one thread's ``no_grad`` never touches another's."""
+
+    def __init__(self) -> None:
+        self.enabled = True
+        self.saved: list[bool] = []  # the states no_grad blocks will restore
+
+
+_mode = _GradMode()
 
 
 def is_grad_enabled() -> bool:
-    return _grad_enabled
+    """Whether ops record a graph in this thread."""
+    return _mode.enabled
 
 
-@contextlib.contextmanager
-def no_grad() -> Iterator[None]:
-    """Within this block, ops build no graph (as ``torch.no_grad``)."""
-    global _grad_enabled
-    previous, _grad_enabled = _grad_enabled, False
-    try:
-        yield
-    finally:
-        _grad_enabled = previous
+class no_grad(contextlib.ContextDecorator):  # noqa: N801 (torch's name)
+    """Within this block, ops build no graph (as ``torch.no_grad``).
+
+    Grad mode belongs to the thread: on exit, the block restores the state
+    its own thread had on entry, whatever other threads do meanwhile. Also
+    a decorator (``@no_grad()``); blocks nest.
+    """
+
+    def __enter__(self) -> None:
+        _mode.saved.append(_mode.enabled)
+        _mode.enabled = False
+
+    def __exit__(self, *exc: object) -> None:
+        _mode.enabled = _mode.saved.pop()
 
 
 class Node(NamedTuple):
