@@ -17,6 +17,33 @@ import numpy as np
 
 from . import functional as F
 
+
+def conv_matrix(
+    w: object,
+    input_size: object,
+    stride: object = 1,
+    padding: object = 0,
+    dilation: object = 1,
+) -> np.ndarray:
+    """The matrix ``C`` (OH*OW, H*W) of a single-channel convolution with
+    the 2-D kernel ``w``: ``C @ x.ravel() == conv2d(x, w).ravel()``.
+
+    Column ``p`` is the convolution of the image that is 1 at pixel ``p``
+    and 0 elsewhere, so every entry is computed by ``conv2d`` itself.
+    """
+    from .geometry import pair
+
+    kernel = np.asarray(w, dtype=float)
+    if kernel.ndim != 2:
+        raise ValueError(f"w must be a 2-D kernel (KH, KW), got shape {kernel.shape}")
+    h, w_ = pair(input_size, "input_size", minimum=1)
+    basis = np.eye(h * w_).reshape(h * w_, 1, h, w_)
+    y = F.conv2d(
+        basis, kernel[None, None], stride=stride, padding=padding, dilation=dilation
+    )
+    return y.data.reshape(h * w_, -1).T.copy()
+
+
 # --------------------------------------------------------------------------
 # the backward pass of conv2d, written as convolutions
 # --------------------------------------------------------------------------

@@ -25,17 +25,20 @@ from .conv import col2im, conv_transpose_forward, fold_window, im2col, overlap_c
 from .events import (
     Event,
     GatherEvent,
+    ProductEvent,
     RouteEvent,
     ScanEvent,
     ScatterEvent,
     SpreadEvent,
 )
+from .grad import conv2d_input, conv2d_weight
 from .pool import avgpool_backward, maxpool_backward, maxpool_forward, pool_window
 from .replay import Trace, apply, replay, replay_argmax, replay_frames
 
 __all__ = [
     "Event",
     "GatherEvent",
+    "ProductEvent",
     "RouteEvent",
     "ScanEvent",
     "ScatterEvent",
@@ -44,6 +47,8 @@ __all__ = [
     "apply",
     "avgpool_backward",
     "col2im",
+    "conv2d_input",
+    "conv2d_weight",
     "conv_transpose_forward",
     "fold_window",
     "im2col",

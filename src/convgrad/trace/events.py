@@ -139,4 +139,35 @@ class SpreadEvent:
         return f"{head} added to {dst}{ix(self.dst)} → {fmt(self.total)}"
 
 
-Event = GatherEvent | ScatterEvent | ScanEvent | RouteEvent | SpreadEvent
+@dataclass(frozen=True, slots=True)
+class ProductEvent:
+    """A conv gradient, one multiply-add: ``a`` (the entry at index ``a``)
+    times ``b`` added to ``dst``. For ``dw``: a = dy[n, o, i, j], b = x[n,
+    c, h, w], dst = dw[o, c, ki, kj]; for ``dx``: a = w[o, c, ki, kj], b =
+    dy[n, o, i, j], dst = dx[n, c, h, w]. A tap in the padding
+    (``padding=True``) multiplies a zero and changes nothing."""
+
+    a: tuple[int, ...]
+    b: tuple[int, ...]
+    dst: tuple[int, ...]
+    a_value: float
+    b_value: float
+    value: float
+    total: float | None
+    padding: bool = False
+
+    @property
+    def src(self) -> tuple[int, ...]:
+        return self.a
+
+    def describe(self, a: str = "dy", b: str = "x", dst: str = "dw") -> str:
+        head = (
+            f"{a}{ix(self.a)}·{b}{ix(self.b)} = {fmt(self.a_value)}·"
+            f"{fmt(self.b_value)} = {fmt(self.value)}"
+        )
+        if self.padding:
+            return f"{head}: {b}{ix(self.b)} is padding, nothing added"
+        return f"{head} added to {dst}{ix(self.dst)} → {fmt(self.total)}"
+
+
+Event = GatherEvent | ScatterEvent | ScanEvent | RouteEvent | SpreadEvent | ProductEvent

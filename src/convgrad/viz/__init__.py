@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from ._base import Control, Model, View, live_views
 from .checker_views import ConvTransposeView, OverlapView
+from .field_views import ReceptiveFieldView, conv_matrix_figure
+from .grad_views import ChannelsView, WeightGradView
 from .pool_views import AvgPoolSpreadView, MaxPoolForwardView, MaxPoolRoutingView
 from .views import Col2imView, Im2colView
 
 __all__ = [
     "AvgPoolSpreadView",
+    "ChannelsView",
     "Col2imView",
     "Control",
     "ConvTransposeView",
@@ -28,6 +31,9 @@ __all__ = [
     "MaxPoolRoutingView",
     "Model",
     "OverlapView",
+    "ReceptiveFieldView",
     "View",
+    "WeightGradView",
+    "conv_matrix_figure",
     "live_views",
 ]

@@ -61,8 +61,8 @@ class Model:
     events: tuple
     window: Any
     planes: Mapping[str, np.ndarray]
-    states: np.ndarray  # (frames, rows, cols): the destination after each event
-    touched: np.ndarray  # (frames, rows, cols): the cells written so far
+    states: np.ndarray  # (frames, *plane): the destination after each event
+    touched: np.ndarray  # (frames, *plane): the cells written so far
     synthetic: Mapping[str, str] = field(default_factory=dict)  # name -> why
 
     @property
@@ -176,9 +176,13 @@ class View:
             for key, where in self.marks(e).items():
                 panel, role = key.split(".")
                 self.grids[panel].place(role, where)
-            self.grids[self._dest].set_values(
-                self.model_.states[i], ~self.model_.touched[i]
-            )
+            states, touched = self.model_.states[i], self.model_.touched[i]
+            for grid in self._dests:
+                at = grid.panel.plane
+                if at is None:
+                    grid.set_values(states, ~touched)
+                else:
+                    grid.set_values(states[at], ~touched[at])
             text = f"step {i + 1}/{n}:  {self.describe(e)}"
         else:
             text = "no events for this configuration"
@@ -200,7 +204,7 @@ class View:
             self.model_,
             self.panels(self.model_),
         )
-        self._dest = next(n for n, gr in self.grids.items() if gr.panel.values is None)
+        self._dests = [gr for gr in self.grids.values() if gr.panel.values is None]
         self.update(min(self._frame, max(self.n_frames - 1, 0)))
 
     def data(self, p, name, shape, salt, synthetic, also=()) -> np.ndarray:

@@ -50,14 +50,22 @@ def supply(
 ) -> np.ndarray:
     """The array ``name`` as ``shape``: what the learner passed (an array,
     or a function that takes the view's other parameters as keywords and
-    makes one: ``dy=lambda kernel_size, stride, **_: ...``), else seeded
-    numbers. A stand-in that replaces the learner's own array is recorded
-    in ``synthetic`` with the reason."""
+    makes one: ``dy=lambda kernel_size, stride, **_: ...``, or ``"ones"``),
+    else seeded numbers (``None`` or ``"random"``). A stand-in that
+    replaces the learner's own array is recorded in ``synthetic`` with the
+    reason."""
     given = p.get(name)
     if callable(given):
         given = given(**{k: v for k, v in p.items() if not is_data(v)})
-    if given is None:
+    if given is None or isinstance(given, str) and given == "random":
         return numbers(p.get("seed", 0), shape, salt)
+    if isinstance(given, str):
+        if given != "ones":
+            raise ValueError(
+                f"{name} must be an array, a function, 'ones' or 'random'; "
+                f"got {given!r}"
+            )
+        return np.ones(shape)
     arr = np.asarray(given, dtype=float)
     fitted = _fits(arr, shape, also)
     if fitted is None:
@@ -70,4 +78,4 @@ def supply(
 
 
 def is_data(v: Any) -> bool:
-    return callable(v) or isinstance(v, (np.ndarray, list))
+    return callable(v) or isinstance(v, (np.ndarray, list)) or v in ("ones", "random")

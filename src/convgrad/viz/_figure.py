@@ -89,7 +89,12 @@ def draw(fig: Figure, title: str, subtitle: str, m: Any, panels: list[g.Panel]):
 
 def _widest(p: g.Panel, m: Any) -> str:
     """The widest number the panel will ever show."""
-    values = m.states if p.values is None else p.values
+    if p.values is not None:
+        values = p.values
+    elif p.plane is None:
+        values = m.states
+    else:
+        values = m.states[(slice(None), *p.plane)]
     texts = [g.cell_text(v) for v in np.unique(values)] or ["0"]
     return max(texts, key=g.text_em)
 

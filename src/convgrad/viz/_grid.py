@@ -85,9 +85,11 @@ def norm_for(*arrays: np.ndarray) -> Normalize:
 class Panel:
     """One grid: its name, title, size in cells and what it shows.
 
-    ``values`` is a fixed 2-D array; the one panel without values is the
-    destination, whose cells follow the replay frame by frame. ``marks``
-    names the outlines the view places on it (keys of ``MARK_STYLE``).
+    ``values`` is a fixed 2-D array; a panel without values is a
+    destination, whose cells follow the replay frame by frame: the whole
+    state, or ``state[plane]`` when the state has several planes (a
+    gradient's channels). ``marks`` names the outlines the view places on
+    it (keys of ``MARK_STYLE``).
     """
 
     name: str
@@ -100,7 +102,9 @@ class Panel:
     row_labels: Sequence[str] | None = None
     col_labels: Sequence[str] | None = None
     colored: bool = False
-    integer: bool = False
+    plane: tuple[int, ...] | None = None
+    column: str | None = None
+    blocks: tuple[int, int] | None = None  # a block matrix: heavy lines between
     cell: float = 0.0  # inches; set by layout()
 
     @property
@@ -114,11 +118,20 @@ class Panel:
         return 0.1 + max(text_em(t) for t in labels) * TEXT_PT / 72
 
 
+def _columns(panels: list[Panel]) -> list[list[Panel]]:
+    """Panels grouped into columns: those sharing ``column`` stack."""
+    groups: dict[object, list[Panel]] = {}
+    for k, p in enumerate(panels):
+        groups.setdefault(("c", p.column) if p.column is not None else k, []).append(p)
+    return list(groups.values())
+
+
 def layout(fig, panels: list[Panel], top: float, bottom: float) -> list:
-    """Place one Axes per panel, left to right, centred in the band between
-    ``top`` inches from the top and ``bottom`` inches from the bottom
-    (room for each panel's title above and tick labels below included);
-    returns the Axes.
+    """Place one Axes per panel, in columns left to right, centred in the
+    band between ``top`` inches from the top and ``bottom`` inches from the
+    bottom (each panel's title above and tick labels below included);
+    returns the Axes in the order of ``panels``. Panels sharing a
+    ``column`` stack top to bottom (a tensor's channels).
 
     Cells are square and the same size in every panel, unless one wide
     panel (an unfold matrix) would shrink them all below what holds a
@@ -128,35 +141,46 @@ def layout(fig, panels: list[Panel], top: float, bottom: float) -> list:
     fw, fh = fig.get_size_inches()
     side, gap = 0.2, 0.3
     title, below = 0.24, 0.2
-    avail_w = fw - 2 * side - sum(p.label_space for p in panels)
-    avail_w -= gap * (len(panels) - 1)
-    avail_h = fh - top - bottom - title - below
-    width = sum(p.extent[1] for p in panels)
-    height = max(p.extent[0] for p in panels)
-    cell = min(CELL_MAX, avail_w / width, avail_h / height)
+    cols = _columns(panels)
+    labels = [max(p.label_space for p in col) for col in cols]
+    avail_w = fw - 2 * side - sum(labels) - gap * (len(cols) - 1)
+    band = fh - top - bottom
+    width = sum(max(p.extent[1] for p in col) for col in cols)
+    cell = min(CELL_MAX, avail_w / width)
+    for col in cols:
+        rows = sum(p.extent[0] for p in col)
+        cell = min(cell, (band - len(col) * (title + below)) / rows)
     for p in panels:
         p.cell = cell
     readable = 0.36
-    if cell < readable and len(panels) > 1:
+    if cell < readable and len(cols) == len(panels) > 1:
         wide = max(panels, key=lambda p: p.extent[1])
         small = [p for p in panels if p is not wide]
         for p in small:
-            p.cell = min(readable, avail_h / p.extent[0])
+            p.cell = min(readable, (band - title - below) / p.extent[0])
         rest = avail_w - sum(p.extent[1] * p.cell for p in small)
         wide.cell = max(
-            0.04, min(CELL_MAX, rest / wide.extent[1], avail_h / wide.extent[0])
+            0.04,
+            min(
+                CELL_MAX, rest / wide.extent[1], (band - title - below) / wide.extent[0]
+            ),
         )
-    used = sum(p.extent[1] * p.cell + p.label_space for p in panels)
-    x = side + max(0.0, (fw - 2 * side - used - gap * (len(panels) - 1)) / 2)
-    axes = []
-    for p in panels:
-        rows, cols = p.extent
-        x += p.label_space
-        w, h = cols * p.cell, rows * p.cell
-        y = bottom + below + (avail_h - h) / 2
-        axes.append(fig.add_axes((x / fw, y / fh, w / fw, h / fh)))
-        x += w + gap
-    return axes
+    widths = [max(p.extent[1] * p.cell for p in col) for col in cols]
+    used = sum(widths) + sum(labels) + gap * (len(cols) - 1)
+    x = side + max(0.0, (fw - 2 * side - used) / 2)
+    where: dict[int, tuple] = {}
+    for col, w_col, space in zip(cols, widths, labels, strict=True):
+        x += space
+        height = sum(title + p.extent[0] * p.cell + below for p in col)
+        y = fh - top - (band - height) / 2  # the top of the stack
+        for p in col:
+            rows, ncols = p.extent
+            w, h = ncols * p.cell, rows * p.cell
+            y -= title + h
+            where[id(p)] = ((x + (w_col - w) / 2) / fw, y / fh, w / fw, h / fh)
+            y -= below
+        x += w_col + gap
+    return [fig.add_axes(where[id(p)]) for p in panels]
 
 
 class Grid:
@@ -195,6 +219,13 @@ class Grid:
                 lines, colors="#777777", linewidths=0.8, zorder=2, clip_on=False
             )
         )
+        if panel.blocks is not None:  # heavier lines between the blocks
+            bh, bw = panel.blocks
+            heavy = [((x, ys[0]), (x, ys[-1])) for x in xs[bw:-1:bw]]
+            heavy += [((xs[0], y), (xs[-1], y)) for y in ys[bh:-1:bh]]
+            ax.add_collection(
+                LineCollection(heavy, colors="#222222", linewidths=2.2, zorder=4)
+            )
         for spine in ax.spines.values():
             spine.set_visible(False)
         self._ticks(panel)

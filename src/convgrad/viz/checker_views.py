@@ -75,7 +75,10 @@ class OverlapView(View):
 class ConvTransposeView(View):
     """The transposed conv's forward, ``col2im(wᵀ·x)``: each input pixel
     stamps the kernel, scaled, onto the output. Where stamps overlap
-    unevenly (stride not dividing the kernel) the output checkerboards."""
+    unevenly (stride not dividing the kernel) the output checkerboards.
+    ``x`` and ``w`` are all ones unless given, so every number on ``y`` is
+    a count of stamps: the checkerboard itself (``"random"`` for seeded
+    numbers)."""
 
     title = "transposed conv: each x pixel stamps a scaled kernel onto y"
     defaults = dict(
@@ -86,8 +89,8 @@ class ConvTransposeView(View):
         output_padding=0,
         dilation=1,
         seed=0,
-        x=None,
-        w=None,
+        x="ones",
+        w="ones",
     )
     controls = GEOMETRY
 

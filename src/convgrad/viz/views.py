@@ -129,12 +129,14 @@ class Im2colView(View):
 
 
 def _size(p) -> tuple[int, int]:
+    """The input's (H, W): the learner's ``x`` decides it, else input_size."""
     from ..geometry import pair
 
     x = p.get("x")
-    if x is not None and not callable(x):
+    if x is not None and not callable(x) and not isinstance(x, str):
         shape = np.shape(x)
-        return int(shape[-2]), int(shape[-1])
+        if len(shape) >= 2:
+            return int(shape[-2]), int(shape[-1])
     return pair(p["input_size"], "input_size", minimum=1)
 
 

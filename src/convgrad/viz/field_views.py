@@ -1,0 +1,215 @@
+"""How far one gradient reaches: the effective receptive field, and the
+convolution as an explicit matrix.
+
+:class:`ReceptiveFieldView` back-propagates a single ``dy = 1`` at the
+centre of a stack of conv layers, with the package's own autodiff, and
+shows ``|dx|`` at the input for a stack of 1, 2, ... layers: not only where
+the gradient reaches (the receptive field) but how much arrives where (its
+magnitude piles up in the middle). :func:`conv_matrix_figure` draws the
+matrix ``C`` of a small convolution and its transpose.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._base import Control, Model, View
+from ._grid import Panel
+
+
+@dataclass(frozen=True)
+class FieldStep:
+    """Frame ``layers``: the input gradient of a stack that deep."""
+
+    layers: int
+    box: tuple[int, int, int, int]  # (r, c, h, w): where |dx| is not 0
+    centre_share: float  # the part of Σ|dx| in the central 3 x 3
+    peak: float
+
+    def describe(self) -> str:
+        _, _, h, w = self.box
+        return (
+            f"{self.layers} layer{'s' * (self.layers != 1)}: |dx| reaches a "
+            f"{h}×{w} square, but the central 3×3 holds "
+            f"{100 * self.centre_share:.0f}% of it (peak {self.peak:g})"
+        )
+
+
+def input_gradient(hw, layers, kernel_size, stride, dilation, weights, seed):
+    """|dx| at the input of ``layers`` convs for one ``dy = 1`` at the
+    centre of the last output ('same'-style padding: ``d*(K-1)//2``)."""
+    import convgrad as cg
+
+    rng = np.random.default_rng(seed)
+    k, d = kernel_size, dilation
+    x = cg.Tensor(np.zeros((1, 1, *hw)), requires_grad=True)
+    y = x
+    for _ in range(layers):
+        w = (
+            np.ones((1, 1, k, k))
+            if weights == "ones"
+            else rng.normal(size=(1, 1, k, k))
+        )
+        y = cg.F.conv2d(y, w, stride=stride, padding=d * (k - 1) // 2, dilation=d)
+    dy = np.zeros(y.shape)
+    dy[0, 0, y.shape[2] // 2, y.shape[3] // 2] = 1.0
+    y.backward(dy)
+    return np.abs(x.grad[0, 0])
+
+
+class ReceptiveFieldView(View):
+    """Frame k: ``|dx|`` of one ``dy = 1`` at the centre, through k conv
+    layers of all-ones kernels (``weights="random"`` for seeded ones)."""
+
+    title = "effective receptive field: |dx| of one dy, layer by layer"
+    defaults = dict(
+        layers=3,
+        kernel_size=3,
+        stride=1,
+        dilation=1,
+        input_size=(15, 15),
+        weights="ones",
+        seed=0,
+    )
+    controls = (
+        Control("layers", 1, 5),
+        Control("kernel_size", 1, 5),
+        Control("stride", 1, 2),
+        Control("dilation", 1, 3),
+    )
+
+    def model(self, p):
+        from ..geometry import pair
+
+        hw = pair(p["input_size"], "input_size", minimum=1)
+        if p["weights"] not in ("ones", "random"):
+            raise ValueError(
+                f"weights must be 'ones' or 'random', got {p['weights']!r}"
+            )
+        layers = p["layers"]
+        if not isinstance(layers, int) or layers < 1:
+            raise ValueError(f"layers must be an int of at least 1, got {layers!r}")
+        states, events = [], []
+        for k in range(1, layers + 1):
+            g = input_gradient(
+                hw,
+                k,
+                p["kernel_size"],
+                p["stride"],
+                p["dilation"],
+                p["weights"],
+                p["seed"],
+            )
+            rows, cols = np.nonzero(g)
+            box = (
+                int(rows.min()),
+                int(cols.min()),
+                int(rows.max() - rows.min() + 1),
+                int(cols.max() - cols.min() + 1),
+            )
+            r0, c0 = int(round(rows.mean())), int(round(cols.mean()))
+            share = g[max(r0 - 1, 0) : r0 + 2, max(c0 - 1, 0) : c0 + 2].sum() / g.sum()
+            states.append(g)
+            events.append(FieldStep(k, box, float(share), float(g.max())))
+        states = np.stack(states)
+        return Model(tuple(events), None, {}, states, states != 0)
+
+    def panels(self, m):
+        return [
+            Panel("dx", "|dx| at the input", *m.shape, marks=("window",), colored=True)
+        ]
+
+    def marks(self, e):
+        return {"dx.window": e.box}
+
+    def describe(self, e):
+        return e.describe()
+
+
+class StaticFigure:
+    """A figure shown as a picture under every backend (ipympl included);
+    attributes are the figure's (``savefig``, ``axes``, ...)."""
+
+    def __init__(self, fig: Any) -> None:
+        self.fig = fig
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.fig, name)
+
+    def _repr_png_(self) -> bytes:
+        import io
+
+        buf = io.BytesIO()
+        self.fig.savefig(buf, format="png", dpi=self.fig.dpi)
+        return buf.getvalue()
+
+
+def conv_matrix_figure(
+    input_size: Any = (4, 4), kernel_size: int = 3, seed: int = 0
+) -> StaticFigure:
+    """The convolution ``y = C x`` as an explicit matrix, and ``Cᵀ``.
+
+    Row ``k`` of ``C`` is output pixel ``k``'s window: the kernel's
+    numbers at the input pixels it covers, zeros elsewhere. Column ``k`` of
+    ``Cᵀ`` is the same window read the other way: where ``dy[k]`` goes.
+    """
+    from .. import adjoint
+    from ..geometry import pair
+    from . import _grid as g
+    from ._data import numbers
+    from ._figure import new_figure
+
+    hw = pair(input_size, "input_size", minimum=1)
+    k = pair(kernel_size, "kernel_size", minimum=1)
+    w = numbers(seed, k, 7)
+    c = adjoint.conv_matrix(w, hw)
+    fig = new_figure()
+    fig.set_facecolor("white")
+    fig.text(
+        0.5,
+        0.97,
+        f"a {k[0]}×{k[1]} convolution of a {hw[0]}×{hw[1]} "
+        f"image as a matrix: y = C·x,  dx = Cᵀ·dy",
+        ha="center",
+        va="top",
+        fontsize=g.SUPTITLE_PT,
+        weight="bold",
+    )
+    pixel = [f"{i},{j}" for i in range(hw[0]) for j in range(hw[1])]
+    oh = int(round(c.shape[0] ** 0.5)) if c.shape[0] else 0
+    outs = [f"{i // max(oh, 1)},{i % max(oh, 1)}" for i in range(c.shape[0])]
+    panels = [
+        Panel(
+            "C",
+            f"C  ({c.shape[0]} × {c.shape[1]}): rows = outputs",
+            *c.shape,
+            values=c,
+            row_labels=outs,
+            col_labels=pixel,
+        ),
+        Panel(
+            "CT",
+            f"Cᵀ ({c.shape[1]} × {c.shape[0]})",
+            *c.T.shape,
+            values=c.T,
+            row_labels=pixel,
+            col_labels=outs,
+        ),
+    ]
+    fig.text(
+        0.5,
+        0.02,
+        "row k of C: output pixel k's window (zeros blank);  "
+        "column k of Cᵀ: where dy[k] goes",
+        ha="center",
+        va="bottom",
+        fontsize=g.CAPTION_PT,
+    )
+    axes = g.layout(fig, panels, top=0.35, bottom=0.3)
+    for p, ax in zip(panels, axes, strict=True):
+        grid = g.Grid(ax, p, g.norm_for(c), "−0.9")
+        grid.set_values(p.values, p.values == 0)  # zeros blank: the sparsity
+    return StaticFigure(fig)
