@@ -91,7 +91,8 @@ def test_report_draws_the_plane_with_the_wrong_cell_marked():
     assert result.status == "wrong"
     # case 1 is k3 s1 on 5x5: pixel (0, 0) has one window, (0, 1) has two
     assert result.index == (0, 0, 0, 1)
-    assert "2 window tap(s) touch pixel (0, 1)" in result.message
+    assert "output[0, 0, 0, 1] is fed by 2 window taps:" in result.message
+    assert result.diagnosis == "overwrites"
     assert "[" + f"{float(result.got):.3g}" + "]" in result.message
     assert "expected output[0, 0, :, :]" in result.message
 
@@ -108,7 +109,8 @@ def test_maxpool_backward_fancy_index_assignment_is_caught():
 
     result = check("maxpool_backward", fancy, quiet=True)
     assert result.status == "wrong"
-    assert "window(s) chose pixel" in result.message
+    assert result.diagnosis == "overwrites"
+    assert "was chosen by 2 windows:" in result.message
     n, c, h, w = result.index
     argmax = result.case["argmax"]
     assert np.sum(argmax[n, c] == h * result.case["input_shape"][3] + w) >= 2
@@ -179,6 +181,20 @@ def test_numeric_grad_matches_analytic():
         got = exercises.numeric_grad(**case)
         want = exercises.cases.expected_numeric_grad(**case)
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+def test_expected_numeric_grad_is_the_central_difference_at_its_eps():
+    # it used to ignore eps and return the derivative
+    x = np.array([0.3, -0.7, 0.9])
+    for desc, f, _ in exercises.cases.FUNCS:
+        probe = exercises.cases.Probe(f, desc)
+        for eps in (1e-1, 1e-2):
+            want = exercises.numeric_grad(probe, x, eps)
+            got = exercises.cases.expected_numeric_grad(probe, x, eps)
+            np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+    cube = exercises.cases.Probe(lambda x: float(np.sum(x**3)), "sum(x**3)")
+    at = exercises.cases.expected_numeric_grad
+    assert not np.allclose(at(cube, x, 1e-1), at(cube, x, 1e-6))
 
 
 def test_square_plus_backward_matches_autodiff():

@@ -1,4 +1,4 @@
-"""Exercise checkers: run the learner's function against the reference.
+"""Exercise checkers: run the learner's function, and name the mistake.
 
 A lesson's exercise cell holds a stub that raises ``NotImplementedError``
 and one line that checks it::
@@ -9,15 +9,62 @@ and one line that checks it::
 
     exercises.check("col2im", col2im)
 
-``check`` runs the function on a few seeded random cases, compares every
-output with the reference solution, and prints one of ``not attempted
-yet``, ``passed``, or the first wrong element with its case and grid. It
-never raises for a wrong or unfinished answer, so an untouched exercise cell
-runs cleanly under nbval.
+``check`` runs the function on every seeded case of the exercise, compares
+each output with the reference solution, and prints one of:
+
+- ``not attempted yet`` while the stub still raises ``NotImplementedError``;
+- ``passed`` with the number of cases;
+- the first wrong element (its index, the expected and the returned value,
+  the case), which terms feed it where the output is a scatter, the 2-D
+  plane drawn as a grid, and, when the evidence points at one, the mistake:
+  a code of :data:`CODES` (``CheckResult.diagnosis``), what it is, what
+  showed it, and how to fix it.
+
+An answer whose values are right but which changes its arguments is wrong
+too (``mutates-input``, or ``not-restored`` for a nudge left in place).
+``check`` never raises for a wrong or unfinished answer, so an untouched
+exercise cell runs cleanly under nbval. ``check(..., plot=True)`` and
+:meth:`CheckResult.plot` draw the wrong plane beside the expected one.
+
+The modules, one job each:
+
+- :mod:`.solutions`: the reference solutions (the one place they live);
+- :mod:`.cases`: the seeded cases, every size from :mod:`convgrad.geometry`;
+- :mod:`.vocabulary`: the mistake codes, and which exercise can make which;
+- :mod:`.feeds`: scatters written out as terms (who feeds each element);
+- :mod:`.models`: what each mistake computes on a case;
+- :mod:`.diagnosis`: how evidence is weighed, and the generic rules;
+- :mod:`.rules`: each exercise's rules, in the order they are tried;
+- :mod:`.registry`: :data:`EXERCISES`, one :class:`Exercise` per name;
+- :mod:`.checker` and :mod:`.display`: :func:`check`, :class:`CheckResult`,
+  the report, the grid and the figure.
+
+Adding an exercise
+------------------
+
+1. Write the reference solution in :mod:`.solutions`, as the learner is
+   asked to write it (sizes from :mod:`convgrad.geometry`).
+2. Write ``cases.<name>(rng)`` in :mod:`.cases`: a handful of small cases
+   that *separate* the likely mistakes (each mistake gives a different
+   answer on one case and, where it can hide, the right answer on another:
+   overlap and none, stride 1 and 2, padding 0 and 1, dilation 1 and 2,
+   two and three images, square and non-square planes).
+3. Add ``RULES[name]`` in :mod:`.rules`, specific mistakes first. Reuse a
+   rule where it fits: ``CONV_BACKWARD`` serves any conv backward
+   (``feeds.conv`` knows dilation and groups), ``overwrites`` and
+   ``no_crop`` any scatter with a ``feeds`` builder, ``model`` anything
+   whose wrong answer can be computed. A new mistake gets a code in
+   :data:`CODES` and a row in the vocabulary's table.
+4. Register it in :data:`EXERCISES` (:mod:`.registry`): lesson, outputs,
+   ``feeds`` for outputs that are scatters, and a one-line ``hint`` said
+   when no rule fits.
+5. Test it: a wrong answer per mistake and two right answers in other
+   styles in ``tests/test_diagnosis.py``; the stub cell in the lesson.
 """
 
 from __future__ import annotations
 
+from . import vocabulary
 from .checker import CheckResult, check
 from .registry import EXERCISES, Exercise, solution
 from .solutions import (
@@ -35,13 +82,16 @@ from .solutions import (
     sgd_momentum_step,
     square_plus_backward,
 )
+from .vocabulary import CODES
 
 __all__ = [
+    "CODES",
     "EXERCISES",
     "CheckResult",
     "Exercise",
     "check",
     "solution",
+    "vocabulary",
     # the reference solutions, by name
     "avgpool_backward",
     "col2im",

@@ -269,3 +269,8 @@ def conv2d_macs(rng: Rng) -> list[dict]:
         out.append({"x_shape": (n, c, h, w), "w_shape": (co, c, k, k),
                     "stride": s, "padding": p})
     return out
+
+
+def expected_conv_output_size(size, kernel_size, stride=1, padding=0, dilation=1):
+    """geometry's own count: the truth the learner's formula is checked on."""
+    return geometry.conv_out_size(size, kernel_size, stride, padding, dilation)

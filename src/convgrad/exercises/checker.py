@@ -1,4 +1,5 @@
-"""The checker: run the learner's function on the cases, report the verdict."""
+"""The checker: run the learner's function on every case, find the first
+wrong element, and name the mistake the evidence points to."""
 
 from __future__ import annotations
 
@@ -10,13 +11,16 @@ from typing import Any
 import numpy as np
 
 from . import display
+from .diagnosis import CODES, Found, Run, diagnose, feeds_line
 from .registry import Exercise, exercise
 
 
 @dataclass
 class CheckResult:
     """What ``check`` found. ``status`` is one of ``passed``,
-    ``not attempted``, ``wrong`` or ``error``."""
+    ``not attempted``, ``wrong`` or ``error``; ``diagnosis`` is a code of
+    :data:`~convgrad.exercises.CODES` naming the mistake, or ``None`` when
+    the answer passed or no known mistake fits."""
 
     name: str
     status: str
@@ -73,32 +77,15 @@ def check(
     if not callable(fn):
         raise TypeError(f"fn must be the function you wrote, got {fn!r}")
     cases = ex.cases(np.random.default_rng(seed))
-    expected_fn = ex.expected or ex.solution
-    result = None
-    for number, case in enumerate(cases, 1):
-        want = _as_tuple(expected_fn(**_copy(case)), len(ex.outputs))
-        try:
-            got = fn(**_copy(case))
-        except NotImplementedError:
-            result = CheckResult(
-                name, "not attempted",
-                f"{name}: not attempted yet (the stub still raises "
-                f"NotImplementedError). Replace it with your code and run "
-                f"the cell again.",
-            )
-            break
-        except Exception as err:  # the learner's bug, reported, not raised
-            tb = traceback.format_exception_only(type(err), err)[-1].strip()
-            result = CheckResult(
-                name, "error",
-                f"{name}: your function raised {tb}\n  on case {number}: "
-                f"{display.describe(case)}",
-                case=case, n_cases=number,
-            )
-            break
-        result = _compare(ex, case, number, want, got)
+    runs, stop = _run(ex, fn, cases)
+    # a CheckResult is falsy unless it passed: compare with None, never `or`
+    result = stop if stop is not None and stop.status == "not attempted" else None
+    for run in runs if result is None else ():
+        result = _compare(ex, run, runs)
         if result is not None:
             break
+    if result is None:
+        result = stop if stop is not None else _integrity(ex, runs)
     if result is None:
         result = CheckResult(
             name, "passed",
@@ -123,71 +110,139 @@ def _copy(case: dict) -> dict:
     return out
 
 
-def _as_tuple(value: Any, n: int) -> tuple:
-    if n == 1:
-        return (value,)
-    if not isinstance(value, (tuple, list)) or len(value) != n:
-        return (value,)  # reported as a count mismatch by _compare
-    return tuple(value)
-
-
-def _array(value: Any) -> np.ndarray:
-    return np.asarray(getattr(value, "data", value))
-
-
-def _compare(ex: Exercise, case: dict, number: int, want: tuple, got: Any):
-    names = ex.outputs
-    describe = display.describe
-    if len(names) > 1:
-        if not isinstance(got, (tuple, list)) or len(got) != len(names):
-            return CheckResult(
-                ex.name, "wrong",
-                f"{ex.name}: return {len(names)} values ({', '.join(names)}), "
-                f"got {display.kind(got)}\n  case {number}: {describe(case)}",
-                case=case, n_cases=number,
+def _run(ex: Exercise, fn: Callable, cases: list[dict]):
+    """Every case up to the first exception: the runs, and the stop."""
+    runs: list[Run] = []
+    expected_fn = ex.expected or ex.solution
+    n = len(ex.outputs)
+    for number, case in enumerate(cases, 1):
+        want = expected_fn(**_copy(case))
+        want = (want,) if n == 1 else tuple(want)
+        given = _copy(case)
+        try:
+            got = fn(**given)
+        except NotImplementedError:
+            return runs, CheckResult(
+                ex.name, "not attempted",
+                f"{ex.name}: not attempted yet (the stub still raises "
+                f"NotImplementedError). Replace it with your code and run "
+                f"the cell again.",
             )
-    got = _as_tuple(got, len(names))
-    for out_name, w, g in zip(names, want, got, strict=True):
-        w, g = _array(w), _array(g)
+        except Exception as err:  # the learner's bug, reported, not raised
+            tb = traceback.format_exception_only(type(err), err)[-1].strip()
+            crash = Run(number, case, given, None, want, ex.outputs, ex.rtol,
+                        ex.atol, raised=tb)
+            return runs, _error(ex, [*runs, crash], crash)
+        if n == 1:
+            got = (got,)
+        elif not isinstance(got, (tuple, list)) or len(got) != n:
+            got = _Count(got)
+        runs.append(Run(number, case, given, got, want, ex.outputs, ex.rtol,
+                        ex.atol))
+    return runs, None
+
+
+def _error(ex: Exercise, runs: list[Run], crash: Run) -> CheckResult:
+    """The call raised; a mistake that predicts this very error is named."""
+    lines = [f"{ex.name}: your function raised {crash.raised}",
+             f"  on case {crash.number}: {display.describe(crash.case)}"]
+    rules = [r for r in ex.rules if not r.integrity]
+    found = next((f for out in ex.outputs
+                  if (f := diagnose(rules, runs, out)) is not None), None)
+    if found is not None:
+        lines += _diagnosis_lines(found, found.run.names[0], "")
+    return CheckResult(ex.name, "error", "\n".join(lines), case=crash.case,
+                       n_cases=crash.number, diagnosis=found and found.code)
+
+
+class _Count(tuple):
+    """A return value with the wrong number of outputs (kept for the report)."""
+
+    def __new__(cls, value: Any) -> _Count:
+        self = super().__new__(cls)
+        self.value = value
+        return self
+
+
+def _diagnosis_lines(found: Found | None, output, hint: str) -> list[str]:
+    if found is None:
+        return [f"  hint: {hint}"] if hint else []
+    what, fix = CODES[found.code]
+    return [f"  diagnosis [{found.code}]: {what}.",
+            f"    evidence: {found.where(output)}.",
+            f"    fix: {fix}."]
+
+
+def _compare(ex: Exercise, run: Run, runs: list[Run]) -> CheckResult | None:
+    name, number, case = ex.name, run.number, run.case
+    head = f"  case {number}: {display.describe(case)}"
+    if isinstance(run.got, _Count):
+        return CheckResult(
+            name, "wrong",
+            f"{name}: return {len(ex.outputs)} values ({', '.join(ex.outputs)}), "
+            f"got {display.kind(run.got.value)}\n{head}",
+            case=case, n_cases=number,
+        )
+    for out in ex.outputs:
+        w = run.expected(out)
+        g = np.asarray(getattr(run.got[ex.outputs.index(out)], "data",
+                               run.got[ex.outputs.index(out)]))
         if g.dtype.kind not in "biuf":
             return CheckResult(
-                ex.name, "wrong",
-                f"{ex.name}: {out_name} must be numbers, got {display.kind(g)}\n"
-                f"  case {number}: {describe(case)}",
-                case=case, output=out_name, n_cases=number,
+                name, "wrong",
+                f"{name}: {out} must be numbers, got {display.kind(g)}\n{head}",
+                case=case, output=out, n_cases=number,
             )
         if g.shape != w.shape:
+            found = diagnose(ex.rules, runs, out)
+            lines = [f"{name}: {out} has shape {g.shape}, expected {w.shape}",
+                     head, *_diagnosis_lines(found, out, "")]
             return CheckResult(
-                ex.name, "wrong",
-                f"{ex.name}: {out_name} has shape {g.shape}, expected "
-                f"{w.shape}\n  case {number}: {describe(case)}",
-                case=case, output=out_name, n_cases=number,
+                name, "wrong", "\n".join(lines), case=case, output=out,
+                n_cases=number, diagnosis=found and found.code,
             )
         bad = ~np.isclose(g, w, rtol=ex.rtol, atol=ex.atol, equal_nan=True)
-        if not bad.any():
-            continue
-        index = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.ndim else ()
-        exp, val = w[index], g[index]
-        lines = [
-            f"{ex.name}: {out_name}{list(index) if index else ''} is wrong: "
-            f"expected {display.num(exp)}, got {display.num(val)} "
-            f"({int(bad.sum())} of {bad.size} elements differ)",
-            f"  case {number}: {describe(case)}",
-        ]
-        hint = ex.hint(case, out_name, index) if ex.hint else ""
-        if hint:
-            lines.append(f"  hint: {hint}")
-        text = display.grid(out_name, g, w, bad, index)
-        extra = {}
-        if text:
-            lines.append(text)
-            lines.append(f'  (exercises.check("{ex.name}", ..., plot=True) '
-                         f"draws it)")
-        if g.ndim >= 2:
-            lead = tuple(index[:-2])
-            extra["planes"] = (g[lead], w[lead], bad[lead])
-        return CheckResult(
-            ex.name, "wrong", "\n".join(lines), case=case, output=out_name,
-            index=index, expected=exp, got=val, n_cases=number, extra=extra,
-        )
+        if bad.any():
+            return _wrong_element(ex, run, runs, out, g, w, bad)
     return None
+
+
+def _wrong_element(ex, run, runs, out, g, w, bad) -> CheckResult:
+    index = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.ndim else ()
+    exp, val = w[index], g[index]
+    lines = [
+        f"{ex.name}: {out}{list(index) if index else ''} is wrong: "
+        f"expected {display.num(exp)}, got {display.num(val)} "
+        f"({display.differ(int(bad.sum()), bad.size)})",
+        f"  case {run.number}: {display.describe(run.case)}",
+    ]
+    if out in ex.feeds:
+        lines.append(f"  where: {feeds_line(ex.feeds[out](run.case), out, index)}")
+    found = diagnose(ex.rules, runs, out)
+    lines += _diagnosis_lines(found, out, ex.hint)
+    text = display.grid(out, g, w, bad, index)
+    extra = {}
+    if text:
+        lines.append(text)
+        lines.append(f'  (exercises.check("{ex.name}", ..., plot=True) draws it)')
+    if g.ndim >= 2:
+        lead = tuple(index[:-2])
+        extra["planes"] = (g[lead], w[lead], bad[lead])
+    return CheckResult(
+        ex.name, "wrong", "\n".join(lines), case=run.case, output=out,
+        index=index, expected=exp, got=val, n_cases=run.number, extra=extra,
+        diagnosis=found and found.code,
+    )
+
+
+def _integrity(ex: Exercise, runs: list[Run]) -> CheckResult | None:
+    """Right values, but the call did what the exercise forbids."""
+    found = diagnose(ex.rules, runs, None)
+    if found is None:
+        return None
+    run = found.run
+    lines = [f"{ex.name}: every value is right, but {CODES[found.code][0]}",
+             f"  case {run.number}: {display.describe(run.case)}",
+             *_diagnosis_lines(found, None, "")]
+    return CheckResult(ex.name, "wrong", "\n".join(lines), case=run.case,
+                       n_cases=run.number, diagnosis=found.code)

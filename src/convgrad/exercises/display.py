@@ -20,6 +20,13 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
+def differ(count: int, size: int) -> str:
+    """``3 of 9 elements differ``, ``1 of 9 elements differs``."""
+    if size == 1:
+        return "the only element"
+    return f"{count} of {size} elements {'differs' if count == 1 else 'differ'}"
+
+
 def kind(v: Any) -> str:
     if isinstance(v, (tuple, list)):
         return f"a {type(v).__name__} of {len(v)}"

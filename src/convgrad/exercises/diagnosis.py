@@ -1,0 +1,272 @@
+"""The vocabulary of mistakes, and how evidence for one is weighed.
+
+A :class:`Rule` names one mistake (a code of :data:`CODES`) and says, for
+one case the learner's function ran on, whether what it returned is
+evidence *for* the mistake (``True``), *against* it (``False``), or says
+nothing (``None``: on this case the mistake would give the right answer,
+as ``=`` does where windows do not overlap). A rule is the diagnosis when
+some case speaks for it and none against; an ``any_case`` rule (an input
+changed by the call) needs one case only. Rules are tried in order, the
+exercise's own first, so put the specific before the general.
+
+Most rules are *models*: the bug's answer, computed (the reference with
+stride 1, the scatter with one term per pixel, image 0's ``dw`` alone), and
+compared with the learner's. A correct answer in any style matches no model
+on a case that separates, so it is never diagnosed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .display import num, plural
+from .feeds import Scatter
+from .vocabulary import CODES
+
+
+@dataclass
+class Run:
+    """One case, and what the learner's function did with it."""
+
+    number: int
+    case: dict  # the pristine inputs
+    given: dict  # the copies the function was called with, after the call
+    got: tuple | None  # one value per output, None if the count was wrong
+    want: tuple
+    names: tuple[str, ...]
+    rtol: float
+    atol: float
+    raised: str | None = None  # the exception the call raised, if it did
+
+    def out(self, name: str) -> np.ndarray | None:
+        if self.got is None:
+            return None
+        value = np.asarray(getattr(self.got[self.names.index(name)], "data",
+                                   self.got[self.names.index(name)]))
+        return value if value.dtype.kind in "biuf" else None
+
+    def expected(self, name: str) -> np.ndarray:
+        return np.asarray(self.want[self.names.index(name)])
+
+    def same(self, a: Any, b: Any) -> bool:
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and bool(
+            np.allclose(a, b, rtol=self.rtol, atol=self.atol, equal_nan=True))
+
+    def right(self, name: str) -> bool:
+        got = self.out(name)
+        return got is not None and self.same(got, self.expected(name))
+
+
+# for one run: True (speaks for), False (against), None (says nothing); or
+# that for each of several labelled hypotheses, weighed one by one
+Evidence = Callable[[Run, str], "bool | None | dict[str, bool | None]"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Evidence for one mistake; ``where(run, output, label)`` says what
+    the evidence was (``label`` names the hypothesis that held)."""
+
+    code: str
+    evidence: Evidence
+    where: Callable[[Run, str, str], str]
+    outputs: tuple[str, ...] | None = None  # None: any output
+    any_case: bool = False  # one case that speaks for it is enough
+    integrity: bool = False  # wrong even when every value is right
+
+    def __post_init__(self) -> None:
+        if self.code not in CODES:
+            raise ValueError(f"code must be one of {sorted(CODES)}, got "
+                             f"{self.code!r}")
+
+
+@dataclass(frozen=True)
+class Found:
+    """A diagnosis: the rule, the first run that spoke for it, the label."""
+
+    rule: Rule
+    run: Run
+    label: str
+
+    @property
+    def code(self) -> str:
+        return self.rule.code
+
+    def where(self, output: str | None) -> str:
+        return self.rule.where(self.run, output, self.label)
+
+
+def diagnose(rules: Sequence[Rule], runs: Sequence[Run],
+             output: str | None) -> Found | None:
+    """The first rule (and hypothesis) some run speaks for and none against,
+    for ``output``; ``output=None`` tries the integrity rules only."""
+    for rule in rules:
+        if output is None and not rule.integrity:
+            continue
+        if rule.outputs is not None and output not in rule.outputs:
+            continue
+        said: dict[str, list[tuple[bool | None, Run]]] = {}
+        for run in runs:
+            e = rule.evidence(run, output)
+            for label, v in (e if isinstance(e, dict) else {"": e}).items():
+                said.setdefault(label, []).append((v, run))
+        for label, votes in said.items():
+            first = next((run for v, run in votes if v is True), None)
+            if first is None:
+                continue
+            if rule.any_case or not any(v is False for v, _ in votes):
+                return Found(rule, first, label)
+    return None
+
+
+# --------------------------------------------------------------------------
+# rules every exercise can use
+# --------------------------------------------------------------------------
+
+Predict = Callable[[Run, str], "list[tuple[str, Any]]"]
+
+# what a model predicts when the bug would index outside an array
+CRASH = "crash"
+
+
+def model(code: str, predict: Predict, outputs=None) -> Rule:
+    """The learner's output equals what the bug gives, on every case where
+    that differs from the truth. ``predict`` gives the bug's answers, each
+    labelled by the hypothesis it stands for (labels the same across
+    cases: each hypothesis is weighed on its own); :data:`CRASH` where the
+    bug would index outside an array, which a raised error confirms."""
+
+    def evidence(run: Run, output: str) -> dict[str, bool | None]:
+        got, want = run.out(output), run.expected(output)
+        out: dict[str, bool | None] = {}
+        for label, a in predict(run, output):
+            if isinstance(a, str):  # CRASH
+                out[label] = run.raised is not None
+            elif got is None or a is None or run.same(a, want):
+                out[label] = None
+            else:
+                out[label] = run.same(got, a)
+        return out
+
+    def where(run: Run, output: str, label: str) -> str:
+        if run.raised is not None:
+            return (f"on case {run.number} {label} reaches outside the "
+                    f"array, which is the error you see")
+        return (f"on case {run.number} your {output} is exactly what "
+                f"{label} gives")
+
+    return Rule(code, evidence, where, outputs)
+
+
+def overwrite_fits(sc: Scatter, out: np.ndarray, run: Run) -> bool:
+    """Every element holds one term that feeds it (or one group's sum), and
+    an element nothing feeds holds 0: what one write per term leaves."""
+    if out.shape != sc.size:
+        return False
+    canvas = np.full(sc.canvas, np.nan)
+    sc.crop(canvas)[...] = out
+    flat = canvas.reshape(-1)
+    dest, value = sc.candidates()
+    hit = np.zeros(flat.size, dtype=bool)
+    close = np.isclose(flat[dest], value, rtol=run.rtol, atol=run.atol)
+    hit[dest[close]] = True
+    fed = np.zeros(flat.size, dtype=bool)
+    fed[sc.dest] = True
+    inside = ~np.isnan(flat)
+    zero = np.isclose(flat, 0.0, atol=run.atol)
+    return bool(np.all(~inside | np.where(fed, hit, zero)))
+
+
+def overwrites(feed: Callable[[dict, str], Scatter], outputs=None) -> Rule:
+    def evidence(run: Run, output: str) -> bool | None:
+        got = run.out(output)
+        sc = feed(run.case, output)
+        if got is None or overwrite_fits(sc, run.expected(output), run):
+            return None  # nothing overlaps here: '=' would be right
+        return overwrite_fits(sc, got, run)
+
+    def where(run: Run, output: str, label: str) -> str:
+        return (f"on case {run.number} each of your {output}'s elements "
+                f"holds just one of the terms that feed it, never their sum")
+
+    return Rule("overwrites", evidence, where, outputs)
+
+
+def _scale_of(run: Run, output: str) -> float | None:
+    got, want = run.out(output), run.expected(output)
+    if got is None or got.shape != want.shape or run.same(got, want):
+        return None
+    want = want.astype(np.float64)
+    norm = float(np.sum(want * want))
+    if norm == 0.0:
+        return None
+    c = float(np.sum(got * want)) / norm
+    if abs(c) < 1e-3 or np.isclose(c, 1.0) or not run.same(got, c * want):
+        return np.nan
+    return c
+
+
+def _scale_evidence(run: Run, output: str) -> bool | None:
+    c = _scale_of(run, output)
+    return None if c is None else not np.isnan(c)
+
+
+def _scale_where(run: Run, output: str, label: str) -> str:
+    c = _scale_of(run, output)
+    return f"on case {run.number} your {output} is {c:.4g} times the expected one"
+
+
+def _shape_evidence(run: Run, output: str) -> bool | None:
+    got = run.out(output)
+    if got is None or run.right(output):
+        return None
+    return got.shape != run.expected(output).shape
+
+
+def _shape_where(run: Run, output: str, label: str) -> str:
+    return (f"on case {run.number} your {output} has shape "
+            f"{run.out(output).shape}, expected {run.expected(output).shape}")
+
+
+def _changed(run: Run) -> list[str]:
+    return [k for k, v in run.case.items() if isinstance(v, np.ndarray)
+            and not np.array_equal(v, np.asarray(run.given[k]), equal_nan=True)]
+
+
+def _mutates_where(run: Run, output: str | None, label: str) -> str:
+    name = _changed(run)[0]
+    before, after = run.case[name], np.asarray(run.given[name])
+    if before.shape != after.shape:
+        return f"case {run.number}: your function reshaped its argument {name}"
+    differ = before != after
+    at = tuple(int(i) for i in np.argwhere(differ)[0])
+    changed = plural(int(differ.sum()), "element")
+    return (f"case {run.number}: the call changed {changed} of the argument "
+            f"{name}: {name}{list(at)} was {num(before[at])}, now "
+            f"{num(after[at])}")
+
+
+SCALE = Rule("scale", _scale_evidence, _scale_where)
+SHAPE = Rule("shape", _shape_evidence, _shape_where)
+MUTATES_INPUT = Rule("mutates-input", lambda run, _: bool(_changed(run)),
+                     _mutates_where, any_case=True, integrity=True)
+GENERIC = (SCALE, SHAPE, MUTATES_INPUT)
+
+
+def feeds_line(sc: Scatter, output: str, index: tuple[int, ...]) -> str:
+    """``dx[0, 1, 2, 2] is fed by 2 window taps: ...`` for a report."""
+    terms = sc.feeding(index)
+    at = f"{output}{list(index)}"
+    if terms.size == 0:
+        return f"nothing feeds {at}: it must stay 0"
+    shown = [f"{sc.label.format(*sc.source[m])} = {num(sc.value[m])}"
+             for m in terms[:4]]
+    more = "; ..." if terms.size > 4 else ""
+    total = f" (their sum: {num(sc.value[terms].sum())})" if terms.size > 1 else ""
+    return (f"{at} {sc.verb} {plural(int(terms.size), sc.unit)}: "
+            f"{'; '.join(shown)}{more}{total}")

@@ -1,0 +1,129 @@
+"""The mistakes the checker can name: one code each, as the lessons say them.
+
+``CheckResult.diagnosis`` is one of these codes, or ``None`` when the
+answer passed or no known mistake fits the evidence. The lessons' exercise
+cells and ``course/plans`` use the same words. Each code maps to what the
+bug is and how to fix it; the report adds where it shows.
+
+Which exercises can make which mistake (each pair is tested with a wrong
+answer that makes it, in ``tests/test_diagnosis.py``):
+
+=================  ==========================================================
+code               exercises
+=================  ==========================================================
+overwrites         square_plus_backward, col2im, conv2d_backward (dx, dw, db),
+                   maxpool_backward, avgpool_backward, conv_transpose2d
+no-crop            col2im, conv2d_backward (dx), conv_transpose2d
+dilation-ignored   im2col, col2im, conv_output_size
+stride-ignored     im2col, col2im, conv2d_backward (dx, dw), maxpool_forward,
+                   avgpool_backward, conv_transpose2d, conv_output_size,
+                   conv2d_macs
+kernel-flipped     im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
+                   grouped_weight_matrix
+missing-batch-sum  conv2d_backward (dw, db), conv2d_macs
+batch-mean         conv2d_backward (dw, db)
+one-sided          numeric_grad
+not-restored       numeric_grad
+mutates-input      every exercise that takes an array
+wrong-index-width  maxpool_backward, maxpool_forward (argmax)
+scale              every exercise
+shape              every exercise that returns an array
+tie-last           maxpool_forward (argmax)
+pad-zero           maxpool_forward (y)
+divisor            avgpool_backward
+span               conv_output_size
+=================  ==========================================================
+
+The last four go beyond the issue's list: they are the other mistakes
+lessons 05, 06 and 08 warn about.
+"""
+
+from __future__ import annotations
+
+# code -> (what the bug is, how to fix it)
+CODES: dict[str, tuple[str, str]] = {
+    "overwrites": (
+        "`=` where `+=` is needed: overlapping or repeated contributions "
+        "are lost",
+        "add every contribution: `+=` in a loop, or np.add.at; a plain `=` "
+        "or a fancy-index assignment keeps only one",
+    ),
+    "no-crop": (
+        "the padding is not cropped, or is cropped at the wrong offset",
+        "scatter into the padded canvas, then return "
+        "canvas[..., p:p + H, p:p + W] (a crop p:-p breaks when p = 0)",
+    ),
+    "dilation-ignored": (
+        "taps placed without the dilation",
+        "tap (ki, kj) of window (i, j) sits at (i*s + ki*d, j*s + kj*d): "
+        "multiply the tap offset by the dilation",
+    ),
+    "stride-ignored": (
+        "windows placed without the stride",
+        "window (i, j) starts at (i*s, j*s): multiply the window position "
+        "by the stride",
+    ),
+    "kernel-flipped": (
+        "true convolution where cross-correlation is meant, or the reverse",
+        "tap (ki, kj) meets w[..., ki, kj], in the forward and the backward "
+        "pass: no [::-1] on the kernel",
+    ),
+    "missing-batch-sum": (
+        "a gradient taken from part of the batch only",
+        "every image uses the same weights: sum over the batch axis n too "
+        "(and count every image)",
+    ),
+    "batch-mean": (
+        "averaged over the batch where it must be summed",
+        "sum over n, do not divide by N: each image's use adds its own piece",
+    ),
+    "one-sided": (
+        "a forward (or backward) difference where central differences are "
+        "asked",
+        "nudge both ways: (f(x + eps) - f(x - eps)) / (2 * eps)",
+    ),
+    "not-restored": (
+        "the nudged input element is left changed",
+        "put the old value back after each nudge (x[i] = old), so every "
+        "call of f sees x with exactly one element moved",
+    ),
+    "mutates-input": (
+        "the function changes an array it was given",
+        "compute into new arrays (x.copy(), w - lr * v, np.zeros(...)) and "
+        "leave the arguments as they came",
+    ),
+    "wrong-index-width": (
+        "a flat index unravelled with the wrong row length",
+        "flat = h * W + w with W the input plane's width: "
+        "h, w = divmod(flat, W)",
+    ),
+    "scale": (
+        "right pattern, off by a constant factor",
+        "look for a missing or extra factor: 2 * eps, a divisor, a count, a "
+        "sign",
+    ),
+    "shape": (
+        "wrong output shape",
+        "build the output with the shape the exercise states; every size "
+        "follows from the input shapes and the arguments",
+    ),
+    "tie-last": (
+        "on a tie the last maximum wins; the first must",
+        "replace the best only when a value is strictly greater (>, never "
+        ">=), scanning the window row by row",
+    ),
+    "pad-zero": (
+        "the padding counted as 0 where it must be -inf",
+        "skip positions outside the image (or pad with -np.inf): a window "
+        "of negative numbers has a negative max",
+    ),
+    "divisor": (
+        "the wrong divisor for a window",
+        "count_include_pad=True divides by the window clipped to the padded "
+        "input; False by the real pixels it covers; never always k*k",
+    ),
+    "span": (
+        "the dilated window's span miscounted",
+        "a window of k taps with dilation d spans d*(k - 1) + 1 pixels",
+    ),
+}

@@ -1,0 +1,776 @@
+"""The checker names the learner's mistake from evidence.
+
+For every code of the vocabulary, on every exercise where the mistake can
+happen (the table in ``convgrad.exercises.vocabulary``), a wrong answer
+written the way a learner writes it is named; correct answers in other
+styles pass with no diagnosis; the report reads right.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import convgrad as cg
+from convgrad import F, geometry
+from convgrad.exercises import CODES, EXERCISES, check, solution, vocabulary
+
+# --------------------------------------------------------------------------
+# wrong answers, as learners write them
+# --------------------------------------------------------------------------
+
+
+def ng_one_sided(f, x, eps=1e-6):
+    x = np.array(x, dtype=float)
+    base, g = f(x), np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        old = x[i]
+        x[i] = old + eps
+        g[i] = (f(x) - base) / eps
+        x[i] = old
+    return g
+
+
+def ng_in_place_no_restore(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        x[i] += eps
+        plus = f(x)
+        x[i] -= 2 * eps
+        g[i] = (plus - f(x)) / (2 * eps)
+    return g
+
+
+def ng_copy_no_restore(f, x, eps=1e-6):
+    x = x.astype(float)  # a copy: the caller's x is safe, f's inputs drift
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        old = x[i]
+        x[i] = old + eps
+        plus = f(x)
+        x[i] = old - eps
+        g[i] = (plus - f(x)) / (2 * eps)
+    return g
+
+
+def ng_over_eps(f, x, eps=1e-6):
+    return solution("numeric_grad")(f, x, eps) * 2  # divided by eps, not 2 eps
+
+
+def sp_last_path(x, dy):
+    dx = dy * x  # left factor
+    dx = dy * x  # right factor
+    dx = dy  # + x: '=' keeps this one only
+    return dx
+
+
+def sp_missing_path(x, dy):
+    return 2 * x * dy
+
+
+def sp_in_place(x, dy):
+    dy *= 2 * x + 1
+    return dy
+
+
+def _pad(x, p):
+    return np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+
+
+def _im2col(place):
+    def im2col(x, kernel_size, stride=1, padding=0, dilation=1):
+        n, c, h, w = x.shape
+        k, s, p, d = kernel_size, stride, padding, dilation
+        oh, ow = geometry.conv_out_size(h, k, s, p, d), geometry.conv_out_size(
+            w, k, s, p, d)
+        xp = _pad(x, p)
+        col = np.zeros((n, c, k, k, oh, ow))
+        for ki, kj, i, j in np.ndindex(k, k, oh, ow):
+            r, q = place(i, j, ki, kj, s, d, k)
+            col[:, :, ki, kj, i, j] = xp[:, :, r, q]
+        return col
+    return im2col
+
+
+def _col2im(place, assign=False, crop=True):
+    def col2im(col, input_size, kernel_size, stride=1, padding=0, dilation=1):
+        n, c, k, _, oh, ow = col.shape
+        (h, w), s, p, d = input_size, stride, padding, dilation
+        xp = np.zeros((n, c, h + 2 * p, w + 2 * p))
+        for ki, kj, i, j in np.ndindex(k, k, oh, ow):
+            r, q = place(i, j, ki, kj, s, d, k)
+            if assign:
+                xp[:, :, r, q] = col[:, :, ki, kj, i, j]
+            else:
+                xp[:, :, r, q] += col[:, :, ki, kj, i, j]
+        if crop == "minus":
+            return xp[:, :, p:-p, p:-p]
+        return xp[:, :, p : p + h, p : p + w] if crop else xp
+    return col2im
+
+
+RIGHT_PLACE = lambda i, j, ki, kj, s, d, k: (i * s + ki * d, j * s + kj * d)  # noqa: E731
+NO_STRIDE = lambda i, j, ki, kj, s, d, k: (i + ki * d, j + kj * d)  # noqa: E731
+NO_DILATION = lambda i, j, ki, kj, s, d, k: (i * s + ki, j * s + kj)  # noqa: E731
+FLIPPED = lambda i, j, ki, kj, s, d, k: (  # noqa: E731
+    i * s + (k - 1 - ki) * d, j * s + (k - 1 - kj) * d)
+
+
+def c2i_consumes_col(col, input_size, kernel_size, stride=1, padding=0,
+                     dilation=1):
+    out = solution("col2im")(col, input_size, kernel_size, stride, padding,
+                             dilation)
+    col[...] = 0  # "used up": the caller's col is gone
+    return out
+
+
+def c2i_mean_of_taps(col, input_size, kernel_size, **kw):
+    return solution("col2im")(col, input_size, kernel_size, **kw) / kernel_size**2
+
+
+def _conv_backward(dx_col2im=None, dw="sum", db="sum", flip=False, stride=None):
+    """conv2d_backward with one mistake in one place."""
+    def conv2d_backward(x, w, dy, stride=1, padding=0):
+        s = stride if _stride is None else _stride
+        n, c, h, wd = x.shape
+        c_out, _, k, _ = w.shape
+        wk = w[..., ::-1, ::-1] if flip else w
+        col = solution("im2col")(x, k, stride, padding)
+        oh, ow = col.shape[4:]
+        col = col.reshape(n, c * k * k, oh * ow)
+        dym = dy.reshape(n, c_out, oh * ow)
+        if dw == "last":
+            for b in range(n):
+                gw = dym[b] @ col[b].T  # '=' in the loop: the last image
+        else:
+            gw = np.einsum("nol,nrl->or", dym, col) / (n if dw == "mean" else 1)
+        gb = {"sum": dy.sum(axis=(0, 2, 3)), "first": dy[0].sum(axis=(1, 2)),
+              "mean": dy.mean(axis=0).sum(axis=(1, 2)),
+              "keepdims": dy.sum(axis=(0, 2, 3), keepdims=True)}[db]
+        dcol = np.einsum("or,nol->nrl", wk.reshape(c_out, -1), dym)
+        scatter = dx_col2im or solution("col2im")
+        dx = scatter(dcol.reshape(n, c, k, k, oh, ow), (h, wd), k, s, padding)
+        return dx, gw.reshape(w.shape), gb
+    _stride = stride
+    return conv2d_backward
+
+
+def mp_back_width(width):
+    def maxpool_backward(dy, argmax, input_shape):
+        dx = np.zeros(input_shape)
+        n, c, oh, ow = dy.shape
+        row = {"H": input_shape[2], "OW": ow}[width]
+        for b, ch, i, j in np.ndindex(n, c, oh, ow):
+            r, q = divmod(int(argmax[b, ch, i, j]), row)
+            dx[b, ch, r, q] += dy[b, ch, i, j]
+        return dx
+    return maxpool_backward
+
+
+def mp_back_fancy(dy, argmax, input_shape):
+    dx = np.zeros(input_shape)
+    n, c = dy.shape[:2]
+    planes = dx.reshape(n, c, -1)
+    for b in range(n):
+        for ch in range(c):
+            planes[b, ch, argmax[b, ch].ravel()] += dy[b, ch].ravel()  # buffered
+    return dx
+
+
+def _maxpool_fwd(tie=">", pad=-np.inf, width="W", stride_used=True):
+    def maxpool_forward(x, kernel_size, stride=None, padding=0):
+        n, c, h, w = x.shape
+        k, p = kernel_size, padding
+        s = k if stride is None else stride
+        oh, ow = geometry.pool_window(x.shape, k, s, p, 1, False).out
+        step = s if stride_used else 1
+        row = {"W": w, "H": h}[width]
+        y, arg = np.zeros((n, c, oh, ow)), np.zeros((n, c, oh, ow), dtype=int)
+        for b, ch, i, j in np.ndindex(n, c, oh, ow):
+            best, where = -np.inf, -1
+            for ki, kj in np.ndindex(k, k):
+                r, q = i * step - p + ki, j * step - p + kj
+                inside = 0 <= r < h and 0 <= q < w
+                v = x[b, ch, r, q] if inside else pad
+                if (v > best) if tie == ">" else (v >= best):
+                    best, where = v, r * row + q
+            y[b, ch, i, j], arg[b, ch, i, j] = best, where
+        return y, arg
+    return maxpool_forward
+
+
+def _avgpool(divisor="torch", assign=False, stride_used=True):
+    def avgpool_backward(dy, input_shape, kernel_size, stride=None, padding=0,
+                         count_include_pad=True):
+        _, _, h, w = input_shape
+        k, p = kernel_size, padding
+        s = (k if stride is None else stride) if stride_used else 1
+        dx = np.zeros(input_shape)
+        for i, j in np.ndindex(*dy.shape[2:]):
+            h0, w0 = i * s - p, j * s - p
+            h1, w1 = min(h0 + k, h + p), min(w0 + k, w + p)
+            full = (h1 - h0) * (w1 - w0)
+            h0, w0, h1, w1 = max(h0, 0), max(w0, 0), min(h1, h), min(w1, w)
+            inside = (h1 - h0) * (w1 - w0)
+            div = {"torch": full if count_include_pad else inside,
+                   "k*k": k * k, "ignore-flag": full}[divisor]
+            piece = dy[:, :, i : i + 1, j : j + 1] / div
+            if assign:
+                dx[:, :, h0:h1, w0:w1] = piece
+            else:
+                dx[:, :, h0:h1, w0:w1] += piece
+        return dx
+    return avgpool_backward
+
+
+def _conv_t(scatter=None, flip=False, stride_used=True, op_used=True):
+    def conv_transpose2d(x, w, stride=1, padding=0, output_padding=0):
+        h, wd = x.shape[2:]
+        k = w.shape[2]
+        op = output_padding if op_used else 0
+        oh, ow = ((size - 1) * stride - 2 * padding + k + op for size in (h, wd))
+        wk = w[..., ::-1, ::-1] if flip else w
+        dcol = np.einsum("cokl,nchw->noklhw", wk, x)
+        s = stride if stride_used else 1
+        return (scatter or solution("col2im"))(dcol, (oh, ow), k, s, padding)
+    return conv_transpose2d
+
+
+def cos_span(span):
+    def conv_output_size(size, kernel_size, stride=1, padding=0, dilation=1):
+        k, d = kernel_size, dilation
+        taps = {"k": k, "d*k": d * k, "right": d * (k - 1) + 1}[span]
+        return (size + 2 * padding - taps) // stride + 1
+    return conv_output_size
+
+
+def cos_no_stride(size, kernel_size, stride=1, padding=0, dilation=1):
+    return size + 2 * padding - dilation * (kernel_size - 1)
+
+
+def gwm_flipped(w, groups):
+    return solution("grouped_weight_matrix")(w[..., ::-1, ::-1], groups)
+
+
+def sgd_in_place(w, dw, v, lr, momentum):
+    v *= momentum
+    v += dw
+    w -= lr * v
+    return w, v
+
+
+def macs_one_image(x_shape, w_shape, stride=1, padding=0):
+    return solution("conv2d_macs")((1, *x_shape[1:]), w_shape, stride, padding)
+
+
+def macs_no_stride(x_shape, w_shape, stride=1, padding=0):
+    n, _, h, w = x_shape
+    c_out, c_in, k, _ = w_shape
+    oh, ow = h + 2 * padding - k + 1, w + 2 * padding - k + 1
+    return n * c_out * oh * ow * c_in * k * k
+
+
+# (exercise, code, wrong answer): one row per mistake an exercise can make
+MISTAKES = [
+    ("numeric_grad", "one-sided", ng_one_sided),
+    ("numeric_grad", "not-restored", ng_in_place_no_restore),
+    ("numeric_grad", "not-restored", ng_copy_no_restore),
+    ("numeric_grad", "scale", ng_over_eps),
+    ("square_plus_backward", "overwrites", sp_last_path),
+    ("square_plus_backward", "overwrites", sp_missing_path),
+    ("square_plus_backward", "mutates-input", sp_in_place),
+    ("im2col", "stride-ignored", _im2col(NO_STRIDE)),
+    ("im2col", "dilation-ignored", _im2col(NO_DILATION)),
+    ("im2col", "kernel-flipped", _im2col(FLIPPED)),
+    ("col2im", "overwrites", _col2im(RIGHT_PLACE, assign=True)),
+    ("col2im", "no-crop", _col2im(RIGHT_PLACE, crop=False)),
+    ("col2im", "no-crop", _col2im(RIGHT_PLACE, crop="minus")),
+    ("col2im", "stride-ignored", _col2im(NO_STRIDE)),
+    ("col2im", "dilation-ignored", _col2im(NO_DILATION)),
+    ("col2im", "kernel-flipped", _col2im(FLIPPED)),
+    ("col2im", "mutates-input", c2i_consumes_col),
+    ("col2im", "scale", c2i_mean_of_taps),
+    ("conv2d_backward", "overwrites", _conv_backward(
+        dx_col2im=_col2im(RIGHT_PLACE, assign=True))),
+    ("conv2d_backward", "no-crop", _conv_backward(
+        dx_col2im=_col2im(RIGHT_PLACE, crop=False))),
+    ("conv2d_backward", "stride-ignored", _conv_backward(stride=1)),
+    ("conv2d_backward", "kernel-flipped", _conv_backward(flip=True)),
+    ("conv2d_backward", "missing-batch-sum", _conv_backward(dw="last")),
+    ("conv2d_backward", "missing-batch-sum", _conv_backward(db="first")),
+    ("conv2d_backward", "batch-mean", _conv_backward(dw="mean")),
+    ("conv2d_backward", "batch-mean", _conv_backward(db="mean")),
+    ("conv2d_backward", "shape", _conv_backward(db="keepdims")),
+    ("maxpool_backward", "overwrites", mp_back_fancy),
+    ("maxpool_backward", "wrong-index-width", mp_back_width("H")),
+    ("maxpool_backward", "wrong-index-width", mp_back_width("OW")),
+    ("maxpool_forward", "tie-last", _maxpool_fwd(tie=">=")),
+    ("maxpool_forward", "pad-zero", _maxpool_fwd(pad=0.0)),
+    ("maxpool_forward", "wrong-index-width", _maxpool_fwd(width="H")),
+    ("maxpool_forward", "stride-ignored", _maxpool_fwd(stride_used=False)),
+    ("avgpool_backward", "overwrites", _avgpool(assign=True)),
+    ("avgpool_backward", "divisor", _avgpool(divisor="k*k")),
+    ("avgpool_backward", "divisor", _avgpool(divisor="ignore-flag")),
+    ("avgpool_backward", "stride-ignored", _avgpool(stride_used=False)),
+    ("conv_transpose2d", "overwrites", _conv_t(_col2im(RIGHT_PLACE, assign=True))),
+    ("conv_transpose2d", "no-crop", _conv_t(_col2im(RIGHT_PLACE, crop=False))),
+    ("conv_transpose2d", "stride-ignored", _conv_t(stride_used=False)),
+    ("conv_transpose2d", "kernel-flipped", _conv_t(flip=True)),
+    ("conv_transpose2d", "shape", _conv_t(op_used=False)),
+    ("conv_output_size", "dilation-ignored", cos_span("k")),
+    ("conv_output_size", "span", cos_span("d*k")),
+    ("conv_output_size", "stride-ignored", cos_no_stride),
+    ("grouped_weight_matrix", "kernel-flipped", gwm_flipped),
+    ("sgd_momentum_step", "mutates-input", sgd_in_place),
+    ("conv2d_macs", "missing-batch-sum", macs_one_image),
+    ("conv2d_macs", "stride-ignored", macs_no_stride),
+]
+
+
+def _ids(row):
+    return f"{row[0]}-{row[1]}-{row[2].__name__}"
+
+
+# these index outside the plane on some case: the checker names the mistake
+# that predicts exactly that error
+RAISES = {"maxpool_backward"}
+
+
+@pytest.mark.parametrize("name, code, fn", MISTAKES, ids=[_ids(r) for r in MISTAKES])
+def test_the_mistake_is_named(name, code, fn):
+    result = check(name, fn, quiet=True)
+    raises = name in RAISES and code == "wrong-index-width"
+    assert result.status == ("error" if raises else "wrong"), result.message
+    assert result.diagnosis == code, result.message
+    what, fix = CODES[code]
+    assert f"diagnosis [{code}]: {what}." in result.message
+    assert f"fix: {fix}." in result.message
+    assert "evidence: " in result.message
+
+
+# --------------------------------------------------------------------------
+# the generic mistakes, on every exercise, made by wrapping the reference
+# --------------------------------------------------------------------------
+
+ALL = sorted(EXERCISES)
+
+
+def _arrays_in(name):
+    case = EXERCISES[name].cases(np.random.default_rng(0))[0]
+    return [k for k, v in case.items() if isinstance(v, np.ndarray)]
+
+
+def _wrap(name, change):
+    sol, n = solution(name), len(EXERCISES[name].outputs)
+
+    def wrong(**kwargs):
+        out = sol(**{k: v.copy() if isinstance(v, np.ndarray) else v
+                     for k, v in kwargs.items()})
+        outs = list(out) if n > 1 else [out]
+        outs[0] = change(np.asarray(outs[0]), kwargs)
+        return tuple(outs) if n > 1 else outs[0]
+
+    return wrong
+
+
+def _zero_inputs(out, kwargs):
+    for v in kwargs.values():
+        if isinstance(v, np.ndarray):
+            v[...] = 0
+    return out
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_scale_is_named_on_every_exercise(name):
+    result = check(name, _wrap(name, lambda out, _: out * 3), quiet=True)
+    assert result.diagnosis == "scale", result.message
+    assert "is 3 times the expected one" in result.message
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_shape_is_named_on_every_exercise(name):
+    result = check(name, _wrap(name, lambda out, _: out[None]), quiet=True)
+    assert result.diagnosis == "shape", result.message
+    assert "has shape (1," in result.message
+
+
+@pytest.mark.parametrize("name", [n for n in ALL if _arrays_in(n)
+                                  and n != "numeric_grad"])
+def test_changing_an_argument_is_named_on_every_exercise(name):
+    result = check(name, _wrap(name, _zero_inputs), quiet=True)
+    assert result.status == "wrong", result.message
+    assert "every value is right" in result.message
+    assert result.diagnosis == "mutates-input", result.message
+    assert "the call changed" in result.message
+
+
+def test_changing_x_in_numeric_grad_is_not_restored():
+    # in numeric_grad, x changed by the call is a nudge left in place
+    result = check("numeric_grad", _wrap("numeric_grad", _zero_inputs),
+                   quiet=True)
+    assert result.diagnosis == "not-restored", result.message
+
+
+def test_the_table_of_mistakes_is_what_the_tests_feed():
+    # the vocabulary's docstring says which exercise can make which mistake;
+    # every pair it names has a wrong answer above (the generic three are
+    # fed to every exercise by the tests just above)
+    lines = vocabulary.__doc__.splitlines()
+    rules = [i for i, line in enumerate(lines) if line.startswith("=====")]
+    claimed = set()
+    code = None
+    for line in lines[rules[1] + 1 : rules[2]]:
+        if not line.startswith(" "):
+            code, line = line.split()[0], line[len(line.split()[0]):]
+        for part in re.sub(r"\([^)]*\)", "", line).split(","):
+            if part.strip() and not part.strip().startswith("every"):
+                claimed.add((part.strip(), code))
+        if code and "every" in line:
+            claimed.add(("*", code))
+    fed = {(name, code) for name, code, _ in MISTAKES}
+    specific = {pair for pair in claimed if pair[0] != "*"}
+    assert specific <= fed, sorted(specific - fed)
+    assert set(CODES) == {code for _, code in claimed}
+    assert {code for name, code in claimed if name == "*"} >= {
+        "scale", "shape", "mutates-input"}
+
+
+# --------------------------------------------------------------------------
+# correct answers in other styles: passed, no diagnosis
+# --------------------------------------------------------------------------
+
+
+def ng_basis_vectors(f, x, eps=1e-6):
+    x = np.asarray(x, dtype=float)
+    grad = np.empty(x.size)
+    for i, e in enumerate(np.eye(x.size)):
+        step = eps * e.reshape(x.shape)
+        grad[i] = (f(x + step) - f(x - step)) / (2 * eps)
+    return grad.reshape(x.shape)
+
+
+def ng_in_place_restored(f, x, eps=1e-6):
+    g = np.zeros_like(x, dtype=float)
+    flat = x.reshape(-1)  # a view: nudges land in the caller's x, and leave
+    for i in range(flat.size):
+        old = flat[i]
+        flat[i] = old + eps
+        plus = f(x)
+        flat[i] = old - eps
+        minus = f(x)
+        flat[i] = old
+        g.reshape(-1)[i] = (plus - minus) / (2 * eps)
+    return g
+
+
+def sp_formula(x, dy):
+    return dy * (2 * x + 1)
+
+
+def sp_autodiff(x, dy):
+    t = cg.Tensor(x, requires_grad=True)
+    (t * t + t).backward(dy)
+    return t.grad
+
+
+def i2c_strided_slices(x, kernel_size, stride=1, padding=0, dilation=1):
+    n, c, h, w = x.shape
+    k, s, p, d = kernel_size, stride, padding, dilation
+    oh, ow = geometry.window((h, w), k, s, p, d).out
+    xp = _pad(x, p)
+    col = np.empty((n, c, k, k, oh, ow))
+    for ki, kj in np.ndindex(k, k):
+        col[:, :, ki, kj] = xp[:, :, ki * d : ki * d + s * oh : s,
+                               kj * d : kj * d + s * ow : s][:, :, :oh, :ow]
+    return col
+
+
+def i2c_unfold(x, kernel_size, stride=1, padding=0, dilation=1):
+    cols = F.unfold(cg.Tensor(x), kernel_size, dilation, padding, stride).data
+    n, c = x.shape[:2]
+    oh, ow = geometry.window(x.shape[2:], kernel_size, stride, padding,
+                             dilation).out
+    return cols.reshape(n, c, kernel_size, kernel_size, oh, ow)
+
+
+def c2i_add_at(col, input_size, kernel_size, stride=1, padding=0, dilation=1):
+    n, c, k, _, oh, ow = col.shape
+    (h, w), s, p, d = input_size, stride, padding, dilation
+    ki, kj, i, j = np.meshgrid(*(np.arange(v) for v in (k, k, oh, ow)),
+                               indexing="ij")
+    xp = np.zeros((n, c, h + 2 * p, w + 2 * p))
+    np.add.at(xp, (slice(None), slice(None), i * s + ki * d, j * s + kj * d), col)
+    return xp[:, :, p : p + h, p : p + w]
+
+
+def c2i_fold(col, input_size, kernel_size, stride=1, padding=0, dilation=1):
+    n, c, k, _, oh, ow = col.shape
+    flat = cg.Tensor(col.reshape(n, c * k * k, oh * ow))
+    return F.fold(flat, input_size, k, dilation, padding, stride).data
+
+
+def cb_autodiff(x, w, dy, stride=1, padding=0):
+    tx, tw = cg.Tensor(x, requires_grad=True), cg.Tensor(w, requires_grad=True)
+    tb = cg.Tensor(np.zeros(w.shape[0]), requires_grad=True)
+    F.conv2d(tx, tw, tb, stride, padding).backward(dy)
+    return tx.grad, tw.grad, tb.grad
+
+
+def cb_naive_loops(x, w, dy, stride=1, padding=0):
+    s, p = stride, padding
+    xp = _pad(x, p)
+    dxp, dw = np.zeros_like(xp), np.zeros_like(w)
+    k = w.shape[2]
+    for n, o, i, j in np.ndindex(*dy.shape):
+        patch = xp[n, :, i * s : i * s + k, j * s : j * s + k]
+        dw[o] += dy[n, o, i, j] * patch
+        dxp[n, :, i * s : i * s + k, j * s : j * s + k] += dy[n, o, i, j] * w[o]
+    h, wd = x.shape[2:]
+    return dxp[:, :, p : p + h, p : p + wd], dw, dy.sum(axis=(0, 2, 3))
+
+
+def mpb_add_at(dy, argmax, input_shape):
+    n, c = dy.shape[:2]
+    dx = np.zeros((n, c, input_shape[2] * input_shape[3]))
+    b, ch = np.indices((n, c))
+    np.add.at(dx, (b[..., None], ch[..., None], argmax.reshape(n, c, -1)),
+              dy.reshape(n, c, -1))
+    return dx.reshape(input_shape)
+
+
+def mpb_unravel(dy, argmax, input_shape):
+    dx = np.zeros(input_shape)
+    for b, ch, i, j in np.ndindex(*dy.shape):
+        r, q = np.unravel_index(argmax[b, ch, i, j], input_shape[2:])
+        dx[b, ch, r, q] += dy[b, ch, i, j]
+    return dx
+
+
+def mpf_vectorised(x, kernel_size, stride=None, padding=0):
+    k, p = kernel_size, padding
+    s = k if stride is None else stride
+    n, c, h, w = x.shape
+    oh, ow = geometry.pool_window(x.shape, k, s, p, 1, False).out
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)), constant_values=-np.inf)
+    i, j, ki, kj = np.meshgrid(np.arange(oh), np.arange(ow), np.arange(k),
+                               np.arange(k), indexing="ij")
+    vals = xp[:, :, i * s + ki, j * s + kj].reshape(n, c, oh, ow, k * k)
+    first = vals.argmax(axis=-1)  # np.argmax keeps the first maximum
+    r = (i * s + ki - p).reshape(oh, ow, -1)
+    q = (j * s + kj - p).reshape(oh, ow, -1)
+    flat = np.broadcast_to(r * w + q, vals.shape)
+    arg = np.take_along_axis(flat, first[..., None], -1)[..., 0]
+    return vals.max(axis=-1), arg
+
+
+def mpf_convgrad(x, kernel_size, stride=None, padding=0):
+    y, arg = F.max_pool2d(cg.Tensor(x), kernel_size, stride, padding,
+                          return_indices=True)
+    return y.data, arg
+
+
+def apb_autodiff(dy, input_shape, kernel_size, stride=None, padding=0,
+                 count_include_pad=True):
+    h = input_shape[2]
+    s = kernel_size if stride is None else stride
+    ceil = dy.shape[2] != geometry.pool_out_size(h, kernel_size, s, padding, 1,
+                                                 False)
+    x = cg.Tensor(np.zeros(input_shape), requires_grad=True)
+    F.avg_pool2d(x, kernel_size, stride, padding, ceil_mode=ceil,
+                 count_include_pad=count_include_pad).backward(dy)
+    return x.grad
+
+
+def ct_stamps(x, w, stride=1, padding=0, output_padding=0):
+    n, _, h, wd = x.shape
+    _, c_out, k, _ = w.shape
+    s, p = stride, padding
+    big = np.zeros((n, c_out, (h - 1) * s + k + output_padding,
+                    (wd - 1) * s + k + output_padding))
+    for b, c, i, j in np.ndindex(*x.shape):
+        big[b, :, i * s : i * s + k, j * s : j * s + k] += x[b, c, i, j] * w[c]
+    return big[:, :, p : big.shape[2] - p, p : big.shape[3] - p]
+
+
+def ct_convgrad(x, w, stride=1, padding=0, output_padding=0):
+    return F.conv_transpose2d(cg.Tensor(x), cg.Tensor(w), None, stride, padding,
+                              output_padding).data
+
+
+def cos_range(size, kernel_size, stride=1, padding=0, dilation=1):
+    last_start = size + 2 * padding - dilation * (kernel_size - 1) - 1
+    return len(range(0, last_start + 1, stride))
+
+
+def gwm_kron(w, groups):
+    c_out = w.shape[0]
+    blocks = w.reshape(groups, c_out // groups, -1)
+    return np.concatenate(
+        [np.kron(np.eye(groups)[g], blocks[g]) for g in range(groups)])
+
+
+def sgd_new_arrays(w, dw, v, lr, momentum):
+    v_new = np.add(momentum * v, dw)
+    return np.subtract(w, lr * v_new), v_new
+
+
+def sgd_copy_then_in_place(w, dw, v, lr, momentum):
+    w, v = w.copy(), v.copy()
+    v *= momentum
+    v += dw
+    w -= lr * v
+    return w, v
+
+
+def macs_from_the_output(x_shape, w_shape, stride=1, padding=0):
+    y = F.conv2d(cg.Tensor(np.zeros(x_shape)), cg.Tensor(np.zeros(w_shape)),
+                 None, stride, padding)
+    return y.data.size * int(np.prod(w_shape[1:]))
+
+
+RIGHT = [
+    ("numeric_grad", ng_basis_vectors), ("numeric_grad", ng_in_place_restored),
+    ("square_plus_backward", sp_formula), ("square_plus_backward", sp_autodiff),
+    ("im2col", i2c_strided_slices), ("im2col", i2c_unfold),
+    ("col2im", c2i_add_at), ("col2im", c2i_fold),
+    ("conv2d_backward", cb_autodiff), ("conv2d_backward", cb_naive_loops),
+    ("maxpool_backward", mpb_add_at), ("maxpool_backward", mpb_unravel),
+    ("maxpool_forward", mpf_vectorised), ("maxpool_forward", mpf_convgrad),
+    ("avgpool_backward", apb_autodiff),
+    ("conv_transpose2d", ct_stamps), ("conv_transpose2d", ct_convgrad),
+    ("conv_output_size", cos_range),
+    ("grouped_weight_matrix", gwm_kron),
+    ("sgd_momentum_step", sgd_new_arrays),
+    ("sgd_momentum_step", sgd_copy_then_in_place),
+    ("conv2d_macs", macs_from_the_output),
+]
+
+
+@pytest.mark.parametrize("name, fn", RIGHT, ids=[f"{n}-{f.__name__}" for n, f in RIGHT])
+def test_a_right_answer_in_another_style_passes(name, fn):
+    result = check(name, fn, quiet=True)
+    assert result.passed, result.message
+    assert result.diagnosis is None
+
+
+def test_every_exercise_has_two_styles_that_pass():
+    # the reference (loops) is one; RIGHT holds at least one more each
+    assert {name for name, _ in RIGHT} == set(EXERCISES)
+
+
+# --------------------------------------------------------------------------
+# the four wrong answers that used to pass
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name, fn, code", [
+    ("numeric_grad", ng_one_sided, "one-sided"),
+    ("numeric_grad", ng_in_place_no_restore, "not-restored"),
+    ("col2im", c2i_consumes_col, "mutates-input"),
+    ("sgd_momentum_step", sgd_in_place, "mutates-input"),
+])
+def test_the_answers_that_used_to_pass_are_caught(name, fn, code):
+    result = check(name, fn, quiet=True)
+    assert not result.passed and result.status == "wrong"
+    assert result.diagnosis == code
+
+
+def test_a_nudge_left_in_place_is_seen_even_when_the_numbers_pass():
+    # the copy keeps the caller's x and the numbers within tolerance at the
+    # default eps; only what f saw shows the drift
+    result = check("numeric_grad", ng_copy_no_restore, quiet=True)
+    assert result.diagnosis == "not-restored"
+    assert re.search(r"call \d+ of f saw x with \d+ elements moved", result.message)
+
+
+# --------------------------------------------------------------------------
+# the report reads right
+# --------------------------------------------------------------------------
+
+PLURAL_NOUNS = r"(window|tap|term|element|contribution|image|path)"
+
+
+@pytest.mark.parametrize("name, code, fn", MISTAKES, ids=[_ids(r) for r in MISTAKES])
+def test_the_message_has_no_broken_plural(name, code, fn):
+    message = check(name, fn, quiet=True).message
+    assert not re.search(rf"\b1 (\w+ )?{PLURAL_NOUNS}s\b", message), message
+    assert "(s)" not in message
+
+
+def _one_off(name, case_no, flat_pos):
+    sol, calls = solution(name), {"n": 0}
+
+    def wrong(**kwargs):
+        calls["n"] += 1
+        out = np.array(sol(**kwargs), dtype=float)
+        if calls["n"] == case_no:
+            out.reshape(-1)[flat_pos] += 1.0
+        return out
+
+    return wrong
+
+
+def test_a_pixel_with_one_window_reads_in_the_singular():
+    result = check("col2im", _one_off("col2im", 1, 0), quiet=True)
+    assert "output[0, 0, 0, 0] is fed by 1 window tap: window (0, 0) tap (0, 0)" \
+        in result.message
+    assert result.diagnosis is None  # one pixel off by 1: no known mistake
+    assert "hint: " in result.message
+
+
+def test_the_overwrite_report_names_the_windows_and_their_sum():
+    result = check("col2im", _col2im(RIGHT_PLACE, assign=True), quiet=True)
+    # case 1 is k3 s1 on 5x5: pixel (0, 1) is in two windows
+    assert result.index == (0, 0, 0, 1)
+    where = next(x for x in result.message.splitlines() if "where:" in x)
+    assert "is fed by 2 window taps:" in where
+    assert "window (0, 0) tap (0, 1)" in where and "window (0, 1) tap (0, 0)" in where
+    assert f"(their sum: {float(result.expected):.6g})" in where
+
+
+def test_the_conv2d_backward_report_names_what_feeds_dx():
+    # the old overlap hint never fired here: the cases have no kernel_size
+    result = check("conv2d_backward", _conv_backward(
+        dx_col2im=_col2im(RIGHT_PLACE, assign=True)), quiet=True)
+    assert result.output == "dx" and result.diagnosis == "overwrites"
+    assert re.search(r"where: dx\[[\d, ]+\] is fed by \d+ terms: output channel",
+                     result.message)
+
+
+def test_a_batch_mistake_in_dw_names_the_image():
+    result = check("conv2d_backward", _conv_backward(dw="last"), quiet=True)
+    assert result.output == "dw"
+    assert "your dw is exactly what the last image alone gives" in result.message
+
+
+def test_the_evidence_separates_mean_from_half():
+    # with two images a batch mean is a factor 1/2; the 3-image case decides
+    def half_dw(x, w, dy, stride=1, padding=0):
+        dx, dw, db = solution("conv2d_backward")(x, w, dy, stride, padding)
+        return dx, dw / 2, db
+
+    assert check("conv2d_backward", half_dw, quiet=True).diagnosis == "scale"
+    mean = check("conv2d_backward", _conv_backward(dw="mean"), quiet=True)
+    assert mean.diagnosis == "batch-mean"
+
+
+def test_the_hints_say_the_fix_in_the_words_of_the_vocabulary():
+    for code, (what, fix) in CODES.items():
+        assert what and fix and not what.endswith(".") and not fix.endswith("."), code
+        assert "1 contributions" not in what + fix
+
+
+def test_plot_titles_name_the_diagnosis():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    result = check("col2im", _col2im(RIGHT_PLACE, assign=True), quiet=True)
+    fig = result.plot()
+    try:
+        assert "[overwrites]" in fig._suptitle.get_text()
+    finally:
+        plt.close(fig)
