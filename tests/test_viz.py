@@ -562,3 +562,18 @@ def test_update_is_fast_and_building_a_lesson_view_is_quick(make):
     per_update = (time.perf_counter() - start) / len(range(0, view.n_frames, 7))
     assert per_update < 0.03, per_update
     assert built < 3.0, built  # budget 1 s; slack for a busy shared machine
+
+
+def test_a_fading_trail_follows_the_last_two_destinations(make):
+    view = make(viz.OverlapView, input_size=(7, 7), kernel_size=3, stride=2)
+    k = 10
+    view.update(k)
+    marks = view.grids["so_far"].marks
+    now, one, two = (view.events[k - j].dst[2:] for j in range(3))
+    assert cell_of(marks["dst"]) == now
+    for role, where in (("trail1", one), ("trail2", two)):
+        assert marks[role].get_visible() == (where != now)
+        if where != now:
+            assert cell_of(marks[role]) == where
+    view.update(0)
+    assert not marks["trail1"].get_visible() and not marks["trail2"].get_visible()

@@ -173,9 +173,8 @@ class View:
         self._frame = i = int(i)
         if n:
             e = self.model_.events[i]
-            for key, where in self.marks(e).items():
-                panel, role = key.split(".")
-                self.grids[panel].place(role, where)
+            self._place(self.marks(e))
+            self._trail(i)
             states, touched = self.model_.states[i], self.model_.touched[i]
             for grid in self._dests:
                 at = grid.panel.plane
@@ -188,6 +187,29 @@ class View:
             text = "no events for this configuration"
         self._caption.set_text(text)
         self._request_draw()
+
+    def _place(self, marks: dict[str, tuple[int, ...] | None]) -> None:
+        for key, where in marks.items():
+            panel, role = key.split(".")
+            self.grids[panel].place(role, where)
+
+    def _trail(self, i: int) -> None:
+        """Fading outlines where the two events before ``i`` landed (none
+        where they landed on the cell event ``i`` lands on)."""
+        now = {
+            k: v
+            for k, v in self.marks(self.model_.events[i]).items()
+            if k.endswith(".dst")
+        }
+        trail = {f"{k[:-4]}.{r}": None for k in now for r in g.TRAIL}
+        for back, role in enumerate(g.TRAIL, start=1):
+            if i - back < 0:
+                break
+            e = self.model_.events[i - back]
+            for key, where in self.marks(e).items():
+                if key.endswith(".dst") and key in now and where != now[key]:
+                    trail[f"{key[:-4]}.{role}"] = where
+        self._place(trail)
 
     def _request_draw(self) -> None:
         if self._exporting:

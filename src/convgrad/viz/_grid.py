@@ -31,7 +31,11 @@ MARK_STYLE = {
     "dst": ("#D55E00", "-", 3.0),  # vermillion: where it lands
     "window": ("#0072B2", "--", 2.2),  # blue, dashed: the sliding window
     "best": ("#009E73", ":", 3.0),  # bluish green, dotted: the argmax
+    # a fading trail of where the last two values landed
+    "trail1": ("#D55E0099", "-", 2.0),
+    "trail2": ("#D55E0044", "-", 1.5),
 }
+TRAIL = ("trail1", "trail2")
 PADDING = "#DDDDDD"  # the padding ring
 CMAP = "cividis"
 WARN = "#D55E00"
@@ -243,7 +247,8 @@ class Grid:
         ]
         self._shown = np.full((rows, cols), None, dtype=object)
         self._colors = np.full((rows, cols), "k", dtype=object)
-        self.marks = {role: self._box(role) for role in panel.marks}
+        roles = panel.marks + (TRAIL if "dst" in panel.marks else ())
+        self.marks = {role: self._box(role) for role in roles}
         self.set_values(data)
 
     def _ticks(self, panel: Panel) -> None:
