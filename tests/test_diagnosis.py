@@ -8,7 +8,9 @@ styles pass with no diagnosis; the report reads right.
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -415,26 +417,16 @@ def test_changing_x_in_numeric_grad_is_not_restored():
 
 def test_the_table_of_mistakes_is_what_the_tests_feed():
     # the vocabulary's docstring says which exercise can make which mistake;
-    # every pair it names has a wrong answer above (the generic three are
-    # fed to every exercise by the tests just above)
-    lines = vocabulary.__doc__.splitlines()
-    rules = [i for i, line in enumerate(lines) if line.startswith("=====")]
-    claimed = set()
-    code = None
-    for line in lines[rules[1] + 1 : rules[2]]:
-        if not line.startswith(" "):
-            code, line = line.split()[0], line[len(line.split()[0]):]
-        for part in re.sub(r"\([^)]*\)", "", line).split(","):
-            if part.strip() and not part.strip().startswith("every"):
-                claimed.add((part.strip(), code))
-        if code and "every" in line:
-            claimed.add(("*", code))
+    # every pair it names has a wrong answer above, and the three it gives
+    # to every exercise are fed to every exercise by the tests just above
+    table = _table()
+    claimed = {(name, code) for name, codes in table.items() for code in codes}
     fed = {(name, code) for name, code, _ in MISTAKES}
-    specific = {pair for pair in claimed if pair[0] != "*"}
-    assert specific <= fed, sorted(specific - fed)
-    assert set(CODES) == {code for _, code in claimed}
-    assert {code for name, code in claimed if name == "*"} >= {
-        "scale", "shape", "mutates-input"}
+    assert claimed <= fed, sorted(claimed - fed)
+    assert set().union(*table.values()) | GENERIC_CODES == set(CODES)
+
+
+GENERIC_CODES = {"scale", "shape", "mutates-input"}
 
 
 # --------------------------------------------------------------------------
@@ -774,3 +766,57 @@ def test_plot_titles_name_the_diagnosis():
         assert "[overwrites]" in fig._suptitle.get_text()
     finally:
         plt.close(fig)
+
+
+# --------------------------------------------------------------------------
+# the lessons and plans use the checker's words
+# --------------------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[1]
+# a hyphenated word in backticks can only be a code; a single word is a
+# code when CODES has it (`shape`, `span`, ...)
+CODE_LIKE = re.compile(r"`([a-z]+(?:-[a-z]+)+)`")
+WORD = re.compile(r"`([a-z]+(?:-[a-z]+)*)`")
+
+
+def _table() -> dict[str, set[str]]:
+    """exercise -> the specific codes the vocabulary's table gives it."""
+    lines = vocabulary.__doc__.splitlines()
+    rules = [i for i, line in enumerate(lines) if line.startswith("=====")]
+    out: dict[str, set[str]] = {}
+    code = None
+    for line in lines[rules[1] + 1 : rules[2]]:
+        if not line.startswith(" "):
+            code, line = line.split()[0], line[len(line.split()[0]):]
+        for part in re.sub(r"\([^)]*\)", "", line).split(","):
+            if part.strip() and not part.strip().startswith("every"):
+                out.setdefault(part.strip(), set()).add(code)
+    return out
+
+
+def _exercise_text(path: Path) -> str:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    md = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
+    return "\n".join(m for m in md if re.search(r"\*\*\d+\.\d+\*\* Write", m))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_the_plan_names_the_mistakes_with_the_checkers_codes(name):
+    lesson = EXERCISES[name].lesson
+    [plan] = (REPO / "course" / "plans").glob(f"{lesson:02d}-*.md")
+    text = plan.read_text(encoding="utf-8")
+    assert set(CODE_LIKE.findall(text)) <= set(CODES)
+    named = set(WORD.findall(text)) & set(CODES)
+    missing = _table().get(name, set()) - named
+    assert not missing, f"{plan.name} does not name {sorted(missing)}"
+
+
+def test_the_exercise_cells_use_only_the_checkers_codes():
+    for path in sorted((REPO / "notebooks").glob("[01][0-9]-*.ipynb")):
+        text = _exercise_text(path)
+        if "exercises.check" not in path.read_text(encoding="utf-8"):
+            continue
+        assert set(WORD.findall(text)) & set(CODES), (
+            f"{path.name}: no exercise cell names a mistake")
+        hyphenated = set(CODE_LIKE.findall(text))
+        assert hyphenated <= set(CODES), (path.name, hyphenated - set(CODES))
