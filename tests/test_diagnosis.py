@@ -622,6 +622,21 @@ def macs_from_the_output(x_shape, w_shape, stride=1, padding=0):
     return y.data.size * int(np.prod(w_shape[1:]))
 
 
+def dgb_autodiff(x, w, dy, stride=1, padding=0, dilation=1, groups=1):
+    tx, tw = cg.Tensor(x, requires_grad=True), cg.Tensor(w, requires_grad=True)
+    F.conv2d(tx, tw, None, stride, padding, dilation, groups).backward(dy)
+    return tx.grad, tw.grad
+
+
+def fwb_catch_the_raise(layers):
+    for i, layer in enumerate(layers):
+        try:
+            cg.gradcheck(layer.fn, layer.inputs)
+        except AssertionError:
+            return i
+    return None
+
+
 RIGHT = [
     ("numeric_grad", ng_basis_vectors), ("numeric_grad", ng_in_place_restored),
     ("square_plus_backward", sp_formula), ("square_plus_backward", sp_autodiff),
@@ -637,6 +652,8 @@ RIGHT = [
     ("sgd_momentum_step", sgd_new_arrays),
     ("sgd_momentum_step", sgd_copy_then_in_place),
     ("conv2d_macs", macs_from_the_output),
+    ("dilated_grouped_backward", dgb_autodiff),
+    ("find_wrong_backward", fwb_catch_the_raise),
 ]
 
 

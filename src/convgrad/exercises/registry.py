@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import cases, feeds, solutions
+from . import bug_hunt, cases, dilated_grouped, feeds, solutions
 from .diagnosis import Rule
 from .feeds import Scatter
 from .rules import rules_for
@@ -99,6 +99,18 @@ EXERCISES: dict[str, Exercise] = {
                  hint="update the velocity first, then step with the new one."),
         Exercise("conv2d_macs", 10, S.conv2d_macs, C.conv2d_macs,
                  hint="N * C_out * OH * OW multiply-adds of C_in * K * K each."),
+        # issue 12: lesson 8's dilated, grouped backward; lesson 9's bug hunt
+        Exercise("dilated_grouped_backward", 8,
+                 dilated_grouped.dilated_grouped_backward,
+                 dilated_grouped.cases, outputs=("dx", "dw"),
+                 feeds={"dx": _conv("dx"), "dw": _conv("dw")},
+                 rules=rules_for("conv2d_backward"),
+                 hint="taps are dilation apart; output channel o reads only "
+                      "the input channels of its group, o // (C_out/g)."),
+        Exercise("find_wrong_backward", 9, bug_hunt.find_wrong_backward,
+                 bug_hunt.cases, expected=bug_hunt.expected,
+                 hint="cg.gradcheck(fn, inputs, raise_exception=False).ok is "
+                      "False for exactly one suspect: return its index."),
     ]
 }
 

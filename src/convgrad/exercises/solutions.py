@@ -85,19 +85,20 @@ def conv2d_backward(
     x: np.ndarray, w: np.ndarray, dy: np.ndarray, stride: int = 1,
     padding: int = 0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(dx, dw, db)`` of ``y = conv2d(x, w, b, stride, padding)``."""
-    n, c, h, wd = x.shape
-    c_out, _, k, _ = w.shape
-    col = im2col(x, k, stride, padding)  # (N, C, K, K, OH, OW)
-    oh, ow = col.shape[4:]
-    col = col.reshape(n, c * k * k, oh * ow)
-    dym = dy.reshape(n, c_out, oh * ow)
-    wm = w.reshape(c_out, c * k * k)
-    dw = np.einsum("nol,nrl->or", dym, col).reshape(w.shape)
+    """``(dx, dw, db)`` of ``y = conv2d(x, w, b, stride, padding)``, one
+    output element at a time: ``dy[n, o, i, j]`` adds ``w[o]`` onto its
+    window of ``dx`` and its window of ``x`` into ``dw[o]``."""
+    k, s, p = w.shape[2], stride, padding
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+    dxp = np.zeros_like(xp)
+    dw = np.zeros_like(w)
+    for n, o, i, j in np.ndindex(dy.shape):
+        r, q = i * s, j * s  # the window's corner on the padded input
+        dxp[n, :, r : r + k, q : q + k] += dy[n, o, i, j] * w[o]
+        dw[o] += dy[n, o, i, j] * xp[n, :, r : r + k, q : q + k]
     db = dy.sum(axis=(0, 2, 3))
-    dcol = np.einsum("or,nol->nrl", wm, dym).reshape(n, c, k, k, oh, ow)
-    dx = col2im(dcol, (h, wd), k, stride, padding)
-    return dx, dw, db
+    h, wd = x.shape[2:]
+    return dxp[:, :, p : p + h, p : p + wd], dw, db
 
 
 # lesson 5 ------------------------------------------------------------------

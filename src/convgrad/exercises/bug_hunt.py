@@ -1,0 +1,255 @@
+"""Lesson 9's bug hunt: the loss falls, yet one hand-written backward is wrong.
+
+Four layers are written here by hand as :class:`convgrad.Function` s, each
+a ``forward`` and a ``backward`` on arrays, as the lessons derived them.
+:class:`Net`, the lesson's CNN, is built from them, and one of them carries
+a bug. Training still lowers the loss; only a finite-difference check of
+each Function (``cg.gradcheck``) says which one is wrong.
+
+Exercise ``find_wrong_backward``: given a list of :class:`Suspect` s, return
+the index of the one whose backward fails ``cg.gradcheck``. Its cases mix
+the four Functions with one of five planted bugs, in shuffled order; case 1
+is the lesson's own network.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import convgrad as cg
+from convgrad import F, adjoint, nn
+
+# the four Functions, right ---------------------------------------------------
+
+
+class Conv2d(cg.Function):
+    """3×3 convolution, stride 1, padding 1; ``w`` is (C_out, C_in, 3, 3)."""
+
+    @staticmethod
+    def forward(ctx, x, w, b):
+        ctx.x, ctx.w = x, w
+        return F.conv2d(x, w, b, padding=1).data
+
+    @staticmethod
+    def backward(ctx, dy):
+        dx = F.conv_transpose2d(dy, ctx.w, padding=1).data  # lesson 4
+        dw = adjoint.dw_by_conv2d(ctx.x, dy, 3, padding=1)
+        return dx, dw, dy.sum(axis=(0, 2, 3))
+
+
+class ReLU(cg.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.x = x
+        return np.maximum(x, 0)
+
+    @staticmethod
+    def backward(ctx, dy):
+        return dy * (ctx.x > 0)
+
+
+class MaxPool2d(cg.Function):
+    """2×2 max-pool, stride 2, on even-sized planes (no overlap)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y, ctx.argmax = F.max_pool2d(x, 2, return_indices=True)
+        ctx.shape = x.shape
+        return y.data
+
+    @staticmethod
+    def backward(ctx, dy):
+        n, c, h, w = ctx.shape
+        dx = np.zeros((n * c, h * w), dtype=dy.dtype)
+        where = ctx.argmax.reshape(n * c, -1)  # windows never overlap here
+        np.put_along_axis(dx, where, dy.reshape(n * c, -1), axis=1)
+        return dx.reshape(ctx.shape)
+
+
+class Linear(cg.Function):
+    """``y = x @ w.T + b``; ``w`` is (out, in)."""
+
+    @staticmethod
+    def forward(ctx, x, w, b):
+        ctx.x, ctx.w = x, w
+        return x @ w.T + b
+
+    @staticmethod
+    def backward(ctx, dy):
+        return dy @ ctx.w, dy.T @ ctx.x, dy.sum(axis=0)
+
+
+# ... and wrong: each bug still lets a network train ---------------------------
+
+
+class Conv2dUnflipped(Conv2d):
+    """dx correlates dy with the kernel, in/out swapped but NOT flipped."""
+
+    @staticmethod
+    def backward(ctx, dy):
+        _, dw, db = Conv2d.backward(ctx, dy)
+        swapped = ctx.w.transpose(1, 0, 2, 3)  # the bug: no [..., ::-1, ::-1]
+        return F.conv2d(dy, swapped, padding=1).data, dw, db
+
+
+class Conv2dBiasMean(Conv2d):
+    """db averages over the batch instead of summing."""
+
+    @staticmethod
+    def backward(ctx, dy):
+        dx, dw, _ = Conv2d.backward(ctx, dy)
+        return dx, dw, dy.sum(axis=(2, 3)).mean(axis=0)
+
+
+class ReLUOnGrad(ReLU):
+    """Clamps the gradient instead of masking it with the input."""
+
+    @staticmethod
+    def backward(ctx, dy):
+        return np.maximum(dy, 0)
+
+
+class MaxPool2dSpread(MaxPool2d):
+    """Spreads dy over the window, as average pooling would."""
+
+    @staticmethod
+    def backward(ctx, dy):
+        return np.repeat(np.repeat(dy, 2, axis=2), 2, axis=3) / 4
+
+
+class LinearBatchMean(Linear):
+    """dw is divided by the batch size: the mean, not the sum."""
+
+    @staticmethod
+    def backward(ctx, dy):
+        dx, dw, db = Linear.backward(ctx, dy)
+        return dx, dw / len(ctx.x), db
+
+
+#: which bug each name hides (for instructors and tests)
+BUGS: dict[str, type[cg.Function]] = {
+    "conv-unflipped": Conv2dUnflipped,
+    "conv-bias-mean": Conv2dBiasMean,
+    "relu-on-grad": ReLUOnGrad,
+    "pool-spread": MaxPool2dSpread,
+    "linear-batch-mean": LinearBatchMean,
+}
+
+#: the lesson's network hides this one
+LESSON_BUG = "conv-unflipped"
+
+
+# suspects: a Function with small float64 inputs, ready for gradcheck ------
+
+
+@dataclass(frozen=True, repr=False)
+class Suspect:
+    """One hand-written Function and inputs to check it on.
+
+    ``fn(*inputs)`` runs it; ``cg.gradcheck(s.fn, s.inputs)`` checks it.
+    """
+
+    name: str
+    fn: Callable = field(compare=False)
+    inputs: tuple = field(compare=False)
+    _bug: str = field(default="", compare=False)
+
+    def __iter__(self):
+        return iter((self.fn, self.inputs))
+
+    def __repr__(self) -> str:
+        return f"Suspect({self.name!r})"
+
+
+_SHAPES = {  # the inputs each Function is checked on
+    "Conv2d": ((2, 1, 4, 4), (2, 1, 3, 3), (2,)),
+    "ReLU": ((2, 3, 4),),
+    "MaxPool2d": ((2, 2, 4, 4),),
+    "Linear": ((3, 5), (4, 5), (4,)),
+}
+_RIGHT = {"Conv2d": Conv2d, "ReLU": ReLU, "MaxPool2d": MaxPool2d,
+          "Linear": Linear}
+_NAME_OF = {Conv2dUnflipped: "Conv2d", Conv2dBiasMean: "Conv2d",
+            ReLUOnGrad: "ReLU", MaxPool2dSpread: "MaxPool2d",
+            LinearBatchMean: "Linear"}
+
+
+def _suspect(name: str, fn_class: type, rng: np.random.Generator,
+             bug: str = "") -> Suspect:
+    # distinct values away from 0: no ties for max-pool, no kinks for ReLU
+    inputs = []
+    for shape in _SHAPES[name]:
+        size = int(np.prod(shape))
+        mags = rng.permutation(size) / size + 0.2
+        signs = rng.choice([-1.0, 1.0], size=size)
+        inputs.append((mags * signs).reshape(shape))
+    return Suspect(name, fn_class.apply, tuple(inputs), bug)
+
+
+def suspects(bug: str = LESSON_BUG, order=None, seed: int = 0) -> list[Suspect]:
+    """The four Functions as suspects, ``bug`` planted in its own one."""
+    rng = np.random.default_rng(seed)
+    names = list(order or _RIGHT)
+    wrong = BUGS[bug]
+    return [
+        _suspect(n, wrong if _NAME_OF[wrong] == n else _RIGHT[n], rng,
+                 bug if _NAME_OF[wrong] == n else "")
+        for n in names
+    ]
+
+
+# the lesson's network ----------------------------------------------------------
+
+
+class Net(nn.Module):
+    """Lesson 9's CNN (8×8 → 4×4 → 2×2 → 10 scores), every layer one of the
+    hand-written Functions above, ``bug`` planted (``None``: all right)."""
+
+    def __init__(self, bug: str | None = LESSON_BUG, seed: int = 0) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 8, 3, padding=1, generator=seed)
+        self.conv2 = nn.Conv2d(8, 16, 3, padding=1, generator=seed + 1)
+        self.fc = nn.Linear(16 * 2 * 2, 10, generator=seed + 2)
+        fns = dict(_RIGHT)
+        if bug is not None:
+            fns[_NAME_OF[BUGS[bug]]] = BUGS[bug]
+        object.__setattr__(self, "fns", fns)
+
+    def forward(self, x):
+        conv, relu, pool = (self.fns[k].apply
+                            for k in ("Conv2d", "ReLU", "MaxPool2d"))
+        h = pool(relu(conv(x, self.conv1.weight, self.conv1.bias)))
+        h = pool(relu(conv(h, self.conv2.weight, self.conv2.bias)))
+        return self.fns["Linear"].apply(h.flatten(1), self.fc.weight,
+                                        self.fc.bias)
+
+
+# the exercise ----------------------------------------------------------------
+
+
+def find_wrong_backward(layers: list) -> int:
+    """The index of the suspect whose backward fails ``cg.gradcheck``."""
+    for i, (fn, inputs) in enumerate(layers):
+        if not cg.gradcheck(fn, inputs, raise_exception=False).ok:
+            return i
+    return -1
+
+
+def cases(rng: np.random.Generator) -> list[dict]:
+    """The lesson's suspects first, then every other bug, shuffled."""
+    out = [{"layers": suspects(LESSON_BUG, seed=int(rng.integers(1 << 16)))}]
+    for bug in BUGS:
+        if bug == LESSON_BUG:
+            continue
+        order = [str(n) for n in rng.permutation(list(_RIGHT))]
+        out.append({"layers": suspects(bug, order,
+                                       seed=int(rng.integers(1 << 16)))})
+    return out
+
+
+def expected(layers: list) -> int:
+    """The planted bug's index: the truth the learner's search must find."""
+    return next(i for i, s in enumerate(layers) if s._bug)

@@ -1,0 +1,59 @@
+"""Lesson 8's exercise: ``dx`` and ``dw`` of a dilated, grouped conv2d.
+
+Lesson 4's loops, with two changes: the taps of a window are ``dilation``
+apart, and output channel ``o`` reads only the input channels of its own
+group. The cases separate the likely bugs: dilation 1 and 2, groups 1, 2
+and depthwise, stride 1 and 2, padding 0 and 1, more output channels than
+input channels, two and three images.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from convgrad import geometry
+
+
+def dilated_grouped_backward(
+    x: np.ndarray, w: np.ndarray, dy: np.ndarray, stride: int = 1,
+    padding: int = 0, dilation: int = 1, groups: int = 1,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(dx, dw)`` of ``y = conv2d(x, w, stride=stride, padding=padding,
+    dilation=dilation, groups=groups)``, one output element at a time."""
+    k, s, p, d = w.shape[2], stride, padding, dilation
+    c_out, c_in_g = w.shape[:2]
+    per_group = c_out // groups
+    span = d * (k - 1) + 1  # a window's reach
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+    dxp = np.zeros_like(xp)
+    dw = np.zeros_like(w)
+    for n, o, i, j in np.ndindex(dy.shape):
+        c0 = (o // per_group) * c_in_g  # first input channel of o's group
+        rows = slice(i * s, i * s + span, d)
+        cols = slice(j * s, j * s + span, d)
+        dxp[n, c0 : c0 + c_in_g, rows, cols] += dy[n, o, i, j] * w[o]
+        dw[o] += dy[n, o, i, j] * xp[n, c0 : c0 + c_in_g, rows, cols]
+    h, wd = x.shape[2:]
+    return dxp[:, :, p : p + h, p : p + wd], dw
+
+
+def _x(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    return np.round(rng.uniform(-1, 1, size=shape), 2)
+
+
+def cases(rng: np.random.Generator) -> list[dict]:
+    out = []
+    for n, c_in, c_out, g, k, s, p, d, h, w in [
+        (2, 2, 2, 1, 3, 1, 0, 2, 6, 6),  # dilation only
+        (2, 4, 4, 2, 3, 1, 1, 1, 5, 5),  # groups only
+        (2, 4, 6, 2, 3, 1, 2, 2, 6, 5),  # both, more outputs than inputs
+        (3, 3, 3, 3, 2, 2, 1, 2, 7, 7),  # depthwise, stride 2, three images
+        (2, 2, 4, 2, 3, 2, 0, 2, 9, 8),  # both, stride 2, no padding
+    ]:
+        oh, ow = geometry.window((h, w), k, s, p, d).out
+        out.append({
+            "x": _x(rng, n, c_in, h, w), "w": _x(rng, c_out, c_in // g, k, k),
+            "dy": _x(rng, n, c_out, oh, ow), "stride": s, "padding": p,
+            "dilation": d, "groups": g,
+        })
+    return out
