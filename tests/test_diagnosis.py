@@ -666,7 +666,9 @@ def test_a_right_answer_in_another_style_passes(name, fn):
 
 def test_every_exercise_has_two_styles_that_pass():
     # the reference (loops) is one; RIGHT holds at least one more each
-    assert {name for name, _ in RIGHT} == set(EXERCISES)
+    missing = set(EXERCISES) - {name for name, _ in RIGHT}
+    assert not missing, (
+        f"add a right answer in another style for {sorted(missing)} to RIGHT")
 
 
 # --------------------------------------------------------------------------
@@ -769,6 +771,14 @@ def test_the_hints_say_the_fix_in_the_words_of_the_vocabulary():
     for code, (what, fix) in CODES.items():
         assert what and fix and not what.endswith(".") and not fix.endswith("."), code
         assert "1 contributions" not in what + fix
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_a_strange_answer_is_reported_never_raised(name):
+    # NaN and inf everywhere: the rules that cannot judge it say nothing
+    for value in (np.nan, -np.inf):
+        strange = _wrap(name, lambda out, _, v=value: np.full(np.shape(out), v))
+        assert check(name, strange, quiet=True).status == "wrong"
 
 
 def test_plot_titles_name_the_diagnosis():

@@ -112,7 +112,7 @@ def diagnose(rules: Sequence[Rule], runs: Sequence[Run],
             continue
         said: dict[str, list[tuple[bool | None, Run]]] = {}
         for run in runs:
-            e = rule.evidence(run, output)
+            e = _weigh(rule, run, output)
             for label, v in (e if isinstance(e, dict) else {"": e}).items():
                 said.setdefault(label, []).append((v, run))
         for label, votes in said.items():
@@ -122,6 +122,16 @@ def diagnose(rules: Sequence[Rule], runs: Sequence[Run],
             if rule.any_case or not any(v is False for v, _ in votes):
                 return Found(rule, first, label)
     return None
+
+
+def _weigh(rule: Rule, run: Run, output: str | None):
+    """A rule's evidence; one that cannot judge a strange answer (NaN, an
+    odd shape) says nothing rather than break the check."""
+    try:
+        with np.errstate(all="ignore"):
+            return rule.evidence(run, output)
+    except Exception:  # the checker never raises for a learner's answer
+        return None
 
 
 # --------------------------------------------------------------------------
