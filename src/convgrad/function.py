@@ -70,7 +70,8 @@ class Function:
             isinstance(a, _t.Tensor) and a.requires_grad for a in args
         )
         raw = [a.data if isinstance(a, _t.Tensor) else a for a in args]
-        out = cls.forward(ctx, *raw, **kwargs)
+        # a 0-d result is a 0-d array, never a NumPy scalar
+        out = np.asarray(cls.forward(ctx, *raw, **kwargs))
         requires_grad = _t.is_grad_enabled() and any(ctx.needs_input_grad)
         result = _t.Tensor._from_op(out, requires_grad)
         if requires_grad:

@@ -78,6 +78,21 @@ def check_ndim(shape: tuple[int, ...], ndim: int, name: str, layout: str) -> Non
         check_max(size, f"{name}.shape[{i}]")
 
 
+def check_nonzero(
+    shape: tuple[int, ...], dims: tuple[int, ...], name: str, layout: str,
+    why: str = "",
+) -> None:
+    """Refuse a zero size along ``dims``, as torch does (it allows an empty
+    batch, ``N = 0``, almost everywhere, and little else)."""
+    names = [d.strip() for d in layout.split(",")]
+    for i in dims:
+        if shape[i] == 0:
+            raise ValueError(
+                f"{name}.shape[{i}] ({names[i]}) must be at least 1{why}, got "
+                f"shape {tuple(shape)}"
+            )
+
+
 @functools.lru_cache(maxsize=1)
 def memory_limit() -> int:
     """The bytes an op may allocate: this machine's physical memory (1 TiB
@@ -197,6 +212,7 @@ def unfold_geometry(
     *, itemsize: int = 8,
 ) -> Window:
     check_ndim(x_shape, 4, "input", "N, C, H, W")
+    check_nonzero(x_shape, (1, 2, 3), "input", "N, C, H, W")
     win = window(x_shape[2:], kernel_size, stride, padding, dilation)
     n, c = x_shape[:2]
     check_memory(
@@ -213,6 +229,7 @@ def fold_geometry(
 ) -> tuple[Window, int]:
     """Validate ``fold``; return the window and the channel count ``C``."""
     check_ndim(col_shape, 3, "input", "N, C*KH*KW, L")
+    check_nonzero(col_shape, (1, 2), "input", "N, C*KH*KW, L")
     hw = pair(output_size, "output_size", minimum=1)
     win = window(hw, kernel_size, stride, padding, dilation)
     kh, kw = win.k
@@ -345,6 +362,12 @@ def conv2d_geometry(
 ) -> ConvGeometry:
     check_ndim(x_shape, 4, "input", "N, C_in, H, W")
     check_ndim(w_shape, 4, "weight", "C_out, C_in/groups, KH, KW")
+    check_nonzero(w_shape, (0,), "weight", "C_out, C_in/groups, KH, KW")
+    if x_shape[0] and x_shape[1]:
+        check_nonzero(
+            x_shape, (2, 3), "input", "N, C_in, H, W",
+            " (only an empty batch or no channels may have an empty plane)",
+        )
     c_in, c_out = x_shape[1], w_shape[0]
     g = check_groups(groups, c_in, c_out)
     if w_shape[1] * g != c_in:
@@ -384,6 +407,12 @@ def conv_transpose2d_geometry(
     """Validate a transposed conv and compute its output size."""
     check_ndim(x_shape, 4, "input", "N, C_in, H, W")
     check_ndim(w_shape, 4, "weight", "C_in, C_out/groups, KH, KW")
+    check_nonzero(w_shape, (0, 1, 2, 3), "weight", "C_in, C_out/groups, KH, KW")
+    if x_shape[0]:
+        check_nonzero(
+            x_shape, (2, 3), "input", "N, C_in, H, W",
+            " (only an empty batch may have an empty plane)",
+        )
     c_in = x_shape[1]
     if w_shape[0] != c_in:
         raise ValueError(
@@ -505,6 +534,7 @@ def pool_window(
     bounds.)
     """
     check_ndim(x_shape, 4, "input", "N, C, H, W")
+    check_nonzero(x_shape, (1, 2, 3), "input", "N, C, H, W")
     k = pair(kernel_size, "kernel_size", minimum=1)
     s = pool_stride(stride, k)
     p = pair(padding, "padding", minimum=0)
@@ -581,8 +611,10 @@ def unpool_output_size(
     ``(H - 1)*stride - 2*padding + kernel_size``. A given ``output_size``
     (``(OH, OW)`` or ``(N, C, OH, OW)``) must lie strictly within one stride
     of that default, since those are the input sizes max_pool2d maps to ``H``.
+    A size of 0 gives an empty output, as in torch; a negative one is refused.
     """
     check_ndim(x_shape, 4, "input", "N, C, H, W")
+    check_nonzero(x_shape, (1, 2, 3), "input", "N, C, H, W")
     k = pair(kernel_size, "kernel_size", minimum=1)
     s = pool_stride(stride, k)
     p = pair(padding, "padding", minimum=0)
@@ -592,9 +624,9 @@ def unpool_output_size(
     ]
     if output_size is None:
         for axis, o in zip("HW", default, strict=True):
-            if o < 1:
+            if o < 0:
                 raise ValueError(
-                    f"max_unpool2d output would be empty ({o}) along {axis}: "
+                    f"max_unpool2d output size would be negative ({o}) along {axis}: "
                     f"padding={padding!r} is too large for kernel_size="
                     f"{kernel_size!r}, stride={stride!r} and input of shape "
                     f"{tuple(x_shape)}"
@@ -611,7 +643,7 @@ def unpool_output_size(
             f"output_size must be None or a sequence of 2 (OH, OW) or 4 "
             f"(N, C, OH, OW) ints, got {output_size!r}"
         )
-    hw = pair(tuple(output_size[-2:]), "output_size", minimum=1)
+    hw = pair(tuple(output_size[-2:]), "output_size", minimum=0)
     for axis, o, dflt, ss in zip("HW", hw, default, s, strict=True):
         lo, hi = dflt - ss, dflt + ss
         if not lo < o < hi:
@@ -637,7 +669,8 @@ def check_unpool_indices(indices: np.ndarray, x_shape, out: Pair) -> np.ndarray:
             f"{tuple(indices.shape)}"
         )
     plane = out[0] * out[1]
-    if indices.size and (indices.min() < 0 or indices.max() >= plane):
+    # an empty output is written nowhere: torch checks no index then
+    if plane and indices.size and (indices.min() < 0 or indices.max() >= plane):
         raise ValueError(
             f"indices must lie in [0, OH*OW) = [0, {plane}) for an output of "
             f"{out[0]}x{out[1]}, got values from {indices.min()} to "
@@ -647,15 +680,21 @@ def check_unpool_indices(indices: np.ndarray, x_shape, out: Pair) -> np.ndarray:
 
 
 def adaptive_pool_size(x_shape, output_size, *, itemsize: int = 8) -> Pair:
-    """adaptive_avg_pool2d's ``(OH, OW)``; ``None`` keeps that input size."""
+    """adaptive_avg_pool2d's ``(OH, OW)``; ``None`` keeps that input size.
+
+    An output size of 0 gives an empty output, as in torch. An empty plane
+    is refused (torch accepts a few with an empty batch, inconsistently:
+    ``(0, 1, 0, 4)`` but not ``(0, 1, 4, 0)``).
+    """
     check_ndim(x_shape, 4, "input", "N, C, H, W")
+    check_nonzero(x_shape, (2, 3), "input", "N, C, H, W")
     given = output_size
     if isinstance(output_size, (tuple, list)) and len(output_size) == 2:
         output_size = tuple(
             size if o is None else o
             for o, size in zip(output_size, x_shape[2:], strict=True)
         )
-    hw = pair(output_size, "output_size", minimum=1)
+    hw = pair(output_size, "output_size", minimum=0)
     check_memory(
         itemsize, f"output_size={given!r}",
         output=(*x_shape[:2], *hw),

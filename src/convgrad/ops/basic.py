@@ -144,9 +144,12 @@ class Transpose(Function):
 
 
 class ReLU(Function):
+    """``max(a, 0)`` as torch computes it: only ``a <= 0`` becomes 0, so NaN
+    stays NaN, and its gradient passes (NaN <= 0 is false)."""
+
     @staticmethod
     def forward(ctx, a):
-        ctx.mask = a > 0
+        ctx.mask = ~(a <= 0)
         return np.where(ctx.mask, a, a.dtype.type(0))
 
     @staticmethod

@@ -3,6 +3,9 @@
 Shapes: ``x (N, C, H, W)``, ``w (C_out, C_in/G, KH, KW)``, ``col (N, C, KH,
 KW, OH, OW)``. With ``G`` groups the column rows and the weight split into
 ``G`` blocks, and the GEMM runs once per block (a batched matmul).
+
+Every reshape spells its sizes out (no ``-1``), so an empty batch (``N = 0``)
+flows through forward and backward, as in torch.
 """
 
 from __future__ import annotations
@@ -33,8 +36,9 @@ class Unfold(Function):
     @staticmethod
     def forward(ctx, x, win):
         ctx.win, ctx.x_shape = win, x.shape
-        n = x.shape[0]
-        return im2col(x, win).reshape(n, -1, win.out[0] * win.out[1])
+        n, c = x.shape[:2]
+        rows = c * win.k[0] * win.k[1]
+        return im2col(x, win).reshape(n, rows, win.out[0] * win.out[1])
 
     @staticmethod
     def backward(ctx, dy):
@@ -67,8 +71,12 @@ class Conv2d(Function):
         n, g = x.shape[0], geom.groups
         oh, ow = geom.win.out
         ctx.geom, ctx.x_shape = geom, x.shape
-        ctx.col = im2col(x, geom.win).reshape(n, g, -1, oh * ow)
-        ctx.w = w.reshape(g, geom.c_out // g, -1)
+        if geom.c_in == 0:  # torch's rule: no input channels, no output channels
+            ctx.col = ctx.w = None
+            return np.zeros((n, 0, oh, ow), dtype=x.dtype)
+        rows = geom.c_in // g * geom.win.k[0] * geom.win.k[1]
+        ctx.col = im2col(x, geom.win).reshape(n, g, rows, oh * ow)
+        ctx.w = w.reshape(g, geom.c_out // g, rows)
         y = np.matmul(ctx.w, ctx.col).reshape(n, geom.c_out, oh, ow)
         if b is not None:
             y += b.reshape(1, -1, 1, 1)
@@ -78,7 +86,13 @@ class Conv2d(Function):
     def backward(ctx, dy):
         geom, col, wm = ctx.geom, ctx.col, ctx.w
         n, g = dy.shape[0], geom.groups
-        dy_g = dy.reshape(n, g, geom.c_out // g, -1)
+        if geom.c_in == 0:  # nothing flowed: every gradient is zero
+            k = geom.win.k
+            return (np.zeros(ctx.x_shape, dy.dtype),
+                    np.zeros((geom.c_out, 0, *k), dy.dtype),
+                    np.zeros(geom.c_out, dy.dtype))
+        oh, ow = geom.win.out
+        dy_g = dy.reshape(n, g, geom.c_out // g, oh * ow)
         dx = dw = db = None
         if ctx.needs_input_grad[0]:
             dcol = np.matmul(wm.transpose(0, 2, 1), dy_g)
@@ -91,7 +105,9 @@ class Conv2d(Function):
             # dwᵀ = col · dyᵀ: the big col is the row-major operand (a
             # transposed col is a slow GEMM operand)
             dw = np.matmul(col, dy_g.transpose(0, 1, 3, 2)).sum(axis=0)
-            dw = dw.transpose(0, 2, 1).reshape(geom.c_out, -1, *geom.win.k)
+            dw = dw.transpose(0, 2, 1).reshape(
+                geom.c_out, geom.c_in // g, *geom.win.k
+            )
         if ctx.needs_input_grad[2]:
             db = dy.sum(axis=(0, 2, 3))
         return dx, dw, db
@@ -105,7 +121,8 @@ class ConvTranspose2d(Function):
         n, c_in, h, w_ = x.shape
         g = geom.groups
         ctx.geom, ctx.x = geom, x.reshape(n, g, c_in // g, h * w_)
-        ctx.w = w.reshape(g, c_in // g, -1)
+        cols = geom.c_out // g * geom.win.k[0] * geom.win.k[1]
+        ctx.w = w.reshape(g, c_in // g, cols)
         dcol = np.matmul(ctx.w.transpose(0, 2, 1), ctx.x)
         dcol = dcol.reshape(n, geom.c_out, *geom.win.k, h, w_)
         y = col2im(dcol, geom.win, geom.out)
@@ -118,7 +135,8 @@ class ConvTranspose2d(Function):
         geom = ctx.geom
         n, g = dy.shape[0], geom.groups
         h, w_ = geom.win.out
-        col = im2col(dy, geom.win).reshape(n, g, -1, h * w_)
+        rows = geom.c_out // g * geom.win.k[0] * geom.win.k[1]
+        col = im2col(dy, geom.win).reshape(n, g, rows, h * w_)
         dx = dw = db = None
         if ctx.needs_input_grad[0]:
             dx = np.matmul(ctx.w, col).reshape(n, geom.c_in, h, w_)

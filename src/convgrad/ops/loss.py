@@ -9,6 +9,8 @@ from ..function import Function
 
 
 def _log_softmax(a: np.ndarray, axis: int) -> np.ndarray:
+    if a.size == 0:  # nothing to normalise, as in torch
+        return a.copy()
     shifted = a - a.max(axis=axis, keepdims=True)
     return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
 
@@ -43,7 +45,8 @@ class CrossEntropy(Function):
         if reduction == "sum":
             return np.asarray(total)
         ctx.count = losses.size if losses.ndim else n
-        return np.asarray(total / logits.dtype.type(ctx.count))
+        with np.errstate(invalid="ignore", divide="ignore"):  # N = 0: NaN, as torch
+            return np.asarray(total / logits.dtype.type(ctx.count))
 
     @staticmethod
     def backward(ctx, dy):
@@ -56,7 +59,8 @@ class CrossEntropy(Function):
         elif ctx.reduction == "sum":
             scale = dy
         else:
-            scale = dy / grad.dtype.type(ctx.count)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                scale = dy / grad.dtype.type(ctx.count)
         return grad * scale, None
 
 
@@ -69,13 +73,15 @@ class MSELoss(Function):
             return sq
         if reduction == "sum":
             return np.asarray(sq.sum())
-        return np.asarray(sq.mean())
+        with np.errstate(invalid="ignore"):  # empty: NaN, as torch
+            return np.asarray(sq.sum() / sq.dtype.type(sq.size))
 
     @staticmethod
     def backward(ctx, dy):
         g = 2 * ctx.diff * dy
         if ctx.reduction == "mean":
-            g = g / g.dtype.type(ctx.diff.size)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                g = g / g.dtype.type(ctx.diff.size)
         return g, -g
 
 

@@ -41,15 +41,18 @@ class MaxUnpool2d(Function):
     def forward(ctx, x, indices, out_hw):
         n, c = x.shape[:2]
         out = np.zeros((n, c, *out_hw), dtype=x.dtype)
-        kernel("maxunpool2d")(np.ascontiguousarray(x), indices, out)
+        if out.size:  # an empty plane (torch allows one) is written nowhere
+            kernel("maxunpool2d")(np.ascontiguousarray(x), indices, out)
         ctx.indices, ctx.x_shape, ctx.out_hw = indices, x.shape, out_hw
         return out
 
     @staticmethod
     def backward(ctx, dy):
-        n, c = ctx.x_shape[:2]
-        plane = dy.reshape(n, c, -1)
-        picked = np.take_along_axis(plane, ctx.indices.reshape(n, c, -1), axis=2)
+        n, c, h, w = ctx.x_shape
+        if dy.size == 0:
+            return np.zeros(ctx.x_shape, dtype=dy.dtype), None
+        plane = dy.reshape(n, c, ctx.out_hw[0] * ctx.out_hw[1])
+        picked = np.take_along_axis(plane, ctx.indices.reshape(n, c, h * w), axis=2)
         return picked.reshape(ctx.x_shape), None
 
 
@@ -99,27 +102,67 @@ class AvgPool2d(Function):
 
 
 class AdaptiveAvgPool2d(Function):
-    """Average over torch's adaptive bins, as two small matrix products.
+    """Average over torch's adaptive bins, one axis at a time.
 
-    The mean over bin ``[h0, h1) x [w0, w1)`` is separable, so with
-    ``ctx.rows[i, h] = 1/(h1 - h0)`` on bin ``i`` (0 elsewhere) and
-    ``ctx.cols`` likewise, ``y = rows @ x @ colsᵀ`` and, its transpose,
-    ``dx = rowsᵀ @ dy @ cols``. Output size 1 is the global average.
+    The mean over bin ``[h0, h1) x [w0, w1)`` is separable: sum each row
+    bin along H, then each column bin along W, and divide by the bin's
+    size. Its transpose spreads ``dy / size`` back the same way: pixel
+    ``h`` collects the bins that cover it, a contiguous run ``[i0, i1)``
+    since the bins' starts and ends only grow. Both are segment sums, never
+    a product with a 0/1 matrix, so a NaN or inf stays in the bins that
+    contain it (0 * NaN would spread it everywhere). Output size 1 is the
+    global average.
     """
 
     @staticmethod
     def forward(ctx, x, row_bins, col_bins):
-        ctx.rows = _averaging_matrix(*row_bins, x.shape[2], x.dtype)
-        ctx.cols = _averaging_matrix(*col_bins, x.shape[3], x.dtype)
-        return ctx.rows @ x @ ctx.cols.T
+        ctx.rows, ctx.cols, ctx.hw = row_bins, col_bins, x.shape[2:]
+        rows = _segment_sums(x, 2, *row_bins) / _sizes(row_bins, x.dtype, 2)
+        return _segment_sums(rows, 3, *col_bins) / _sizes(col_bins, x.dtype, 3)
 
     @staticmethod
     def backward(ctx, dy):
-        return ctx.rows.T @ dy @ ctx.cols
+        h, w = ctx.hw
+        dy = dy / _sizes(ctx.rows, dy.dtype, 2) / _sizes(ctx.cols, dy.dtype, 3)
+        dx = _segment_sums(dy, 2, *_covering(ctx.rows, h))
+        return _segment_sums(dx, 3, *_covering(ctx.cols, w))
 
 
-def _averaging_matrix(starts, ends, size, dtype) -> np.ndarray:
-    """``(out, size)``: row ``i`` averages input positions ``[starts[i], ends[i])``."""
+def _sizes(bins, dtype, axis: int) -> np.ndarray:
+    """Each bin's length, shaped to divide along ``axis`` of an NCHW array."""
+    starts, ends = bins
+    shape = [1, 1, 1, 1]
+    shape[axis] = len(starts)
+    with np.errstate(divide="ignore"):  # only an empty input has empty bins
+        return (ends - starts).astype(dtype).reshape(shape)
+
+
+def _covering(bins, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each position ``0 <= h < size``, the bins ``[i0, i1)`` covering it."""
+    starts, ends = bins
     pos = np.arange(size)
-    member = (pos >= starts[:, None]) & (pos < ends[:, None])
-    return (member / (ends - starts)[:, None]).astype(dtype)
+    return (np.searchsorted(ends, pos, side="right"),
+            np.searchsorted(starts, pos, side="right"))
+
+
+def _segment_sums(a: np.ndarray, axis: int, starts, ends) -> np.ndarray:
+    """``a[..., s:e, ...].sum(axis)`` for every segment ``(s, e)``, stacked
+    along ``axis``; an empty segment sums to 0."""
+    shape = list(a.shape)
+    shape[axis] = len(starts)
+    if len(starts) == 0 or a.size == 0:
+        return np.zeros(shape, a.dtype)
+    # reduceat sums a[idx[k]:idx[k+1]]; interleaving (s0, e0, s1, e1, ...)
+    # makes every even k one segment (a zero pad lets e reach the end)
+    pad = [(0, 0)] * a.ndim
+    pad[axis] = (0, 1)
+    idx = np.empty(2 * len(starts), dtype=np.intp)
+    idx[0::2], idx[1::2] = starts, ends
+    sums = np.add.reduceat(np.pad(a, pad), idx, axis=axis)
+    sums = np.take(sums, np.arange(0, len(idx), 2), axis=axis)
+    empty = np.asarray(starts) >= np.asarray(ends)  # reduceat gives a[s] there
+    if empty.any():
+        index = [slice(None)] * a.ndim
+        index[axis] = empty
+        sums[tuple(index)] = 0
+    return sums

@@ -45,8 +45,11 @@ class Mean(Function):
     def forward(ctx, a, axis=None, keepdims=False):
         ctx.axes, ctx.keepdims, ctx.in_shape = _axes(axis, a.ndim), keepdims, a.shape
         ctx.count = int(np.prod([a.shape[i] for i in ctx.axes]))
-        return np.asarray(a.mean(axis=ctx.axes, keepdims=keepdims))
+        total = a.sum(axis=ctx.axes, keepdims=keepdims)
+        with np.errstate(invalid="ignore", divide="ignore"):  # empty: NaN, as torch
+            return np.asarray(total / a.dtype.type(ctx.count))
 
     @staticmethod
     def backward(ctx, dy):
-        return _expand(dy / dy.dtype.type(ctx.count), ctx)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return _expand(dy / dy.dtype.type(ctx.count), ctx)
