@@ -5,6 +5,9 @@ from the installed environment, Debian's Chromium (through Playwright, never a
 downloaded browser build), notebook cells run from the UI, and widgets moved with the
 mouse. Kernel-side facts (a view's caption, the slider value the kernel saw) are read
 through the notebook's own kernel connection, without adding cells to the notebook.
+
+The page side lives in ``lab_page.js`` and the kernel side in ``kernel_probe.py``;
+this module reads both files.
 """
 
 from __future__ import annotations
@@ -74,7 +77,10 @@ WIDGET_ERROR_TEXT = "Error displaying widget"
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 CANVAS = ".jupyter-matplotlib-canvas-div canvas"
 SLIDER = ".widget-slider"
-PLAY = ".widget-play"
+TOGGLE = ".widget-toggle-button"  # the player's Play/Pause
+# The window a learner on a laptop has: JupyterLab's default layout at this size
+# (file browser open) leaves the output area about 848 px wide.
+WINDOW = {"width": 1280, "height": 800}
 
 # JupyterLab settings for the test server only (a fresh user-settings dir): never
 # autosave (the lessons are stored without outputs), render every cell in the DOM,
@@ -321,288 +327,31 @@ class LabServer:
 
 # --------------------------------------------------------------------------- page JS
 
-# Find a notebook panel by path (not `currentWidget`, which follows focus).
-_FIND = """
-const findPanel = (path) => {
-  const app = window.jupyterapp;
-  if (!app) return null;
-  for (const w of app.shell.widgets('main')) {
-    if (w.context && w.context.path === path && w.content && w.sessionContext) return w;
-  }
-  return null;
-};
-"""
-
-JS_KERNEL_READY = (
-    "(path) => {"
-    + _FIND
-    + """
-  const panel = findPanel(path);
-  if (!panel || !panel.context.isReady) return false;
-  const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
-  if (!kernel) return false;
-  if (kernel.status === 'dead') return 'dead';
-  return kernel.connectionStatus === 'connected' && kernel.status === 'idle';
-}"""
-)
-
-JS_RUN_ALL = (
-    "async (path) => {"
-    + _FIND
-    + """
-  const panel = findPanel(path);
-  window.jupyterapp.shell.activateById(panel.id);
-  await window.jupyterapp.commands.execute('notebook:run-all-cells');
-  return true;
-}"""
-)
-
-# Done: the kernel is idle and no code cell is running or queued.
-JS_RUN_DONE = (
-    "(path) => {"
-    + _FIND
-    + """
-  const panel = findPanel(path);
-  if (!panel) return false;
-  const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
-  if (!kernel) return 'no kernel';
-  if (kernel.status === 'dead') return 'dead';
-  if (kernel.status !== 'idle') return false;
-  for (const cell of panel.content.widgets) {
-    if (cell.model.type !== 'code') continue;
-    if (cell.model.executionState === 'running') return false;
-    const prompt = cell.node.querySelector('.jp-InputPrompt');
-    if (prompt && prompt.textContent.includes('*')) return false;
-  }
-  return true;
-}"""
-)
-
-# Per code cell: error outputs (model type "error", with the text shown in the DOM at
-# the same index), tracebacks shown inside widgets, widget placeholders, view parts.
-JS_CELL_REPORT = (
-    "([path, tracebackText, widgetErrorText]) => {"
-    + _FIND
-    + """
-  const panel = findPanel(path);
-  const rows = [];
-  panel.content.widgets.forEach((cell, index) => {
-    if (cell.model.type !== 'code') return;
-    const outputs = cell.model.outputs ? cell.model.outputs.toJSON() : [];
-    const children = cell.outputArea ? cell.outputArea.widgets : [];
-    const domErrors = [];
-    const modelErrors = [];
-    outputs.forEach((o, i) => {
-      if (o.output_type !== 'error') return;
-      modelErrors.push(o.ename + ': ' + o.evalue);
-      const child = children[i];
-      const node = child && child.node.querySelector('.jp-OutputArea-output');
-      domErrors.push(node ? (node.innerText || node.textContent || '').slice(-1500)
-                          : '(error output not rendered) ' + o.ename + ': ' + o.evalue);
-    });
-    cell.node.querySelectorAll('.jupyter-widgets .jp-OutputArea-output').forEach(n => {
-      const text = n.innerText || n.textContent || '';
-      if (text.includes(tracebackText)) domErrors.push(text.slice(-1500));
-    });
-    const widgetErrors = Array.from(cell.node.querySelectorAll('.jp-OutputArea-output'))
-      .filter(el => (el.textContent || '').includes(widgetErrorText));
-    rows.push({
-      index,
-      count: cell.model.executionCount,
-      tags: cell.model.getMetadata('tags') || [],
-      source: cell.model.sharedModel.getSource().slice(0, 160),
-      domErrors,
-      modelErrors,
-      widgetErrors: widgetErrors.map(e => (e.textContent || '').slice(0, 300)),
-      canvases: cell.node.querySelectorAll(
-        '.jupyter-matplotlib-canvas-div canvas').length,
-      sliders: cell.node.querySelectorAll('.widget-slider').length,
-      plays: cell.node.querySelectorAll('.widget-play').length,
-    });
-  });
-  return rows;
-}"""
-)
-
-# Run code on the panel's kernel (no cell, no history) and return stdout and errors.
-JS_KERNEL_EXEC = (
-    "async ([path, code]) => {"
-    + _FIND
-    + """
-  const panel = findPanel(path);
-  const kernel = panel.sessionContext.session.kernel;
-  const future = kernel.requestExecute(
-    {code, silent: false, store_history: false, allow_stdin: false});
-  let out = '';
-  let err = null;
-  future.onIOPub = (msg) => {
-    const t = msg.header.msg_type;
-    if (t === 'stream') out += msg.content.text;
-    else if (t === 'error') err = msg.content.ename + ': ' + msg.content.evalue;
-  };
-  const reply = await future.done;
-  return {out, err, status: reply.content.status};
-}"""
-)
-
-# Close the tab without saving anything (the file on disk must stay as stored).
-JS_CLOSE = (
-    "(path) => {"
-    + _FIND
-    + """
-  const panel = findPanel(path);
-  if (!panel) return false;
-  panel.context.model.dirty = false;
-  panel.dispose();
-  return true;
-}"""
-)
-
-JS_MODEL_ID = (
-    "([path, cellIndex, outputIndex]) => {"
-    + _FIND
-    + """
-  const panel = findPanel(path);
-  const outputs = panel.content.widgets[cellIndex].model.outputs.toJSON();
-  const out = outputs[outputIndex];
-  const data = out && out.data && out.data['application/vnd.jupyter.widget-view+json'];
-  return data ? data.model_id : null;
-}"""
-)
+HERE = Path(__file__).resolve().parent
+# The page side (window.convgradTest.*), installed in every page before it loads.
+PAGE_JS = HERE / "lab_page.js"
+# The kernel side: its text is exec'd in the notebook's kernel by OpenNotebook.probe.
+PROBE_PY = HERE / "kernel_probe.py"
+PROBE_MARKER = "@@convgrad-browser-probe@@"
 
 # How far (grey levels, 0-255, max over 16x16-pixel blocks) the canvas may be from
 # the kernel's own rendering of the figure and still count as showing it.
 SIGNATURE_BLOCK = 16
 SIGNATURE_TOLERANCE = 3.0
 
-# Max block difference between a canvas's pixels and a kernel-side signature
-# (null when the sizes differ).
-JS_SIGNATURE_DIFF = """([canvas, sig]) => {
-  if (canvas.width !== sig.w || canvas.height !== sig.h) return null;
-  const data = canvas.getContext('2d').getImageData(0, 0, sig.w, sig.h).data;
-  const b = sig.block, wb = Math.floor(sig.w / b), hb = Math.floor(sig.h / b);
-  let worst = 0;
-  for (let by = 0; by < hb; by++) {
-    for (let bx = 0; bx < wb; bx++) {
-      let sum = 0;
-      for (let y = by * b; y < (by + 1) * b; y++) {
-        for (let x = bx * b; x < (bx + 1) * b; x++) {
-          const i = 4 * (y * sig.w + x);
-          sum += (data[i] + data[i + 1] + data[i + 2]) / 3;
-        }
-      }
-      const diff = Math.abs(sum / (b * b) - sig.values[by * wb + bx]);
-      if (diff > worst) worst = diff;
-    }
-  }
-  return worst;
-}"""
 
-JS_CANVAS_BLANK = """(canvas) => {
-  if (!canvas.width || !canvas.height) return true;
-  const blank = document.createElement('canvas');
-  blank.width = canvas.width;
-  blank.height = canvas.height;
-  return canvas.toDataURL() === blank.toDataURL();
-}"""
-
-
-# ------------------------------------------------------------------------ kernel probe
-
-# Finds, from a displayed widget's model id, the Play button, the slider jslinked to it,
-# the ipympl canvas, and the view object whose figure that canvas draws (duck typing:
-# an object with `.fig` and `.caption`). Prints one JSON line after a marker.
-PROBE_MARKER = "@@convgrad-browser-probe@@"
-_PROBE = r"""
-def __convgrad_probe(model_id):
-    import gc
-    import json
-
-    import ipywidgets
-
-    registry = ipywidgets.Widget.widgets
-    root = registry.get(model_id)
-    out = {"found_root": root is not None}
-    seen, stack, members = set(), [root] if root is not None else [], []
-    while stack:
-        w = stack.pop()
-        if id(w) in seen:
-            continue
-        seen.add(id(w))
-        members.append(w)
-        stack.extend(getattr(w, "children", ()) or ())
-    ids = {id(w) for w in members}
-    play = next((w for w in members if isinstance(w, ipywidgets.Play)), None)
-    slider = None
-    if play is not None:
-        for link in list(registry.values()):
-            if not isinstance(link, ipywidgets.widgets.widget_link.Link):
-                continue
-            (a, _), (b, _) = link.source, link.target
-            if a is play and id(b) in ids:
-                slider = b
-            elif b is play and id(a) in ids:
-                slider = a
-    canvases = [w for w in members if hasattr(w, "figure") and hasattr(w, "draw_idle")]
-    out["play"] = None if play is None else {"value": play.value, "max": play.max}
-    out["slider"] = None if slider is None else {
-        "value": slider.value, "min": slider.min, "max": slider.max}
-    out["n_canvases"] = len(canvases)
-    view = None
-    if canvases:
-        figs = {id(c.figure) for c in canvases}
-        for obj in gc.get_objects():
-            try:
-                has_caption = "caption" in vars(obj) or isinstance(
-                    getattr(type(obj), "caption", None), property)
-                fig = getattr(obj, "fig", None) if has_caption else None
-            except Exception:
-                continue
-            if fig is not None and id(fig) in figs:
-                view = obj
-                break
-    if view is not None:
-        fig = view.fig
-        texts = [t.get_text() for t in fig.findobj(
-            lambda a: hasattr(a, "get_text") and callable(a.get_text))]
-        out["view"] = {
-            "type": type(view).__name__,
-            "caption": str(view.caption),
-            "n_frames": getattr(view, "n_frames", None),
-            "figure_texts": [t for t in texts if t],
-        }
-    else:
-        out["view"] = None
-    out["signature"] = None
-    if canvases:
-        # What the canvas should show now: the figure rendered afresh with Agg,
-        # reduced to grey block means (compared with the browser's pixels).
-        import numpy as np
-        from matplotlib.backends.backend_agg import RendererAgg
-
-        fig = canvases[0].figure
-        w, h = (int(round(v)) for v in fig.bbox.size)
-        renderer = RendererAgg(w, h, fig.dpi)
-        fig.draw(renderer)
-        grey = np.asarray(renderer.buffer_rgba(), dtype=float)[..., :3].mean(axis=2)
-        b = BLOCK
-        hb, wb = h // b, w // b
-        blocks = grey[: hb * b, : wb * b].reshape(hb, b, wb, b).mean(axis=(1, 3))
-        out["signature"] = {"w": w, "h": h, "block": b,
-                            "values": np.round(blocks, 2).ravel().tolist()}
-    print(MARKER + json.dumps(out, default=str))
-
-
-__convgrad_probe(MODEL_ID)
-del __convgrad_probe
-"""
+def js(name: str) -> str:
+    """A function of lab_page.js, as page.evaluate and wait_for_function take it."""
+    return f"(arg) => window.convgradTest.{name}(arg)"
 
 
 def probe_code(model_id: str) -> str:
+    """Code that runs kernel_probe.py in a fresh namespace of the kernel."""
+    args = {"model_id": model_id, "block": SIGNATURE_BLOCK, "marker": PROBE_MARKER}
+    source = PROBE_PY.read_text(encoding="utf-8")
     return (
-        _PROBE.replace("MARKER", repr(PROBE_MARKER))
-        .replace("MODEL_ID", repr(model_id))
-        .replace("BLOCK", str(SIGNATURE_BLOCK))
+        f"exec(compile({source!r}, {PROBE_PY.name!r}, 'exec'), "
+        f"{{'__name__': 'convgrad_browser_probe', 'ARGS': {args!r}}})"
     )
 
 
@@ -626,33 +375,77 @@ class OpenNotebook:
 
     # -- navigation ------------------------------------------------------------------
     def open(self) -> None:
+        """Open with ?reset (JupyterLab's default layout, file browser open)."""
+        if not getattr(self.page, "convgrad_page_js", False):
+            self.page.add_init_script(path=str(PAGE_JS))
+            self.page.convgrad_page_js = True
         self.page.goto(self.server.lab_url(self.relpath), wait_until="domcontentloaded")
         self.page.wait_for_function(
-            "() => window.jupyterapp && window.jupyterapp.shell",
+            "() => window.jupyterapp && window.jupyterapp.shell && window.convgradTest",
             timeout=KERNEL_READY_TIMEOUT * 1000,
         )
-        # More room for the 1280-px views: fold the file browser away.
-        self.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
         state = self.page.wait_for_function(
-            JS_KERNEL_READY, arg=self.relpath, timeout=KERNEL_READY_TIMEOUT * 1000,
+            js("kernelReady"), arg=self.relpath, timeout=KERNEL_READY_TIMEOUT * 1000,
             polling=250,
         ).json_value()  # fmt: skip
         if state == "dead":
             raise self.fail("the kernel died while starting")
+        # The views must fit the layout a learner gets: the file browser open.
+        if not self.layout()["fileBrowserShown"]:
+            self.page.evaluate(
+                "() => window.jupyterapp.shell.activateById('filebrowser')"
+            )
+            self.wait_layout(lambda lay: lay["fileBrowserShown"], "file browser open")
 
     def run_all(self) -> None:
-        self.page.evaluate(JS_RUN_ALL, self.relpath)
+        self.page.evaluate(js("runAll"), self.relpath)
         state = self.page.wait_for_function(
-            JS_RUN_DONE, arg=self.relpath, timeout=RUN_ALL_TIMEOUT * 1000, polling=250
-        ).json_value()
+            js("runDone"), arg=self.relpath, timeout=RUN_ALL_TIMEOUT * 1000,
+            polling=250,
+        ).json_value()  # fmt: skip
         if state is not True:
             raise self.fail(f"execution ended with kernel state {state!r}")
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
-            self.page.evaluate(JS_CLOSE, self.relpath)
+            self.page.evaluate(js("close"), self.relpath)
         with contextlib.suppress(Exception):
             self.server.shutdown_sessions(self.relpath)
+
+    # -- layout ----------------------------------------------------------------------
+    def layout(self) -> dict:
+        """Window, left sidebar and notebook viewport sizes (CSS px)."""
+        return self.page.evaluate(js("layout"), self.relpath)
+
+    def wait_layout(self, done, what: str) -> dict:
+        """Wait (bounded) until ``done(layout)`` holds, after a layout change."""
+        deadline = time.monotonic() + WIDGET_TIMEOUT
+        while True:
+            lay = self.layout()
+            if done(lay):
+                return lay
+            if time.monotonic() > deadline:
+                raise self.fail(f"the layout never reached {what}: {lay}")
+            self.page.wait_for_timeout(100)  # polling interval
+
+    def set_file_browser(self, shown: bool) -> dict:
+        """Open or close the left sidebar; return the new layout once it settled."""
+        before = self.layout()
+        if before["fileBrowserShown"] == shown:
+            return before
+        command = "activateById('filebrowser')" if shown else "collapseLeft()"
+        self.page.evaluate(f"() => window.jupyterapp.shell.{command}")
+        return self.wait_layout(
+            lambda lay: (
+                lay["fileBrowserShown"] == shown
+                and lay["notebookWidth"] != before["notebookWidth"]
+            ),
+            "file browser " + ("open" if shown else "closed"),
+        )
+
+    def measure_outputs(self) -> list[dict]:
+        """How every output fits its output area (see lab_page.js measureOutputs)."""
+        return self.page.evaluate(js("measureOutputs"), self.relpath)
 
     # -- evidence --------------------------------------------------------------------
     def panel(self):
@@ -694,15 +487,16 @@ class OpenNotebook:
 
     def cell_report(self) -> list[dict]:
         return self.page.evaluate(
-            JS_CELL_REPORT, [self.relpath, TRACEBACK_TEXT, WIDGET_ERROR_TEXT]
+            js("cellReport"), [self.relpath, TRACEBACK_TEXT, WIDGET_ERROR_TEXT]
         )
 
     def kernel_exec(self, code: str) -> dict:
-        return self.page.evaluate(JS_KERNEL_EXEC, [self.relpath, code])
+        return self.page.evaluate(js("kernelExec"), [self.relpath, code])
 
     def probe(self, cell_index: int, output_index: int) -> dict:
+        """The kernel's side of one displayed widget (see kernel_probe.py)."""
         model_id = self.page.evaluate(
-            JS_MODEL_ID, [self.relpath, cell_index, output_index]
+            js("modelId"), [self.relpath, cell_index, output_index]
         )
         if model_id is None:
             raise self.fail(
@@ -718,29 +512,16 @@ class OpenNotebook:
 
     # -- views -----------------------------------------------------------------------
     def view_outputs(self) -> list[tuple[int, int]]:
-        """(cell, output) index of each output holding an ipympl canvas and a Play."""
-        views = self.page.evaluate(
-            "(path) => {"
-            + _FIND
-            + """
-  const panel = findPanel(path);
-  const found = [];
-  panel.content.widgets.forEach((cell, ci) => {
-    if (cell.model.type !== 'code') return;
-    cell.node.querySelectorAll('.jp-OutputArea-output').forEach((out, oi) => {
-      if (out.querySelector('.jupyter-matplotlib-canvas-div canvas')
-          && out.querySelector('.widget-play')) found.push([ci, oi]);
-    });
-  });
-  return found;
-}""",
-            self.relpath,
-        )
-        return [tuple(v) for v in views]
+        """(cell, output) of each output holding a player: canvas, slider, toggle."""
+        return [tuple(v) for v in self.page.evaluate(js("viewOutputs"), self.relpath)]
 
     def output_locator(self, cell_index: int, output_index: int):
         cell = self.panel().locator(".jp-Notebook .jp-Cell").nth(cell_index)
         return cell.locator(".jp-OutputArea-output").nth(output_index)
+
+    def player(self, output) -> dict:
+        """The player as the learner sees it: toggle label, step readout, buttons."""
+        return output.evaluate("(out) => window.convgradTest.player(out)")
 
 
 def canvas_data_url(canvas_locator) -> str:
@@ -755,6 +536,12 @@ def wait_canvas_changed(page, canvas_locator, before: str, timeout: float) -> No
         timeout=timeout * 1000,
         polling=100,
     )
+
+
+def step_slider(nb: OpenNotebook, output):
+    """The player's step slider (the view's other sliders set stride etc.)."""
+    label = nb.page.locator(".widget-label", has_text=re.compile(r"^\s*step\s*$"))
+    return output.locator(SLIDER).filter(has=label).first
 
 
 def slider_readout(slider_locator) -> int:
@@ -820,10 +607,10 @@ def assert_no_errors(nb: OpenNotebook, report: list[dict]) -> None:
 def assert_views_shown(
     nb: OpenNotebook, report: list[dict], created: list[tuple[int, list[str]]]
 ) -> None:
-    """Each cell that creates a view is followed by its widget, before the next one.
+    """Each cell that creates a view is followed by its player, before the next one.
 
-    A live widget is an ipympl canvas, a slider and a Play button, all in the DOM of
-    the visible notebook panel.
+    A player is an ipympl canvas, a slider and a Play/Pause toggle, all in the DOM
+    of the visible notebook panel.
     """
     by_index = {row["index"]: row for row in report}
     starts = [index for index, _ in created] + [max(by_index, default=0) + 1]
@@ -833,7 +620,7 @@ def assert_views_shown(
         have = {
             "ipympl canvas": sum(r["canvases"] for r in rows),
             "slider": sum(r["sliders"] for r in rows),
-            "Play button": sum(r["plays"] for r in rows),
+            "Play/Pause toggle": sum(r["toggles"] for r in rows),
         }
         lacking = [what for what, n in have.items() if n == 0]
         if lacking:
@@ -846,35 +633,35 @@ def assert_views_shown(
 
 
 def wait_views_rendered(nb: OpenNotebook, n_created: int) -> None:
-    """Wait (bounded) until the widgets and a drawn ipympl canvas are in the DOM."""
+    """Wait (bounded) until the players and a drawn ipympl canvas are in the DOM."""
     if n_created == 0:
         return
     with nb.failing_with_screenshot():
         panel = nb.panel()
-        for sel in (CANVAS, SLIDER, PLAY):
+        for sel in (CANVAS, SLIDER, TOGGLE):
             panel.locator(sel).first.wait_for(
                 state="attached", timeout=WIDGET_TIMEOUT * 1000
             )
         nb.page.wait_for_function(
-            f"""() => Array.from(document.querySelectorAll(
-                    '{PANEL} {CANVAS}')).some(c => !({JS_CANVAS_BLANK})(c))""",
-            timeout=WIDGET_TIMEOUT * 1000,
+            js("anyCanvasDrawn"), arg=PANEL, timeout=WIDGET_TIMEOUT * 1000,
             polling=200,
-        )
+        )  # fmt: skip
 
 
 def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
-def _names_step(caption: str, k: int) -> bool:
-    """True if ``caption`` contains the step number k (0-based) or k + 1 (1-based)."""
-    return any(re.search(rf"(?<![\d.]){n}(?!\d|\.\d)", caption) for n in (k, k + 1))
+def names_step(caption: str, step: int, n: int) -> bool:
+    """True if ``caption`` says ``step STEP/N`` (1-based, as the slider counts)."""
+    return re.search(rf"\bstep {step}/{n}(?!\d)", caption) is not None
 
 
 def signature_diff(canvas, signature: dict) -> float | None:
     """Max grey-block difference between the canvas and the kernel's rendering."""
-    return canvas.evaluate(f"(c, sig) => ({JS_SIGNATURE_DIFF})([c, sig])", signature)
+    return canvas.evaluate(
+        "(c, sig) => window.convgradTest.signatureDiff([c, sig])", signature
+    )
 
 
 def wait_canvas_shows(
@@ -892,9 +679,8 @@ def wait_canvas_shows(
     """
     try:
         nb.page.wait_for_function(
-            f"([c, sig]) => {{ const d = ({JS_SIGNATURE_DIFF})([c, sig]);"
-            f" return d !== null && d <= {SIGNATURE_TOLERANCE}; }}",
-            arg=[canvas.element_handle(), signature],
+            js("canvasShows"),
+            arg=[canvas.element_handle(), signature, SIGNATURE_TOLERANCE],
             timeout=timeout * 1000,
             polling=200,
         )
@@ -908,64 +694,223 @@ def wait_canvas_shows(
         ) from exc
 
 
+def player_problems(state: dict) -> list[str]:
+    """What is wrong with a probed player: links, counting, caption, hidden Play."""
+    view, slider, play = state["view"], state["slider"], state["play"]
+    problems = []
+    if play is not None and play["display"] != "none":
+        problems.append(f"the Play widget is shown (display {play['display']!r})")
+    if state["toggle"] is None:
+        problems.append("no ToggleButton is jslinked to Play's `playing`")
+    if slider is None or view is None:
+        return problems
+    n = view["n_frames"]
+    if (slider["min"], slider["max"]) != (1, max(n, 1)):
+        problems.append(
+            f"the step slider runs {slider['min']}..{slider['max']}, "
+            f"not 1..{n} (the view has {n} frames)"
+        )
+    if n and not names_step(view["caption"], slider["value"], n):
+        problems.append(
+            f"the slider is at {slider['value']} but the caption says "
+            f"{view['caption']!r}"
+        )
+    if n and view["frame"] != slider["value"] - 1:
+        problems.append(
+            f"the slider is at step {slider['value']} but the view shows "
+            f"frame {view['frame']} (0-based)"
+        )
+    return problems
+
+
 def check_view_shown(nb: OpenNotebook, cell_index: int, output_index: int) -> dict:
-    """A live view on screen: a view object behind the canvas, a slider jslinked to
-    Play, and canvas pixels equal to the kernel's rendering of the figure."""
+    """A live view on screen: a view of ``convgrad.viz.live_views()`` behind the
+    canvas, a slider and a toggle jslinked to Play, the slider and the caption
+    counting alike, buttons with tooltips, and canvas pixels equal to the kernel's
+    rendering of the figure."""
     output = nb.output_locator(cell_index, output_index)
     canvas = output.locator(CANVAS).first
     with nb.failing_with_screenshot():
         output.scroll_into_view_if_needed(timeout=10_000)
         state = nb.probe(cell_index, output_index)
+        shown = nb.player(output)
     where = f"view in cell {cell_index}"
     if state["slider"] is None:
-        raise nb.fail(f"{where}: no slider is jslinked to its Play button")
+        raise nb.fail(f"{where}: no slider is jslinked to its Play widget")
     if state["view"] is None:
-        raise nb.fail(f"{where}: no view object (with .fig and .caption) draws it")
+        raise nb.fail(f"{where}: no view of convgrad.viz.live_views() draws its canvas")
+    problems = player_problems(state)
+    if shown["untitled"]:
+        problems.append(f"buttons without a tooltip: {shown['untitled']}")
+    if shown["step"] != state["slider"]["value"]:
+        problems.append(
+            f"the step readout shows {shown['step']}, the kernel's slider "
+            f"is at {state['slider']['value']}"
+        )
+    if problems:
+        raise nb.fail(f"{where}:\n" + "\n".join(problems))
     wait_canvas_shows(nb, canvas, state["signature"], where)
     return state
 
 
 def screenshot_view(nb: OpenNotebook, view: tuple[int, int] | None) -> Path:
-    """Screenshot of a view's output (or of the notebook panel when there is none)."""
+    """The window as the learner sees it, scrolled to a view's output (or the
+    notebook panel, when the lesson has no view)."""
     if view is None:
         return nb.screenshot("", nb.panel())
-    locator = nb.output_locator(*view)
-    locator.scroll_into_view_if_needed(timeout=10_000)
-    return nb.screenshot("", locator)
+    with nb.failing_with_screenshot():
+        nb.page.evaluate(js("scrollToOutput"), [nb.relpath, *view])
+        nb.page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
+    return nb.screenshot("")
 
 
-def _dom_caption_shown(output, caption: str) -> bool:
-    texts = output.locator(".widget-html, .widget-label").all_inner_texts()
-    return _norm(caption) in {_norm(t) for t in texts}
+# ------------------------------------------------------------------------------ fit
+
+# Rounding slack (CSS px) before a box counts as reaching past the output area.
+FIT_TOLERANCE = 0.5
+
+# Every measurement of this session, for the table at the end of the run.
+FIT_RECORDS: list[dict] = []
+
+
+def fit_problems(rows: list[dict], layout: dict) -> list[str]:
+    """Outputs wider than their output area, scrolling or clipped sideways, and
+    players taller than the notebook's visible height."""
+    problems = []
+    for r in rows:
+        where = f"cell {r['cell']} output {r['output']} ({r['kind']})"
+        if r["excess"] > FIT_TOLERANCE:
+            problems.append(
+                f"{where}: {r['widest']} reaches {r['excess']:g} px past the "
+                f"{r['area']:g} px output area"
+            )
+        for c in r["clipped"]:
+            how = (
+                "scrolls sideways"
+                if c["overflowX"] in ("auto", "scroll")
+                else (f"hides {c['hidden']:g} px of what it draws")
+            )
+            problems.append(
+                f"{where}: {c['what']} {how} ({c['scrollWidth']} px of content "
+                f"in {c['clientWidth']} px, overflow-x {c['overflowX']})"
+            )
+        box = r.get("box")
+        if r["kind"] == "view" and box and box["height"] > layout["visibleHeight"]:
+            problems.append(
+                f"{where}: the view and its controls are {box['height']:g} px tall; "
+                f"the notebook shows {layout['visibleHeight']} px"
+            )
+    if layout["pageScrollWidth"] > layout["notebookWidth"] + FIT_TOLERANCE:
+        problems.append(
+            f"the notebook scrolls sideways ({layout['pageScrollWidth']} px of "
+            f"content in {layout['notebookWidth']} px)"
+        )
+    return problems
+
+
+def measure_fit(
+    nb: OpenNotebook, states: dict, file_browser: bool, keep: bool = True
+) -> dict:
+    """Lay the window out with the file browser open or closed, and measure how
+    every output fits. ``states`` maps (cell, output) to a view's probe. ``keep``
+    adds the record to the run's table and to artifacts/browser/fit/."""
+    with nb.failing_with_screenshot():
+        layout = nb.set_file_browser(file_browser)
+        rows = nb.measure_outputs()
+    for r in rows:
+        state = states.get((r["cell"], r["output"]))
+        if state and state["view"]:
+            r["view"] = state["view"]["type"]
+            r["min_text_px"] = state["view"]["min_text_px"]
+            r["min_text"] = state["view"]["min_text"]
+    record = {
+        "lesson": nb.stem,
+        "file_browser": "open" if file_browser else "closed",
+        "layout": layout,
+        "outputs": rows,
+        "problems": fit_problems(rows, layout),
+    }
+    if not keep:
+        return record
+    FIT_RECORDS.append(record)
+    path = ARTIFACTS / "fit" / f"{nb.stem}-{record['file_browser']}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1), encoding="utf-8")
+    return record
+
+
+def assert_fits(nb: OpenNotebook, records: list[dict]) -> None:
+    """Fail with every overflow found, per layout."""
+    lines = [
+        f"with the file browser {rec['file_browser']} (window "
+        f"{rec['layout']['window'][0]}x{rec['layout']['window'][1]}): {p}"
+        for rec in records
+        for p in rec["problems"]
+    ]
+    if lines:
+        raise nb.fail("outputs do not fit:\n" + "\n".join(lines))
+
+
+def fit_table(records: list[dict]) -> list[str]:
+    """One line per layout and one per figure or view: the numbers measured."""
+    lines = []
+    for rec in records:
+        lay = rec["layout"]
+        lines.append(
+            f"{rec['lesson']} file browser {rec['file_browser']}: window "
+            f"{lay['window'][0]}x{lay['window'][1]}, sidebar {lay['leftWidth']:g}, "
+            f"notebook {lay['notebookWidth']}x{lay['visibleHeight']}"
+            + (f"  ** {len(rec['problems'])} problem(s)" if rec["problems"] else "")
+        )
+        for r in rec["outputs"]:
+            if r["kind"] not in ("view", "figure") and r["excess"] <= FIT_TOLERANCE:
+                continue
+            pic, box = r.get("picture"), r.get("box")
+            parts = [f"  cell {r['cell']:>2} {r.get('view', r['kind'])}:",
+                     f"area {r['area']:g}"]  # fmt: skip
+            if pic:
+                parts.append(f"{pic['what'].split('.')[0]} "
+                             f"{pic['width']:g}x{pic['height']:g}")  # fmt: skip
+            if box:
+                parts.append(f"box {box['width']:g}x{box['height']:g} "
+                             f"(content {box['content']:g})")  # fmt: skip
+            parts.append(f"excess {r['excess']:g}")
+            if r.get("min_text_px") is not None:
+                parts.append(f"smallest text {r['min_text_px']:g} px")
+            lines.append(" ".join(parts))
+    return lines
+
+
+# ------------------------------------------------------------------------ interaction
 
 
 def check_interaction(
     nb: OpenNotebook, cell_index: int, output_index: int, before: dict
 ) -> dict:
-    """Drag the view's step slider, then press Play: the picture and caption follow.
+    """Use the player as a learner would, and check that the view follows.
 
-    The caption is checked on the kernel side (the view's ``.caption``; the canvas is
-    pixels): it changed, it names the new step, and it is a text artist of the figure,
-    whose fresh rendering the canvas pixels must then equal. When the view also shows
-    the caption as an HTML/Label widget, that text must match too.
+    1. Drag the step slider: the canvas changes and then equals the kernel's
+       figure; the kernel saw the same step; the caption (read from the view in
+       the kernel, because ipympl draws it as pixels) changed, says ``step k/n``
+       with the slider's k, and is a text artist of the figure.
+    2. Press Play: the toggle reads Pause, the slider advances, the picture
+       changes. Press Pause: the toggle reads Play and the slider stays put.
+    3. Reset goes back to step 1; step forward goes to step 2.
     """
     page = nb.page
     output = nb.output_locator(cell_index, output_index)
     canvas = output.locator(CANVAS).first
-    play = output.locator(PLAY).first
+    toggle = output.locator(TOGGLE).first
+    slider = step_slider(nb, output)
     lo, hi, v0 = (before["slider"][k] for k in ("min", "max", "value"))
-    if hi - lo < 2:
-        raise nb.fail(f"the step slider has too few steps to move ({lo}..{hi})")
+    if hi - lo < 4:
+        raise nb.fail(f"the step slider has too few steps to play ({lo}..{hi})")
     cap0 = before["view"]["caption"]
-    caption_widget = _dom_caption_shown(output, cap0)
 
-    # The step slider is the one in the same box as Play (others set stride etc.).
-    slider = play.locator("xpath=..").locator(SLIDER).first
-    if slider.count() == 0:
-        slider = output.locator(SLIDER).first
+    # 1. drag
     with nb.failing_with_screenshot():
         image0 = canvas_data_url(canvas)
-        fraction = 0.6 if round(lo + 0.6 * (hi - lo)) != v0 else 0.3
+        fraction = 0.3 if round(lo + 0.3 * (hi - lo)) != v0 else 0.5
         drag_slider(page, slider, fraction)
         moved_to = slider_readout(slider)
     if moved_to == v0:
@@ -974,7 +919,7 @@ def check_interaction(
         wait_canvas_changed(page, canvas, image0, CANVAS_CHANGE_TIMEOUT)
     after = _probe_until(nb, cell_index, output_index, moved_to)
     cap1 = after["view"]["caption"]
-    problems = []
+    problems = player_problems(after)
     if after["slider"]["value"] != moved_to:
         problems.append(
             f"the kernel's slider value is {after['slider']['value']}, "
@@ -982,8 +927,6 @@ def check_interaction(
         )
     if cap1 == cap0:
         problems.append(f"the caption did not change: {cap0!r}")
-    if not _names_step(cap1, moved_to):
-        problems.append(f"the caption does not name step {moved_to}: {cap1!r}")
     if _norm(cap1) not in {_norm(t) for t in after["view"]["figure_texts"]}:
         problems.append(
             f"the caption {cap1!r} is not drawn in the figure "
@@ -992,33 +935,74 @@ def check_interaction(
     if problems:
         raise nb.fail("after dragging the slider:\n" + "\n".join(problems))
     wait_canvas_shows(nb, canvas, after["signature"], f"after moving to {moved_to}")
-    if caption_widget:
-        with nb.failing_with_screenshot():
-            page.wait_for_function(
-                """([out, cap]) => Array.from(out.querySelectorAll(
-                     '.widget-html, .widget-label')).some(
-                     e => e.innerText.split(/\\s+/).join(' ').trim() === cap)""",
-                arg=[output.element_handle(), _norm(cap1)],
-                timeout=CANVAS_CHANGE_TIMEOUT * 1000,
-                polling=100,
-            )
     shot = nb.screenshot("-moved", output)
 
-    # Play: the slider advances by itself and the picture follows.
+    # 2. play, then pause
+    interval_s = before["play"]["interval"] / 1000
+    readout = slider.locator(".widget-readout")
     with nb.failing_with_screenshot():
+        if _norm(toggle.inner_text()) != "Play":
+            raise nb.fail(f"the toggle reads {toggle.inner_text()!r}, not 'Play'")
         image1 = canvas_data_url(canvas)
-        buttons = play.locator("button")
-        buttons.first.click()  # play
+        toggle.click()
         page.wait_for_function(
             "([el, v]) => parseInt(el.textContent) !== v",
-            arg=[slider.locator(".widget-readout").element_handle(), moved_to],
+            arg=[readout.element_handle(), moved_to],
             timeout=CANVAS_CHANGE_TIMEOUT * 1000,
-            polling=100,
+            polling=50,
         )
         wait_canvas_changed(page, canvas, image1, CANVAS_CHANGE_TIMEOUT)
-        if buttons.count() > 1:
-            buttons.nth(1).click()  # stop
-    return {"before": before, "after": after, "moved_to": moved_to, "shot": shot}
+        _wait_text(nb, toggle, "Pause")
+        toggle.click()
+        _wait_text(nb, toggle, "Play")
+        paused_at = slider_readout(slider)
+        page.wait_for_timeout(4 * interval_s * 1000)  # four steps' time: no step
+        still = slider_readout(slider)
+    if still != paused_at or still >= hi:
+        raise nb.fail(
+            f"Pause did not hold the step: {paused_at} then {still} "
+            f"(of {hi}, at {interval_s:g} s per step)"
+        )
+    paused = _probe_until(nb, cell_index, output_index, still)
+    problems = player_problems(paused)
+    if paused["play"]["playing"]:
+        problems.append("the kernel's Play is still playing after Pause")
+    if problems:
+        raise nb.fail("after Play and Pause:\n" + "\n".join(problems))
+    wait_canvas_shows(nb, canvas, paused["signature"], f"paused at {still}")
+
+    # 3. reset, then one step forward
+    with nb.failing_with_screenshot():
+        output.locator("button", has_text="Reset").first.click()
+        page.wait_for_function(
+            "(el) => parseInt(el.textContent) === 1",
+            arg=readout.element_handle(), timeout=CANVAS_CHANGE_TIMEOUT * 1000,
+            polling=50,
+        )  # fmt: skip
+        output.locator("button:has(.fa-step-forward)").first.click()
+        page.wait_for_function(
+            "(el) => parseInt(el.textContent) === 2",
+            arg=readout.element_handle(), timeout=CANVAS_CHANGE_TIMEOUT * 1000,
+            polling=50,
+        )  # fmt: skip
+    stepped = _probe_until(nb, cell_index, output_index, 2)
+    problems = player_problems(stepped)
+    if problems:
+        raise nb.fail("after Reset and one step forward:\n" + "\n".join(problems))
+    wait_canvas_shows(nb, canvas, stepped["signature"], "at step 2")
+    return {
+        "before": before, "after": after, "moved_to": moved_to, "shot": shot,
+        "paused_at": still, "stepped": stepped,
+    }  # fmt: skip
+
+
+def _wait_text(nb: OpenNotebook, locator, text: str) -> None:
+    nb.page.wait_for_function(
+        "([el, t]) => el.textContent.trim() === t",
+        arg=[locator.element_handle(), text],
+        timeout=CANVAS_CHANGE_TIMEOUT * 1000,
+        polling=50,
+    )
 
 
 def _probe_until(nb: OpenNotebook, ci: int, oi: int, value: int) -> dict:

@@ -17,8 +17,11 @@ from browser_harness import (
     ARTIFACTS,
     CHROMIUM,
     CHROMIUM_ARGS,
+    FIT_RECORDS,
     REPO,
+    WINDOW,
     LabServer,
+    fit_table,
     require_browser,
 )
 
@@ -63,7 +66,7 @@ def browser_context(artifacts_dir: Path, request) -> Iterator[object]:
             executable_path=CHROMIUM,
             headless=True,
             args=CHROMIUM_ARGS,
-            viewport={"width": 1600, "height": 1000},
+            viewport=WINDOW,
             device_scale_factor=1,
         )
         context.set_default_timeout(30_000)
@@ -86,3 +89,11 @@ def page(browser_context) -> Iterator[object]:
         yield page
     finally:
         page.close()
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The fit measurements of this run: output area, canvas, widget box (CSS px)."""
+    if FIT_RECORDS:
+        terminalreporter.section("browser: how the outputs fit")
+        for line in fit_table(FIT_RECORDS):
+            terminalreporter.write_line(line)

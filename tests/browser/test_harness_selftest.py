@@ -1,12 +1,14 @@
 """The harness, proved on a throwaway notebook (not a lesson).
 
-The notebook uses ipympl (`%matplotlib widget`), a Play jslinked to an IntSlider that
-redraws the figure and its caption, a stderr print (which is not an error) and a last
-cell that raises (which is). The test checks that the harness sees exactly that.
+The notebook shows a real convgrad view under ipympl (`%matplotlib widget`), a plain
+figure too wide for the output area, a stderr print (which is not an error) and a
+last cell that raises (which is). The test checks that the harness sees exactly
+that: the view and its player, the too-wide figure, the one error.
 """
 
 from __future__ import annotations
 
+import copy
 import shutil
 import tempfile
 from pathlib import Path
@@ -18,11 +20,15 @@ from browser_harness import (
     REPO,
     Failure,
     OpenNotebook,
+    assert_fits,
     assert_no_errors,
     assert_views_shown,
     check_interaction,
     check_view_shown,
+    fit_problems,
+    measure_fit,
     open_and_run,
+    player_problems,
     screenshot_view,
     view_cells,
     wait_canvas_shows,
@@ -35,45 +41,14 @@ SETUP = """\
 %matplotlib widget
 import sys
 
-import ipywidgets as widgets
 import matplotlib.pyplot as plt
-import numpy as np"""
 
-DEMO_VIEW = '''\
-class DemoView:
-    """A stand-in for a convgrad view: one figure, update(i) moves a highlight."""
+from convgrad import viz"""
 
-    def __init__(self, n=6):
-        self.n_frames = n * n
-        self.n = n
-        with plt.ioff():
-            self.fig, ax = plt.subplots(figsize=(4, 4))
-        ax.imshow(np.arange(n * n).reshape(n, n), cmap="Greys")
-        (self.box,) = ax.plot([], [], "r-", lw=3)
-        self.text = self.fig.suptitle("")
-        self.update(0)
-
-    @property
-    def caption(self):
-        return self.text.get_text()
-
-    def update(self, i):
-        r, c = divmod(i, self.n)
-        self.box.set_data([c - .5, c + .5, c + .5, c - .5, c - .5],
-                          [r - .5, r - .5, r + .5, r + .5, r - .5])
-        self.text.set_text(f"step {i + 1}/{self.n_frames}: pixel ({r}, {c})")
-
-    def widget(self):
-        play = widgets.Play(min=0, max=self.n_frames - 1, interval=150)
-        slider = widgets.IntSlider(min=0, max=self.n_frames - 1)
-        widgets.jslink((play, "value"), (slider, "value"))
-
-        def on_step(change):
-            self.update(change["new"])
-            self.fig.canvas.draw_idle()
-
-        slider.observe(on_step, names="value")
-        return widgets.VBox([widgets.HBox([play, slider]), self.fig.canvas])'''
+# 11 in at 100 dpi: 1100 px, wider than the 848-px output area.
+TOO_WIDE = """\
+fig, ax = plt.subplots(figsize=(11, 1.5))
+lines = ax.plot([0, 1], [0, 1])"""
 
 
 def _demo_notebook() -> nbformat.NotebookNode:
@@ -84,12 +59,11 @@ def _demo_notebook() -> nbformat.NotebookNode:
     nb.cells = [
         nbformat.v4.new_markdown_cell("# Harness self-test"),
         nbformat.v4.new_code_cell(SETUP),
-        nbformat.v4.new_code_cell(DEMO_VIEW),
-        # Written as viz.<Name>View( so the JSON scan counts it like a lesson's view.
         nbformat.v4.new_code_cell(
-            "class viz:\n    DemoView = DemoView\n\n"
-            "view = viz.DemoView()\nview.widget()"
+            "view = viz.Col2imView(input_size=(4, 4), kernel_size=2, stride=1)\n"
+            "view.widget()"
         ),
+        nbformat.v4.new_code_cell(TOO_WIDE),
         nbformat.v4.new_code_cell("print('a warning, not an error', file=sys.stderr)"),
         nbformat.v4.new_code_cell("raise ValueError('deliberate failure')"),
         # run-all stops at the error: this one never runs, and the wait must end.
@@ -110,16 +84,19 @@ def demo_path(artifacts_dir: Path):
 def test_harness_on_a_throwaway_notebook(demo_path, lab_server, page, artifacts_dir):
     relpath = demo_path.relative_to(REPO).as_posix()
     created = view_cells(demo_path)
-    assert created == [(3, ["DemoView"])]
+    assert created == [(2, ["Col2imView"])]
     nb = OpenNotebook(page, lab_server, relpath, artifacts_dir, "selftest")
     try:
         report = open_and_run(nb)
         wait_views_rendered(nb, len(created))
         views = nb.view_outputs()
-        assert views == [(3, 0)], views
+        assert views == [(2, 0)], views
         state = check_view_shown(nb, *views[0])
-        assert state["view"]["type"] == "DemoView"
-        assert state["slider"] == {"value": 0, "min": 0, "max": 35}
+        n = state["view"]["n_frames"]
+        assert state["view"]["type"] == "Col2imView" and n == 36
+        assert state["slider"] == {"value": 1, "min": 1, "max": n,
+                                   "description": "step"}  # fmt: skip
+        assert state["toggle"]["description"] == "Play"
         assert screenshot_view(nb, views[0]).is_file()
         # The pixel comparison can fail: a figure one step on is not what is shown.
         canvas = nb.output_locator(*views[0]).locator(CANVAS).first
@@ -127,6 +104,34 @@ def test_harness_on_a_throwaway_notebook(demo_path, lab_server, page, artifacts_
         other["values"] = [v + 40 * (i % 2) for i, v in enumerate(other["values"])]
         with pytest.raises(Failure, match="does not show the kernel's figure"):
             wait_canvas_shows(nb, canvas, other, "self-test", timeout=1)
+        # The player checks can fail: a 0-based slider, a caption a step behind.
+        zero_based = copy.deepcopy(state)
+        zero_based["slider"].update(min=0, max=n - 1, value=0)
+        wrong = player_problems(zero_based)
+        assert any(f"runs 0..{n - 1}, not 1..{n}" in p for p in wrong), wrong
+        assert any("caption says" in p for p in wrong), wrong
+
+        # The fit check: the view fits, the 1100-px figure does not, whatever the
+        # layout; a player taller than the visible notebook is reported.
+        opened = measure_fit(nb, {views[0]: state}, file_browser=True, keep=False)
+        closed = measure_fit(nb, {views[0]: state}, file_browser=False, keep=False)
+        nb.set_file_browser(True)
+        assert opened["layout"]["fileBrowserShown"], opened["layout"]
+        assert opened["layout"]["window"] == [1280, 800], opened["layout"]
+        for rec in (opened, closed):
+            assert rec["problems"], rec
+            assert all(
+                p.startswith("cell 3 output 0 (figure)") for p in rec["problems"]
+            ), rec["problems"]
+        with pytest.raises(
+            Failure, match=r"file browser open[^\n]*cell 3 output 0 \(figure\): "
+        ):
+            assert_fits(nb, [opened, closed])
+        short = {**opened["layout"], "visibleHeight": 100}
+        assert any(
+            p.startswith("cell 2 output 0 (view): the view and its controls are")
+            for p in fit_problems(opened["outputs"], short)
+        )
 
         by_index = {row["index"]: row for row in report}
         # stderr is shown, and looks exactly like a traceback in the DOM (same
@@ -150,12 +155,13 @@ def test_harness_on_a_throwaway_notebook(demo_path, lab_server, page, artifacts_
             assert_no_errors(nb, tagged)
         assert_views_shown(nb, report, created)
         # A view created without being shown is reported.
-        with pytest.raises(Failure, match="DemoView created in cell 4: no ipympl"):
-            assert_views_shown(nb, report, [*created, (4, ["DemoView"])])
+        with pytest.raises(Failure, match="Col2imView created in cell 4: no ipympl"):
+            assert_views_shown(nb, report, [*created, (4, ["Col2imView"])])
 
         result = check_interaction(nb, *views[0], state)
         moved = result["moved_to"]
-        assert result["after"]["view"]["caption"].startswith(f"step {moved + 1}/36")
+        assert result["after"]["view"]["caption"].startswith(f"step {moved}/{n}:")
+        assert result["stepped"]["view"]["caption"].startswith(f"step 2/{n}:")
         assert result["shot"].is_file()
     finally:
         nb.close()

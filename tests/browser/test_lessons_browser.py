@@ -1,9 +1,12 @@
 """Every lesson, run in JupyterLab in headless Chromium, as a learner would.
 
-nbval proves the lessons' code runs; this proves a learner sees it: no error output on
-screen, each live view (ipympl canvas, slider, Play) in the DOM, and on the col2im and
-max-pool lessons, a dragged slider and a pressed Play that change the picture and the
-caption. A screenshot of each lesson's main view goes to artifacts/browser/.
+nbval proves the lessons' code runs; this proves a learner sees it, in a 1280x800
+window with JupyterLab's default layout (the file browser open): no error output on
+screen; each live view's player (ipympl canvas, step slider, Play/Pause) in the DOM,
+drawing the kernel's figure; and every output, views and plain figures alike, as wide
+as its output area at most, with the file browser open and closed. On the col2im and
+max-pool lessons the player is used: slider dragged, Play and Pause pressed, Reset.
+A screenshot of each lesson's first view goes to artifacts/browser/.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import pytest
 from browser_harness import (
     REPO,
     OpenNotebook,
+    assert_fits,
     assert_no_errors,
     assert_views_shown,
     check_interaction,
@@ -21,6 +25,7 @@ from browser_harness import (
     file_digest,
     is_interactive,
     lesson_paths,
+    measure_fit,
     open_and_run,
     screenshot_view,
     view_cells,
@@ -45,13 +50,17 @@ def test_lesson_in_browser(lesson: Path, lab_server, page, artifacts_dir) -> Non
         shot = screenshot_view(nb, views[0] if views else None)
         assert_no_errors(nb, report)
         assert_views_shown(nb, report, created)
-        states = [check_view_shown(nb, *view) for view in views]
-        if views:
-            shot = screenshot_view(nb, views[0])  # now showing the kernel's figure
+        states = {view: check_view_shown(nb, *view) for view in views}
+        # The default layout first (file browser open), then the browser closed.
+        fits = [measure_fit(nb, states, file_browser=True)]
+        shot = screenshot_view(nb, views[0] if views else None)  # the kernel's figure
+        fits.append(measure_fit(nb, states, file_browser=False))
+        nb.set_file_browser(True)
+        assert_fits(nb, fits)
         if is_interactive(lesson):
             if not views:
                 raise nb.fail("this lesson must have a live view to drag (none found)")
-            check_interaction(nb, *views[0], states[0])
+            check_interaction(nb, *views[0], states[views[0]])
         assert shot.is_file(), f"no screenshot written at {shot}"
     finally:
         nb.close()
