@@ -37,6 +37,18 @@ def _slides(args: argparse.Namespace) -> int:
     return 0
 
 
+def _link(args: argparse.Namespace) -> int:
+    from .link import lesson_links
+
+    links = lesson_links(
+        args.hub, args.repo, args.lesson, branch=args.branch,
+        folder=args.folder, depth=args.depth, notebooks=args.notebooks,
+    )
+    for link in links:
+        print(link.url if len(links) == 1 else f"{link.lesson.stem}: {link.url}")
+    return 0
+
+
 def course_problems(
     notebooks: Path | None = None, plans: Path | None = None
 ) -> list[str]:
@@ -106,6 +118,17 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("check", help="plans, leaks, slide metadata, code width")
     p.set_defaults(run=_check, lesson=None)
+
+    p = sub.add_parser("link", help="nbgitpuller links that open lessons on a hub")
+    p.add_argument("hub", help="the hub's address, e.g. https://hub.example.org")
+    p.add_argument("repo", help="the git URL students pull the lessons from")
+    p.add_argument("--branch", default="main", help="branch or tag (default: main)")
+    p.add_argument("--lesson", action="append",
+                   help="only this lesson (NN or stem; default: every lesson)")
+    p.add_argument("--folder", default=None,
+                   help="clone folder in the student's home (default: repo name)")
+    p.add_argument("--depth", type=int, default=None, help="git clone --depth")
+    p.set_defaults(run=_link)
 
     args = parser.parse_args(argv)
     try:
