@@ -1,0 +1,89 @@
+"""The 90-minute session of course/README.md fits: its timed blocks add up
+to at most 85 minutes, each names what to cut, the clock agrees with the
+durations, there is a Binder-down fallback, a five-question exit check
+answered in the plans, and the learner writes a backward pass."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "course" / "README.md"
+PLANS = ROOT / "course" / "plans"
+LIMIT = 85
+
+
+def _session() -> str:
+    text = README.read_text(encoding="utf-8")
+    start = text.index("### One 90-minute session")
+    return text[start : text.index("\n### ", start + 1)]
+
+
+def _blocks() -> list[dict[str, str]]:
+    rows = [ln for ln in _session().splitlines() if ln.startswith("|")]
+    head = [c.strip() for c in rows[0].strip("|").split("|")]
+    out = []
+    for row in rows[2:]:  # after the header and its --- line
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert len(cells) == len(head), row
+        out.append(dict(zip(head, cells, strict=True)))
+    return out
+
+
+def test_the_blocks_fit_in_85_minutes():
+    blocks = _blocks()
+    assert len(blocks) >= 5
+    total = sum(int(b["minutes"]) for b in blocks)
+    assert total <= LIMIT, f"the session's blocks add up to {total} minutes"
+    # the stated total is the real one
+    assert f"**{total} minutes**" in _session()
+
+
+def test_the_clock_agrees_with_the_durations():
+    end = 0
+    for b in _blocks():
+        start, stop = (int(v) for v in re.split(r"[–-]", b["clock"]))
+        assert start == end, b
+        assert stop - start == int(b["minutes"]), b
+        end = stop
+    assert end <= LIMIT
+
+
+def test_every_block_names_what_to_cut():
+    for b in _blocks():
+        cut = b["if the room is behind, cut"]
+        assert len(cut) > 10 and cut not in {"–", "-"}, b
+
+
+def test_a_fallback_when_binder_is_down():
+    s = _session()
+    assert "When Binder is down" in s
+    assert "pip install -e ." in s  # the local install
+    assert "course slides build/slides/ --offline" in s  # the static slides
+
+
+def test_the_learner_writes_a_backward_pass():
+    activities = " ".join(b["activity"] for b in _blocks())
+    from convgrad.exercises import EXERCISES
+
+    written = [n for n in re.findall(r"exercise (\d+\.\d+)", activities)]
+    assert written, "no exercise in the session's activities"
+    # 1.2 and 4.1 are backward passes (square_plus_backward, conv2d_backward)
+    lessons = {int(n.split(".")[0]) for n in written}
+    backward = {e.lesson for e in EXERCISES.values() if "backward" in e.name}
+    assert lessons & backward
+
+
+@pytest.mark.parametrize("q", range(1, 6))
+def test_the_exit_check_has_five_questions_answered_in_the_plans(q):
+    s = _session()
+    check = s[s.index("**Exit check.**"):]
+    questions = re.findall(r"^(\d)\. .*?\(plan (\d\d)\)", check, re.M | re.S)
+    assert [int(n) for n, _ in questions] == [1, 2, 3, 4, 5]
+    plan = dict(questions)[str(q)]
+    text = next(PLANS.glob(f"{plan}-*.md")).read_text(encoding="utf-8")
+    answers = text[text.index("## Exit check of the 90-minute session"):]
+    assert f"**Q{q}**" in answers
