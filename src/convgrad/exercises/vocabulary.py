@@ -12,16 +12,20 @@ answer that makes it, in ``tests/test_diagnosis.py``):
 code               exercises
 =================  ==========================================================
 overwrites         square_plus_backward, col2im, conv2d_backward (dx, dw, db),
-                   maxpool_backward, avgpool_backward, conv_transpose2d
-no-crop            col2im, conv2d_backward (dx), conv_transpose2d
-dilation-ignored   im2col, col2im, conv_output_size
+                   maxpool_backward, avgpool_backward, conv_transpose2d,
+                   dilated_grouped_backward (dx)
+no-crop            col2im, conv2d_backward (dx), conv_transpose2d,
+                   dilated_grouped_backward (dx)
+dilation-ignored   im2col, col2im, conv_output_size,
+                   dilated_grouped_backward (dx, dw)
 stride-ignored     im2col, col2im, conv2d_backward (dx, dw), maxpool_forward,
                    avgpool_backward, conv_transpose2d, conv_output_size,
-                   conv2d_macs
+                   conv2d_macs, dilated_grouped_backward (dx, dw)
 kernel-flipped     im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
-                   grouped_weight_matrix
-missing-batch-sum  conv2d_backward (dw, db), conv2d_macs
-batch-mean         conv2d_backward (dw, db)
+                   grouped_weight_matrix, dilated_grouped_backward (dx)
+missing-batch-sum  conv2d_backward (dw, db), conv2d_macs,
+                   dilated_grouped_backward (dw)
+batch-mean         conv2d_backward (dw, db), dilated_grouped_backward (dw)
 one-sided          numeric_grad
 not-restored       numeric_grad
 mutates-input      every exercise that takes an array
