@@ -337,3 +337,105 @@ def test_gradcheck_reports_the_worst_element():
 def test_gradcheck_tensor_ops(fn, shapes, rng):
     inputs = [rng.standard_normal(s) for s in shapes]
     assert cg.gradcheck(fn, inputs).ok
+
+
+# --------------------------------------------------------------------------
+# arrays saved for backward, changed in place before it (torch's version
+# counter): a RuntimeError at backward, never a silently wrong gradient
+# --------------------------------------------------------------------------
+
+
+def _modified_in_torch(torch, build, change) -> bool:
+    x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    w = torch.tensor([0.5, 0.25, 2.0], requires_grad=True)
+    y = build(x, w)
+    with torch.no_grad():
+        change(x, w, y)
+    try:
+        y.sum().backward()
+    except RuntimeError as err:
+        assert "inplace" in str(err)
+        return True
+    return False
+
+
+IN_PLACE = [
+    # (what, build y from x and w, change in place between forward and backward)
+    ("a factor of a product", lambda x, w: x * w, lambda x, w, y: w.mul_(2)),
+    ("a divisor", lambda x, w: x / w, lambda x, w, y: w.add_(1)),
+    ("tanh's output", lambda x, w: x.tanh(), lambda x, w, y: y.zero_()),
+    ("exp's output", lambda x, w: x.exp(), lambda x, w, y: y.mul_(3)),
+    ("one element of a linear input",
+     lambda x, w: x.reshape(1, 3) @ w.reshape(3, 1), lambda x, w, y: x[1:2].add_(1)),
+]
+
+
+@pytest.mark.parametrize("what, build, change", IN_PLACE, ids=[c[0] for c in IN_PLACE])
+def test_an_in_place_change_of_a_saved_array_fails_at_backward_as_in_torch(
+    what, build, change, torch
+):
+    assert _modified_in_torch(torch, build, change)
+    x = cg.Tensor([1.0, -2.0, 3.0], requires_grad=True)
+    w = cg.Tensor([0.5, 0.25, 2.0], requires_grad=True)
+    y = build(x, w)
+    tensors = {"x": x, "w": w, "y": y}
+    data = {k: torch.from_numpy(t.data) for k, t in tensors.items()}  # shared
+    change(data["x"], data["w"], data["y"])
+    with pytest.raises(RuntimeError, match="modified in place after the forward"):
+        y.sum().backward()
+
+
+def test_an_unsaved_input_may_change_as_in_torch(torch):
+    assert not _modified_in_torch(torch, lambda x, w: x + w, lambda x, w, y: w.mul_(2))
+    x = cg.Tensor([1.0, 2.0], requires_grad=True)
+    w = cg.Tensor([3.0, 4.0], requires_grad=True)
+    y = x + w
+    w.data *= 2  # Add saves nothing: its gradient does not depend on w
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad, [1.0, 1.0])
+
+
+def test_the_numpy_array_a_tensor_wraps_is_watched_too():
+    a = np.array([1.0, 2.0, 3.0])
+    x = cg.Tensor(a, requires_grad=True)  # float64: no copy, x.data is a
+    loss = (x * x).sum()
+    a[0] = 10.0
+    with pytest.raises(RuntimeError, match=r"Mul\.backward: input 0 \(shape \(3,\)\)"):
+        loss.backward()
+
+
+def test_an_optimizer_step_before_backward_is_caught():
+    w = cg.Tensor(np.ones((2, 1, 3, 3)), requires_grad=True)
+    v = cg.Tensor(np.ones((3, 4)), requires_grad=True)
+    conv = F.conv2d(np.arange(16.0).reshape(1, 1, 4, 4), w).sum()
+    linear = F.linear(np.ones((2, 4)), v).sum()
+    opt = cg.optim.SGD([w, v], lr=0.1)
+    w.grad, v.grad = np.ones(w.shape), np.ones(v.shape)
+    opt.step()  # updates w.data and v.data in place
+    for y in (conv, linear):
+        with pytest.raises(RuntimeError, match="modified in place"):
+            y.backward()
+
+
+def test_changing_it_after_backward_is_fine():
+    x = cg.Tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward()
+    x.data *= 3
+    np.testing.assert_array_equal(x.grad, [2.0, 4.0])
+
+
+def test_the_fingerprint_sees_any_single_element_change_and_a_swap():
+    from convgrad.function import fingerprint
+
+    rng = np.random.default_rng(0)
+    for a in (rng.standard_normal((3, 4100)), rng.standard_normal(7, np.float32)):
+        before = fingerprint(a)
+        for i in range(a.size):
+            b = a.copy()
+            b.flat[i] = np.nextafter(b.flat[i], np.inf)  # the smallest change
+            assert fingerprint(b) != before, i
+        b = a.copy()
+        b.flat[[0, 5]] = b.flat[[5, 0]]
+        assert fingerprint(b) != before
+        assert fingerprint(a.copy()) == before

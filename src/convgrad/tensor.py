@@ -210,6 +210,7 @@ class Tensor:
                 else:
                     t.grad += g
                 continue
+            _function.check_saved(node.fn, node.ctx)
             in_grads = node.fn.backward(node.ctx, g)
             if not isinstance(in_grads, tuple):
                 in_grads = (in_grads,)
@@ -368,5 +369,6 @@ def tensor(data: Any, requires_grad: bool = False) -> Tensor:
     return Tensor(data, requires_grad=requires_grad)
 
 
+from . import function as _function  # noqa: E402
 from .ops import basic as _basic  # noqa: E402  (ops need Tensor defined)
 from .ops import reduce as _reduce  # noqa: E402
