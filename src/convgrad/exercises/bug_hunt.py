@@ -219,12 +219,32 @@ class Net(nn.Module):
         object.__setattr__(self, "fns", fns)
 
     def forward(self, x):
+        return self._run(x, dict(self.named_parameters()))
+
+    def _run(self, x, p: dict):
         conv, relu, pool = (self.fns[k].apply
                             for k in ("Conv2d", "ReLU", "MaxPool2d"))
-        h = pool(relu(conv(x, self.conv1.weight, self.conv1.bias)))
-        h = pool(relu(conv(h, self.conv2.weight, self.conv2.bias)))
-        return self.fns["Linear"].apply(h.flatten(1), self.fc.weight,
-                                        self.fc.bias)
+        h = pool(relu(conv(x, p["conv1.weight"], p["conv1.bias"])))
+        h = pool(relu(conv(h, p["conv2.weight"], p["conv2.bias"])))
+        return self.fns["Linear"].apply(h.flatten(1), p["fc.weight"],
+                                        p["fc.bias"])
+
+    def loss_fn(self, name: str, x, y) -> Callable:
+        """``w -> cross_entropy(net(x), y)`` with parameter ``name`` set to
+        ``w`` and everything else in float64: a function for
+        ``cg.gradcheck(net.loss_fn(name, x, y), [net.param(name)])``."""
+        fixed = {k: v.data.astype(np.float64)
+                 for k, v in self.named_parameters()}
+        x64 = np.asarray(getattr(x, "data", x), dtype=np.float64)
+
+        def loss(w):
+            return F.cross_entropy(self._run(x64, {**fixed, name: w}), y)
+
+        return loss
+
+    def param(self, name: str) -> np.ndarray:
+        """Parameter ``name``'s values, in float64."""
+        return dict(self.named_parameters())[name].data.astype(np.float64)
 
 
 # the exercise ----------------------------------------------------------------
