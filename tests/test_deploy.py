@@ -1,0 +1,214 @@
+"""deploy/: the class deployments are consistent with what was measured.
+
+* ``deploy/z2jh/values.yaml`` uses only keys that Zero to JupyterHub documents
+  for its chart (deploy/versions.env), with the types the chart expects, and
+  sizes that cover the load test's figures. With ``Z2JH_CHART`` pointing at
+  the unpacked chart (``helm pull jupyterhub/jupyterhub --version 4.4.0
+  --untar``), the file is also validated against the chart's own
+  ``values.schema.yaml``, merged over its defaults as helm does.
+* The image the chart runs pins the chart's jupyterhub, and
+  ``deploy/build-image.sh --no-build`` is accepted by repo2docker.
+* The TLJH recipe sets the same limits.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+DEPLOY = REPO / "deploy"
+VALUES = DEPLOY / "z2jh" / "values.yaml"
+
+# The z2jh configuration reference's keys this file may set, with the type
+# each takes. hub.config is free-form: JupyterHub's own traitlets.
+QUANTITY = re.compile(r"^\d+(\.\d+)?([KMGT]i?)?$")
+DOCUMENTED = {
+    "singleuser.image.name": str,
+    "singleuser.image.tag": str,
+    "singleuser.image.pullPolicy": str,
+    "singleuser.cmd": str,
+    "singleuser.defaultUrl": str,
+    "singleuser.memory.guarantee": "quantity",
+    "singleuser.memory.limit": "quantity",
+    "singleuser.cpu.guarantee": float,
+    "singleuser.cpu.limit": float,
+    "singleuser.storage.capacity": "quantity",
+    "singleuser.startTimeout": int,
+    "cull.enabled": bool,
+    "cull.timeout": int,
+    "cull.every": int,
+    "cull.maxAge": int,
+    "cull.users": bool,
+    "scheduling.userScheduler.enabled": bool,
+    "scheduling.podPriority.enabled": bool,
+    "scheduling.userPlaceholder.enabled": bool,
+    "scheduling.userPlaceholder.replicas": int,
+    "scheduling.userPods.nodeAffinity.matchNodePurpose": str,
+    "prePuller.hook.enabled": bool,
+    "prePuller.continuous.enabled": bool,
+}
+
+
+def _leaves(tree: dict, prefix: str = "") -> dict[str, object]:
+    out = {}
+    for key, value in tree.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict) and path != "hub.config":
+            out.update(_leaves(value, f"{path}."))
+        else:
+            out[path] = value
+    return out
+
+
+def _bytes(quantity: str) -> float:
+    units = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
+             "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+    number, unit = re.match(r"^([\d.]+)(\D*)$", quantity).groups()
+    return float(number) * units[unit]
+
+
+def _versions() -> dict[str, str]:
+    text = (DEPLOY / "versions.env").read_text()
+    return dict(re.findall(r"^([A-Z0-9_]+)=(\S+)$", text, re.M))
+
+
+def test_values_use_documented_keys_with_their_types():
+    values = yaml.safe_load(VALUES.read_text())
+    leaves = _leaves(values)
+    assert isinstance(leaves.pop("hub.config"), dict)
+    unknown = sorted(set(leaves) - set(DOCUMENTED))
+    assert unknown == [], f"keys z2jh does not document: {unknown}"
+    for path, value in leaves.items():
+        kind = DOCUMENTED[path]
+        if kind == "quantity":
+            assert isinstance(value, str) and QUANTITY.match(value), (path, value)
+        elif kind is float:
+            assert isinstance(value, (int, float)) and not isinstance(value, bool)
+        else:
+            assert type(value) is kind, (path, value)
+    for key in ("guarantee", "limit"):
+        assert f"singleuser.memory.{key}" in leaves
+        assert f"singleuser.cpu.{key}" in leaves
+
+
+def test_values_cover_the_measured_student():
+    """The sizes stated in values.yaml's comments, against the comments'
+    measured figures (benchmarks/RESULTS.md): guarantee above the peak PSS,
+    limit above the peak RSS; culling on, placeholders possible."""
+    leaves = _leaves(yaml.safe_load(VALUES.read_text()))
+    text = VALUES.read_text()
+    pss = float(re.search(r"about (\d+) MB PSS", text)[1]) * 1e6
+    rss = float(re.search(r"(\d+) MB RSS", text)[1]) * 1e6
+    guarantee = _bytes(leaves["singleuser.memory.guarantee"])
+    limit = _bytes(leaves["singleuser.memory.limit"])
+    assert pss < guarantee < limit and rss < limit
+    assert 0 < leaves["singleuser.cpu.guarantee"] <= leaves["singleuser.cpu.limit"]
+    assert leaves["cull.enabled"] and leaves["cull.timeout"] >= 1800
+    assert leaves["scheduling.userPlaceholder.enabled"]
+    assert leaves["scheduling.podPriority.enabled"]
+    assert leaves["singleuser.defaultUrl"].startswith("/lab")
+    # every setting is explained: a comment sits above or beside each key
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if re.match(r"^\s*(guarantee|limit|timeout|replicas|defaultUrl|name):", line):
+            above = [x for x in lines[max(0, i - 8):i] if x.strip().startswith("#")]
+            assert above or "#" in line, f"no comment explains: {line.strip()}"
+
+
+def test_the_chart_version_is_the_one_documented():
+    v = _versions()
+    text = " ".join(VALUES.read_text().replace("#", " ").split())
+    assert f"--version {v['Z2JH_CHART_VERSION']}" in text
+    assert f"JupyterHub {v['JUPYTERHUB_VERSION']}" in text
+
+
+def test_the_image_runs_the_charts_jupyterhub():
+    v = _versions()
+    requirements = (REPO / "binder" / "requirements.txt").read_text()
+    assert f"\njupyterhub=={v['JUPYTERHUB_VERSION']}\n" in requirements
+    assert re.search(r"^nbgitpuller==\S+$", requirements, re.M)
+    assert v["TARGET_REPO_DIR"].startswith("/srv/")  # outside /home/jovyan
+
+
+def _repo2docker() -> str | None:
+    candidates = [
+        os.environ.get("REPO2DOCKER"),
+        shutil.which("repo2docker"),
+        str(Path.home() / ".cache/convgrad/repo2docker-venv/bin/repo2docker"),
+    ]
+    return next((c for c in candidates if c and Path(c).is_file()), None)
+
+
+def test_repo2docker_accepts_the_image_build():
+    r2d = _repo2docker()
+    if r2d is None:
+        if os.environ.get("CONVGRAD_REQUIRE_BINDER") == "1":
+            pytest.fail("repo2docker is missing and CONVGRAD_REQUIRE_BINDER=1")
+        pytest.skip("repo2docker is not installed (pip install jupyter-repo2docker)")
+    proc = subprocess.run(
+        ["bash", str(DEPLOY / "build-image.sh"), "--no-build"], cwd=REPO,
+        env={**os.environ, "REPO2DOCKER": r2d}, capture_output=True, text=True,
+        timeout=300, check=False,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.stdout.count("build-image: ok") == 5
+    assert "FAIL" not in proc.stdout + proc.stderr
+
+
+def test_build_image_refuses_a_jupyterhub_other_than_the_charts(tmp_path):
+    copy = tmp_path / "repo"
+    (copy / "deploy").mkdir(parents=True)
+    (copy / "binder").mkdir()
+    shutil.copy(DEPLOY / "build-image.sh", copy / "deploy")
+    shutil.copy(DEPLOY / "versions.env", copy / "deploy")
+    text = (REPO / "binder" / "requirements.txt").read_text()
+    (copy / "binder" / "requirements.txt").write_text(
+        re.sub(r"^jupyterhub==\S+", "jupyterhub==4.1.0", text, flags=re.M)
+    )
+    proc = subprocess.run(
+        ["bash", str(copy / "deploy" / "build-image.sh"), "--no-build"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert proc.returncode != 0
+    assert "pins jupyterhub==4.1.0" in proc.stderr
+
+
+def test_tljh_recipe_sets_the_same_limits():
+    setup = (DEPLOY / "tljh" / "setup.sh").read_text()
+    leaves = _leaves(yaml.safe_load(VALUES.read_text()))
+    assert f"limits.memory {leaves['singleuser.memory.limit']}" in setup
+    assert f"limits.cpu {leaves['singleuser.cpu.limit']}" in setup
+    assert f"services.cull.timeout {leaves['cull.timeout']}" in setup
+    assert "tljh-config reload" in setup
+
+
+def test_values_against_the_charts_schema():
+    chart = os.environ.get("Z2JH_CHART")
+    if not chart:
+        pytest.skip("set Z2JH_CHART to the unpacked chart (helm pull --untar)")
+    jsonschema = pytest.importorskip("jsonschema")
+    chart = Path(chart)
+    schema = yaml.safe_load((chart / "values.schema.yaml").read_text())
+    defaults = yaml.safe_load((chart / "values.yaml").read_text())
+
+    def merge(a: dict, b: dict) -> dict:
+        out = dict(a)
+        for k, v in b.items():
+            both = isinstance(v, dict) and isinstance(a.get(k), dict)
+            out[k] = merge(a[k], v) if both else v
+        return out
+
+    merged = merge(defaults, yaml.safe_load(VALUES.read_text()))
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    errors = [f"{list(e.path)}: {e.message}" for e in validator.iter_errors(merged)]
+    assert errors == []
+    # and the schema does catch a misspelt key
+    bad = merge(merged, {"cull": {"timeOut": 5}})
+    assert list(validator.iter_errors(bad))
