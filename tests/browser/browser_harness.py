@@ -764,6 +764,16 @@ def screenshot_view(nb: OpenNotebook, view: tuple[int, int] | None) -> Path:
     return nb.screenshot("")
 
 
+def screenshot_figures(nb: OpenNotebook, rows: list[dict]) -> list[Path]:
+    """One picture per plain figure (not a view): NAME-cellN.png."""
+    shots = []
+    for r in rows:
+        if r["kind"] == "figure":
+            output = nb.output_locator(r["cell"], r["output"])
+            shots.append(nb.screenshot(f"-cell{r['cell']}", output))
+    return shots
+
+
 # ------------------------------------------------------------------------------ fit
 
 # Rounding slack (CSS px) before a box counts as reaching past the output area.

@@ -27,6 +27,7 @@ from browser_harness import (
     lesson_paths,
     measure_fit,
     open_and_run,
+    screenshot_figures,
     screenshot_view,
     view_cells,
     wait_views_rendered,
@@ -54,6 +55,7 @@ def test_lesson_in_browser(lesson: Path, lab_server, page, artifacts_dir) -> Non
         # The default layout first (file browser open), then the browser closed.
         fits = [measure_fit(nb, states, file_browser=True)]
         shot = screenshot_view(nb, views[0] if views else None)  # the kernel's figure
+        screenshot_figures(nb, fits[0]["outputs"])
         fits.append(measure_fit(nb, states, file_browser=False))
         nb.set_file_browser(True)
         assert_fits(nb, fits)
