@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -355,3 +356,132 @@ def test_cli_trains_and_reports_accuracy(capsys, tmp_path):
     load(digits_cnn(), tmp_path / "w.npz")
     with pytest.raises(SystemExit):
         train.main(["--epochs", "0"])
+
+
+# --------------------------------------------------------------------------
+# hostile files and command lines
+# --------------------------------------------------------------------------
+
+
+def _bad_files(tmp_path):
+    good = Path(save(digits_cnn(generator=0), tmp_path / "good"))
+    raw = good.read_bytes()
+    files = {
+        "truncated": raw[: len(raw) // 2],
+        "empty": b"",
+        "random": bytes(np.random.default_rng(0).integers(0, 256, 600, np.uint8)),
+        "zip header, then garbage": b"PK\x03\x04" + bytes(200),
+    }
+    paths = {}
+    for name, content in files.items():
+        paths[name] = tmp_path / f"{name.split(',')[0]}.npz"
+        paths[name].write_bytes(content)
+    paths["pickled objects"] = tmp_path / "objects.npz"
+    np.savez(paths["pickled objects"], a=np.array([{"x": 1}], dtype=object))
+    return paths
+
+
+WHY = {
+    "truncated": "truncated or damaged",
+    "empty": "the file is empty",
+    "random": "not an .npz archive",
+    "zip header, then garbage": "truncated or damaged",
+    "pickled objects": "pickled objects",
+}
+
+
+def test_a_bad_model_file_is_a_value_error_naming_it_and_what_is_wrong(tmp_path):
+    model = digits_cnn(generator=3)
+    before = model.state_dict()
+    for name, path in _bad_files(tmp_path).items():
+        with pytest.raises(ValueError) as info:
+            load(model, path)
+        msg = str(info.value)
+        assert str(path) in msg and WHY[name] in msg, (name, msg)
+    with pytest.raises(ValueError, match="is a folder"):
+        load(model, tmp_path)
+    for key, value in model.state_dict().items():
+        np.testing.assert_array_equal(value, before[key])
+
+
+@pytest.mark.parametrize("lr", ["inf", "-inf", "nan", "0", "-0.1"])
+def test_train_rejects_a_non_finite_or_non_positive_lr(lr, capsys):
+    from convgrad import train
+
+    with pytest.raises(SystemExit):
+        train.parse_args([f"--lr={lr}"])
+    assert "--lr must be a finite number above 0" in capsys.readouterr().err
+
+
+def test_train_checks_the_save_path_before_training(tmp_path, capsys, monkeypatch):
+    from convgrad import train
+
+    monkeypatch.setattr(train, "run", lambda *a, **k: pytest.fail("it trained"))
+    (tmp_path / "file").write_text("")
+    for bad, why in [
+        (tmp_path / "no-such-folder" / "w.npz", "does not exist"),
+        (tmp_path, "is a folder"),
+        (tmp_path / "file" / "w.npz", "does not exist"),
+    ]:
+        with pytest.raises(SystemExit):
+            train.main(["--save", str(bad)])
+        err = capsys.readouterr().err
+        assert f"--save {bad}" in err and why in err, err
+    assert train.save_path_problem(str(tmp_path / "fine")) is None
+
+
+def test_the_backend_flag_wins_over_a_bad_environment_variable(monkeypatch, capsys):
+    from convgrad import backend, train
+
+    monkeypatch.setenv("CONVGRAD_BACKEND", "bogus")
+    monkeypatch.setattr(backend, "_current", None)
+    assert train.parse_args(["--backend", "numpy"]).backend == "numpy"
+    with backend.use_backend("numpy"):
+        assert backend.get_backend() == "numpy"
+        F.max_pool2d(np.ones((1, 1, 2, 2)), 2)
+    with pytest.raises(SystemExit):
+        train.parse_args([])
+    assert "CONVGRAD_BACKEND must be one of" in capsys.readouterr().err
+
+
+def test_ctrl_c_in_training_saves_a_checkpoint_and_exits_with_one_line(
+    tmp_path, monkeypatch, capsys
+):
+    from convgrad import train
+
+    def interrupted(*args, model, **kwargs):
+        model[0].weight.data += 1.0  # some training happened
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train, "run", interrupted)
+    path = tmp_path / "ckpt.npz"
+    assert train.main(["--save", str(path), "--seed", "5"]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("interrupted after")
+    assert str(path) in err[0]
+    want = digits_cnn(generator=5)[0].weight.data + 1.0
+    np.testing.assert_array_equal(load(digits_cnn(), path)[0].weight.data, want)
+    assert train.main([]) == 130
+    assert "nothing saved (no --save)" in capsys.readouterr().err
+
+
+_SIGINT = """
+import os, signal, sys, threading
+from convgrad import train
+threading.Timer(3.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+sys.exit(train.main(["--epochs", "500", "--no-progress", "--backend", "numpy",
+                     "--save", sys.argv[1]]))
+"""
+
+
+def test_a_real_sigint_saves_and_exits_130_without_a_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "w.npz"
+    done = subprocess.run([sys.executable, "-c", _SIGINT, str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 130, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().startswith("interrupted after")
+    load(digits_cnn(), path)

@@ -85,13 +85,14 @@ def use_backend(name: str) -> Iterator[None]:
     >>> with use_backend("numpy"):   # the readable reference kernels
     ...     pass
     """
+    global _current
     _check(name)
-    previous = get_backend()
+    previous = _current  # not get_backend(): a bad CONVGRAD_BACKEND is no matter here
     set_backend(name)
     try:
         yield
     finally:
-        set_backend(previous)
+        _current = previous
 
 
 def kernel(name: str) -> Callable:

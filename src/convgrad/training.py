@@ -287,18 +287,43 @@ def save(model: nn.Module, path: str | os.PathLike) -> str:
     return p
 
 
+def _read_npz(p: str) -> dict[str, np.ndarray]:
+    """The arrays of the ``.npz`` at ``p``; a ValueError naming ``p`` and
+    what is wrong when it is not one (empty, truncated, garbage, pickles)."""
+    with open(p, "rb") as f:
+        head = f.read(4)
+    if not head:
+        why = "the file is empty"
+    elif head != b"PK\x03\x04":
+        why = "it is not an .npz archive (no zip header)"
+    else:
+        try:  # our own handle: np.load leaks its own when the zip is bad
+            with open(p, "rb") as fh, np.load(fh, allow_pickle=False) as f:
+                return {k: f[k] for k in f.files}
+        except ValueError as err:  # object arrays, refused unpickled
+            why = f"it holds pickled objects, which convgrad never writes ({err})"
+        except Exception as err:  # BadZipFile, EOFError, zlib.error, ...
+            why = f"it is truncated or damaged ({type(err).__name__}: {err})"
+    raise ValueError(
+        f"cannot load {p!r}: not a model file written by convgrad.training."
+        f"save: {why}"
+    )
+
+
 def load(model: nn.Module, path: str | os.PathLike) -> nn.Module:
     """Load an ``.npz`` written by :func:`save` into ``model`` (in place).
 
-    A file whose keys or shapes do not match the model raises a
-    ``ValueError`` naming the file, the key and both shapes; the model is
-    then left unchanged.
+    A file that is no such ``.npz`` (empty, truncated, random bytes, pickled
+    objects) or whose keys or shapes do not match the model raises a
+    ``ValueError`` naming the file and what is wrong; the model is then
+    left unchanged.
     """
     p = os.fspath(path)
     if not os.path.exists(p) and os.path.exists(_npz_path(p)):
         p = _npz_path(p)
-    with np.load(p, allow_pickle=False) as f:
-        state = {k: f[k] for k in f.files}
+    if os.path.isdir(p):
+        raise ValueError(f"cannot load {p!r}: it is a folder, not a model file")
+    state = _read_npz(p)
     try:
         model.load_state_dict(state)
     except ValueError as err:

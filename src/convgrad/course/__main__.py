@@ -133,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except (ValueError, FileNotFoundError, RuntimeError) as err:
+    except (ValueError, OSError, RuntimeError) as err:
+        # an output path that is a file, or unwritable: one line, no traceback
         print(f"error: {err}", file=sys.stderr)
         return 2
 

@@ -215,10 +215,20 @@ def write_student_copies(
     """Write a student copy of every lesson into ``out``; return the paths.
 
     Raises ``ValueError`` (naming the notebook, cell and line) if a copy
-    would still contain a line of a reference solution.
+    would still contain a line of a reference solution, if ``out`` is a
+    file, or if ``out`` is the lessons' own folder (the copies would
+    overwrite the lessons). Nothing is written then.
     """
     out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"out must be a folder, but {out} is a file")
     lessons = find_lessons() if lessons is None else list(lessons)
+    sources = {lesson.path.parent.resolve() for lesson in lessons}
+    if out.resolve() in sources:
+        raise ValueError(
+            f"out={out} is the lessons' own folder: the student copies would "
+            f"overwrite the lessons; write them to another folder"
+        )
     lines = solution_lines()
     copies = []
     for lesson in lessons:
