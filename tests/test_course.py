@@ -1,14 +1,16 @@
 """The course tooling: student copies, offline slide decks, course checks.
 
 Default tests stay fast: they export only the start lesson to slides and run
-two student copies under nbval. The ``browser`` test opens offline decks in
-headless Chromium and presses an animation's Play.
+two student copies under nbval. The ``browser`` test exports every lesson's
+offline deck and checks every slide in headless Chromium: overflow, the
+animations' size, place and text size, and their players.
 """
 
 from __future__ import annotations
 
 import ast
 import inspect
+import json
 import os
 import re
 import shutil
@@ -16,7 +18,6 @@ import subprocess
 import sys
 import textwrap
 import time
-import types
 from pathlib import Path
 
 import nbformat
@@ -33,13 +34,19 @@ from convgrad.course import (
 from convgrad.course.__main__ import course_problems, main
 from convgrad.course.slides import (
     ANIMATION_TAG,
+    HEIGHT,
+    WIDTH,
     animations_on_their_own_slide,
+    execute_static,
     export_slides,
     find_chromium,
     offline_problems,
+    print_pdf,
     remote_references,
+    sections_on_their_own_subslide,
 )
 from convgrad.course.student import STUB
+from convgrad.viz.export import PLAYER_CLASS
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
@@ -368,12 +375,14 @@ def _npm_or_skip() -> None:
 
 def _sections(nb: nbformat.NotebookNode) -> int:
     """<section>s reveal needs: a slide is an outer section holding its
-    first subslide's section; every further subslide adds one."""
+    first subslide's section; every further subslide adds one. The deck
+    splits a markdown cell with several ``## `` sections first."""
+    nb = sections_on_their_own_subslide(nbformat.from_dict(nb))
     kinds = [c.metadata.get("slideshow", {}).get("slide_type") for c in nb.cells]
     return 2 * kinds.count("slide") + kinds.count("subslide")
 
 
-def test_start_lesson_exports_to_an_offline_deck(tmp_path):
+def test_start_lesson_exports_to_an_offline_deck(tmp_path, capfd):
     _npm_or_skip()
     decks = export_slides(
         tmp_path, find_lessons(NOTEBOOKS, ["00"]), offline=True, log=lambda m: None
@@ -395,8 +404,13 @@ def test_start_lesson_exports_to_an_offline_deck(tmp_path):
     views = sum(".widget()" in c.source for c in nb.cells if c.cell_type == "code")
     assert views >= 1
     assert page.count("<section") == _sections(nb) + 2 * views
+    assert page.count(f'class="{PLAYER_CLASS}"') == views
     assert "analytic" in page and "numeric" in page
     assert not (REPO / "assets").exists(), "assets must never land in the repo"
+    # the kernel said nothing on its way (no "running over TCP without
+    # encryption" warning, no jupyter_client warning)
+    err = capfd.readouterr().err
+    assert "WARNING" not in err and "encryption" not in err, err[-2000:]
 
 
 def test_views_are_embedded_as_their_animation(monkeypatch):
@@ -404,12 +418,14 @@ def test_views_are_embedded_as_their_animation(monkeypatch):
     from convgrad import viz
 
     monkeypatch.setattr(viz.View, "static", True)
+    monkeypatch.setattr(viz.View, "static_options", {"dpi": 40})
     view = viz.Col2imView(input_size=(3, 3), kernel_size=2, stride=1)
+    n = view.n_frames
     shown = view.widget()
     page = shown._repr_html_()
-    assert 'class="animation"' in page
-    frames = re.findall(r'frames\[\d+\] = "data:image/png;base64,', page)
-    assert len(frames) == view.n_frames > 2  # every step is a frame
+    assert f'class="{PLAYER_CLASS}"' in page
+    data = json.loads(re.search(r'class="cgp-data">(.*?)</script>', page).group(1))
+    assert data["steps"] == list(range(1, n + 1)) and n > 2  # every step
     assert view._repr_mimebundle_() == {"text/html": page}
     monkeypatch.setattr(viz.View, "static", False)
     live = viz.Col2imView(input_size=(4, 4))
@@ -417,8 +433,72 @@ def test_views_are_embedded_as_their_animation(monkeypatch):
     live.close()
 
 
+def _player_data(cell: nbformat.NotebookNode) -> dict:
+    page = "".join(o.get("data", {}).get("text/html", "") for o in cell.outputs)
+    m = re.search(r'class="cgp-data">(.*?)</script>', page)
+    assert m, f"no animation in {cell.source!r}"
+    return json.loads(m.group(1))
+
+
+def test_cell_metadata_and_deck_options_choose_what_animations_play(tmp_path):
+    # a view cell asks for its first 3 steps; the next plays every step; the
+    # deck plays at 5 steps a second; a tqdm bar is drawn when it finishes
+    view = "from convgrad import viz\nviz.Col2imView((3, 3), kernel_size=2, stride=1)"
+    nb = _nb(
+        _code(view, convgrad={"animation": {"steps": 3}}),
+        _code(view),
+        _code("from tqdm.auto import tqdm\nfor _ in tqdm(range(4), desc='epoch 1/1'):"
+              "\n    pass"),
+    )
+    out = execute_static(nb, tmp_path, animation={"fps": 5})
+    assert len(out.cells) == 3, "the export's own cells are gone"
+    first, second = _player_data(out.cells[0]), _player_data(out.cells[1])
+    assert first["steps"] == [1, 2, 3] and first["total"] == 16
+    assert second["steps"] == list(range(1, 17))
+    assert first["fps"] == second["fps"] == 5
+    bar = out.cells[2].outputs
+    assert [o.output_type for o in bar] == ["stream"], bar
+    assert "epoch 1/1: 100%" in bar[0].text and "4/4" in bar[0].text
+    assert "\r" not in bar[0].text
+    # a bad option is named with its cell
+    bad = _nb(_code("1", convgrad={"animation": {"steps": 0}}))
+    with pytest.raises(ValueError, match=r"lesson\.ipynb, cell 0: .*steps=0"):
+        execute_static(bad, tmp_path, name="lesson.ipynb")
+    with pytest.raises(ValueError, match="unknown animation option 'speed'"):
+        execute_static(_nb(_code("1")), tmp_path, animation={"speed": 2})
+
+
+def test_cli_passes_the_animation_options(monkeypatch, tmp_path):
+    seen = {}
+
+    def fake(out, lessons, **kwargs):
+        seen.update(kwargs)
+        return []
+
+    monkeypatch.setattr("convgrad.course.slides.export_slides", fake)
+    argv = ["--notebooks", str(NOTEBOOKS), "slides", str(tmp_path), "--lesson", "00",
+            "--steps", "20", "--fps", "4"]  # fmt: skip
+    assert main(argv) == 0
+    assert seen["animation"] == {"steps": 20, "fps": 4.0}
+
+
+def test_markdown_sections_become_subslides():
+    nb = _nb(
+        _md("## Summary\n\n- one\n\n## Exercises\n\n1. two\n\n```\n## not a head\n```",
+            slideshow={"slide_type": "slide"}),  # fmt: skip
+        _md("# Title\n\n## Objectives\n\n- read", slideshow={"slide_type": "slide"}),
+        _md("one ## heading only", slideshow={"slide_type": "-"}),
+    )
+    out = sections_on_their_own_subslide(nb)
+    kinds = [c.metadata["slideshow"]["slide_type"] for c in out.cells]
+    assert kinds == ["slide", "subslide", "slide", "-"]
+    assert out.cells[0].source == "## Summary\n\n- one"
+    assert out.cells[1].source.startswith("## Exercises")
+    assert "## not a head" in out.cells[1].source
+
+
 # --------------------------------------------------------------------------
-# the real check: offline decks in headless Chromium, press Play
+# the real check: every offline deck in headless Chromium, every slide
 # --------------------------------------------------------------------------
 
 
@@ -436,26 +516,40 @@ def _browser_or_skip():
     return chromium, sync_playwright
 
 
-def _lesson_like(*words: str) -> list[str]:
-    return [
-        x.stem for x in find_lessons(NOTEBOOKS) if any(w in x.slug for w in words)
-    ]
+#: at most this much HTML per embedded animation (the goal: about 1.5 MB)
+PLAYER_LIMIT = 1.6e6
+#: the smallest text in a view's figure at 1280 px (8.5 pt at 160 dpi)
+SMALLEST_TEXT_PX = 8.5 / 72 * 160
+SHOTS = REPO / "artifacts" / "slides"
+_PLAYER_HTML = re.compile(
+    rf'<div class="{PLAYER_CLASS}".*?convgradPlayer\.mount\([^)]*\)\);</script>', re.S
+)
+
+
+def player_sizes(page: str) -> list[int]:
+    """Bytes of each embedded animation (player, data and script)."""
+    return [len(m.group(0).encode()) for m in _PLAYER_HTML.finditer(page)]
 
 
 @pytest.mark.browser
 def test_offline_decks_play_in_chromium(tmp_path, request):
+    """Every lesson's offline deck: each animation within the size limit;
+    each slide screenshotted at 1280x720 (artifacts/slides/) and checked for
+    overflow; each animation centred, filling its slide, its smallest text
+    at least 18 px, and its player working, with no network request and no
+    page error."""
     chromium, _ = _browser_or_skip()
-    wanted = ["00-start-here", *_lesson_like("col2im", "maxpool")]
-    assert len(wanted) >= 2, "the col2im lesson has not landed"
-    decks = export_slides(
-        tmp_path, find_lessons(NOTEBOOKS, wanted), offline=True, pdf=True,
-        log=lambda m: None,
-    )
-    animated = [d for d in decks if 'class="animation"' in d.html.read_text()]
-    assert animated, "no exported deck embeds a view animation"
-    start = decks[0]
-    assert start.pdf is not None and start.pdf.read_bytes()[:5] == b"%PDF-"
-    assert start.pdf.stat().st_size > 20_000
+    started = time.monotonic()
+    decks = export_slides(tmp_path, find_lessons(NOTEBOOKS), offline=True,
+                          log=lambda m: None)  # fmt: skip
+    exported = time.monotonic() - started
+    sizes = {d.html.name: player_sizes(d.html.read_text()) for d in decks}
+    assert any(sizes.values()), "no exported deck embeds a view animation"
+    big = {k: [f"{v / 1e6:.2f} MB" for v in vs if v > PLAYER_LIMIT]
+           for k, vs in sizes.items()}  # fmt: skip
+    assert not any(big.values()), f"animations over {PLAYER_LIMIT / 1e6} MB: {big}"
+    pdf = print_pdf(decks[0].html, chromium)
+    assert pdf.read_bytes()[:5] == b"%PDF-" and pdf.stat().st_size > 20_000
 
     # the session's one driver: a second sync_playwright() cannot start
     # while the lesson tests' browser is alive
@@ -464,49 +558,126 @@ def test_offline_decks_play_in_chromium(tmp_path, request):
         executable_path=chromium,
         args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
     )
+    problems: list[str] = []
+    played = 0
     try:
-        for deck in animated:
-            _press_play(browser, deck.html)
+        for deck in decks:
+            found, n = _check_deck(browser, deck.html, SHOTS / deck.lesson.stem)
+            problems += found
+            played += n
     finally:
         browser.close()
+    print(f"\ndecks: exported in {exported:.0f} s, checked in "
+          f"{time.monotonic() - started - exported:.0f} s; {played} animations "
+          f"played; largest {max(max(v, default=0) for v in sizes.values()) / 1e6:.2f}"
+          " MB")  # fmt: skip
+    assert problems == [], "\n".join(problems)
+    assert played == sum(len(v) for v in sizes.values())
 
 
-def _press_play(browser, deck: Path) -> None:
+_SLIDES = """() => new Promise(ok => require(['assets/reveal.js/dist/reveal.js'], R => {
+  const leaves = [...document.querySelectorAll('.reveal .slides section')]
+    .filter(s => !s.querySelector('section'));
+  ok(leaves.map(s => { const at = R.getIndices(s); return [at.h, at.v || 0]; }));
+}))"""
+
+_GO = """([h, v]) => new Promise(ok => require(
+  ['assets/reveal.js/dist/reveal.js'], R => {
+  R.slide(h, v);
+  requestAnimationFrame(() => requestAnimationFrame(() => {
+    const s = [...document.querySelectorAll('.reveal .slides section.present')]
+      .filter(x => !x.querySelector('section'))[0];
+    const box = r => ({x: r.left, y: r.top, w: r.width, h: r.height});
+    const player = s.querySelector('.convgrad-player');
+    ok({height: s.scrollHeight, width: s.scrollWidth,
+        slide: box(s.getBoundingClientRect()), scale: R.getScale(),
+        title: (s.innerText.trim().split('\\n')[0] || '').slice(0, 50),
+        player: player && {box: box(player.getBoundingClientRect()),
+                           id: player.id, ready: player.dataset.ready === '1'}});
+  }));
+}))"""
+
+
+def _check_deck(browser, deck: Path, shots: Path) -> tuple[list[str], int]:
+    """Screenshot and measure every slide of ``deck``; play its animations.
+    Returns the problems found and how many animations played."""
+    shots.mkdir(parents=True, exist_ok=True)
+    for old in shots.glob("*.png"):
+        old.unlink()
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     remote, errors = [], []
     page.on("request", lambda r: None if r.url.startswith(("file:", "data:"))
-            else remote.append(r.url))
+            else remote.append(r.url))  # fmt: skip
     page.on("requestfailed", lambda r: errors.append(f"failed {r.url}"))
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(deck.resolve().as_uri())
-    page.wait_for_selector(".reveal.ready", state="attached", timeout=30_000)
-    # reveal is an AMD module here; ask require.js for it and go to the view
-    page.evaluate(
-        """() => new Promise(ok => require(['assets/reveal.js/dist/reveal.js'],
-        R => { const s = document.querySelector('.animation').closest('section');
-               const at = R.getIndices(s); R.slide(at.h, at.v); ok(); }))"""
-    )
-    player = page.locator("section.present .animation").first
-    player.wait_for(state="visible", timeout=10_000)
-    frame = player.locator("img").first
-    slider = player.locator("input.anim-slider").first
-    first_src, first_at = frame.get_attribute("src"), int(slider.input_value())
-    assert first_at == 0
-    # the buttons' icons come from the local font-awesome
-    family = player.locator("i.fa").first.evaluate(
-        "e => getComputedStyle(e).fontFamily"
-    )
-    assert "FontAwesome" in family
-    player.locator("button[onclick*='play_animation']").first.click()
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and int(slider.input_value()) < 2:
-        time.sleep(0.2)
-    assert int(slider.input_value()) >= 2, "Play did not advance the slider"
-    assert frame.get_attribute("src") != first_src, "the frame did not change"
-    assert remote == [], f"{deck.name} loaded {remote}"
-    assert errors == [], f"{deck.name}: {errors}"
-    page.screenshot(path=str(deck.with_suffix(".png")))
+    page.goto(deck.resolve().as_uri(), timeout=120_000)
+    page.wait_for_selector(".reveal.ready", state="attached", timeout=120_000)
+    problems, played = [], 0
+    for k, at in enumerate(page.evaluate(_SLIDES), 1):
+        m = page.evaluate(_GO, at)
+        where = f"{deck.name} slide {k} ({m['title']!r})"
+        if m["height"] > HEIGHT + 1 or m["width"] > WIDTH + 1:
+            problems.append(f"{where}: {m['width']}x{m['height']} px overflows "
+                            f"the {WIDTH}x{HEIGHT} slide")  # fmt: skip
+        if m["player"]:
+            problems += _check_player(page, m, where)
+            played += 1
+        page.screenshot(path=str(shots / f"{k:02d}.png"))
+    problems += [f"{deck.name} loaded {u}" for u in remote]
+    problems += [f"{deck.name}: {e}" for e in errors]
     page.close()
+    return problems, played
+
+
+def _check_player(page, m: dict, where: str) -> list[str]:
+    """An animation on its sub-slide: centred, filling the slide, legible,
+    and it plays, steps and pauses."""
+    problems = []
+    slide, box = m["slide"], m["player"]["box"]
+    if any(abs(slide[k] - box[k]) > 2 for k in ("x", "y", "w", "h")):
+        problems.append(f"{where}: the animation {box} does not fill its slide "
+                        f"{slide}")  # fmt: skip
+    centre = (box["x"] + box["w"] / 2, box["y"] + box["h"] / 2)
+    if abs(centre[0] - 640) > 2 or abs(centre[1] - 360) > 2:
+        problems.append(f"{where}: the animation is not centred ({centre})")
+    text = SMALLEST_TEXT_PX * box["w"] / WIDTH
+    if text < 18:
+        problems.append(f"{where}: smallest text {text:.1f} px, below 18 px")
+    player = page.locator(f"#{m['player']['id']}")
+    try:
+        player.locator("canvas.cgp-canvas").wait_for(state="visible", timeout=30_000)
+    except Exception:  # noqa: BLE001 - reported as a problem
+        return [*problems, f"{where}: the player never became ready"]
+    canvas = "c => c.toDataURL()"
+    first = player.locator("canvas").evaluate(canvas)
+    for b in player.locator("button, select, input").all():
+        if not b.get_attribute("title"):
+            problems.append(f"{where}: a control has no tooltip")
+    slider = player.locator("input.cgp-slider")
+    if slider.input_value() != "1":
+        problems.append(f"{where}: the slider starts at {slider.input_value()}")
+    player.locator(".cgp-next").click()
+    if slider.input_value() != "2" or player.get_attribute("data-frame") != "1":
+        problems.append(f"{where}: forward one step went to {slider.input_value()}")
+    player.locator(".cgp-speed").select_option("8")
+    player.locator(".cgp-play").click()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and int(slider.input_value()) < 4:
+        time.sleep(0.1)
+    player.locator(".cgp-play").click()  # pause
+    at = slider.input_value()
+    time.sleep(0.5)
+    if int(at) < 4:
+        problems.append(f"{where}: Play did not advance the slider ({at})")
+    elif slider.input_value() != at:
+        problems.append(f"{where}: Pause did not stop the slider")
+    if player.locator("canvas").evaluate(canvas) == first:
+        problems.append(f"{where}: the frame did not change")
+    player.locator(".cgp-reset").click()
+    back = player.locator("canvas").evaluate(canvas)
+    if slider.input_value() != "1" or back != first:
+        problems.append(f"{where}: Reset did not go back to step 1")
+    return problems
 
 
 def test_each_animation_gets_a_subslide_of_its_own():
@@ -521,7 +692,7 @@ def test_each_animation_gets_a_subslide_of_its_own():
             ]
         return c
 
-    anim = '<div class="animation">frames</div>'
+    anim = f'<div class="{PLAYER_CLASS}">frames</div>'
     nb = nbformat.v4.new_notebook(
         cells=[
             cell("slide"),

@@ -27,9 +27,11 @@ def _student_copies(args: argparse.Namespace) -> int:
 def _slides(args: argparse.Namespace) -> int:
     from .slides import export_slides
 
+    animation = {k: getattr(args, k) for k in ("steps", "every", "fps")
+                 if getattr(args, k) is not None}  # fmt: skip
     decks = export_slides(
         args.out, _lessons(args), offline=args.offline, pdf=args.pdf,
-        timeout=args.timeout,
+        timeout=args.timeout, animation=animation,
     )
     for deck in decks:
         extra = f" and {deck.pdf.name}" if deck.pdf else ""
@@ -114,6 +116,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="also print each deck to PDF with headless Chromium")
     p.add_argument("--lesson", action="append", help="only this lesson (NN or stem)")
     p.add_argument("--timeout", type=int, default=600, help="seconds per cell")
+    p.add_argument("--steps", type=int, default=None,
+                   help="animations play their first N steps (default: all)")
+    p.add_argument("--every", type=int, default=None,
+                   help="animations play every M-th step, and the last")
+    p.add_argument("--fps", type=float, default=None,
+                   help="animation steps per second at 1x (default: 3)")
     p.set_defaults(run=_slides)
 
     p = sub.add_parser("check", help="plans, leaks, slide metadata, code width")

@@ -2,9 +2,16 @@
 
 Each lesson's student copy (no solutions) is executed in a fresh kernel
 that first runs :func:`convgrad.course.static.install`, so every view is
-embedded as its ``to_jshtml()`` player (inline PNG frames, no kernel
+embedded as its ``to_jshtml()`` player (every step by default; no kernel
 needed). The deck is what ``jupyter nbconvert --to slides --execute``
-writes, from the cells' ``metadata.slideshow.slide_type``, at 1280x720.
+writes, from the cells' ``metadata.slideshow.slide_type``, at 1280x720,
+with two rules of its own: each view's animation fills a sub-slide of its
+own, and a markdown cell with several ``## `` sections becomes one
+sub-slide per section.
+
+A cell's ``metadata.convgrad.animation`` (``{"steps": 20}``, ``{"every":
+2}``, ``{"fps": 4}``) sets what its animations play; the slides command's
+``--steps``/``--every``/``--fps`` set it for every animation of a deck.
 
 ``offline=True`` makes every script, style sheet and font local: the
 packages below are fetched from the npm registry **at export time** (``npm
@@ -27,6 +34,7 @@ from pathlib import Path
 
 import nbformat
 
+from ..viz.export import PLAYER_CLASS
 from .lessons import Lesson, find_lessons
 from .student import student_copy
 
@@ -72,9 +80,16 @@ OFFLINE_URLS = {
 
 SETUP_SOURCE = (
     "from convgrad.course.static import install as _convgrad_static\n"
-    "_convgrad_static()\n"
+    "_convgrad_static(**{options})\n"
     "del _convgrad_static"
 )
+ANIMATE_SOURCE = (
+    "from convgrad.course.static import animate as _convgrad_animate\n"
+    "_convgrad_animate(**{options})\n"
+    "del _convgrad_animate"
+)
+#: marks the cells the export adds to a lesson (and removes again)
+HELPER = "convgrad_export_helper"
 TEMPLATES = Path(__file__).parent / "templates"
 WIDTH, HEIGHT = 1280, 720
 
@@ -263,28 +278,77 @@ def local_references(page: str) -> list[str]:
 # --------------------------------------------------------------------------
 
 
+def animation_options(cell: nbformat.NotebookNode, where: str = "") -> dict:
+    """What a cell's ``metadata.convgrad.animation`` asks its animations to
+    play (``steps``, ``every``, ``fps``); {} when it asks nothing."""
+    from .static import check_animation_options
+
+    options = cell.get("metadata", {}).get("convgrad", {}).get("animation", {})
+    return check_animation_options(options, where)
+
+
+def _helper(source: str, options: dict) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(source.format(options=repr(options)))
+    cell.metadata["slideshow"] = {"slide_type": "skip"}
+    cell.metadata[HELPER] = True
+    return cell
+
+
+def kernel_config():
+    """The kernel manager's settings for an export: CurveZMQ encryption when
+    pyzmq has it (ipykernel warns once per kernel about plain TCP otherwise),
+    else IPC sockets on POSIX."""
+    import zmq
+    from traitlets.config import Config
+
+    config = Config()
+    if zmq.has("curve"):
+        config.KernelManager.transport_encryption = "auto"
+    elif os.name == "posix":  # pragma: no cover - pyzmq wheels have curve
+        config.KernelManager.transport = "ipc"
+    return config
+
+
 def execute_static(
-    nb: nbformat.NotebookNode, cwd: Path, timeout: int = 600
+    nb: nbformat.NotebookNode,
+    cwd: Path,
+    timeout: int = 600,
+    animation: dict | None = None,
+    name: str = "",
 ) -> nbformat.NotebookNode:
-    """Run ``nb`` in a fresh kernel with static views; returns the result."""
+    """Run ``nb`` in a fresh kernel with static views; returns the result.
+
+    ``animation``: the deck's options for every animation (``steps``,
+    ``every``, ``fps``); a cell's ``metadata.convgrad.animation`` adds to
+    them for that cell.
+    """
     from nbconvert.preprocessors import ExecutePreprocessor
 
+    from .static import check_animation_options
+
+    deck = check_animation_options(animation or {}, "slides")
     nb = nbformat.from_dict(nb)
-    setup = nbformat.v4.new_code_cell(SETUP_SOURCE)
-    setup.metadata["slideshow"] = {"slide_type": "skip"}
-    nb.cells.insert(0, setup)
+    cells = [_helper(SETUP_SOURCE, deck)]
+    for index, cell in enumerate(nb.cells):
+        options = animation_options(cell, f"{name}, cell {index}")
+        if options and cell.cell_type == "code":
+            cells += [_helper(ANIMATE_SOURCE, options), cell,
+                      _helper(ANIMATE_SOURCE, {})]  # fmt: skip
+        else:
+            cells.append(cell)
+    nb.cells = cells
     previous = os.environ.get("CONVGRAD_STATIC_VIEWS")
     os.environ["CONVGRAD_STATIC_VIEWS"] = "1"  # the kernel inherits it
     try:
-        ExecutePreprocessor(timeout=timeout, kernel_name="python3").preprocess(
-            nb, {"metadata": {"path": str(cwd)}}
-        )
+        ExecutePreprocessor(
+            timeout=timeout, kernel_name="python3", config=kernel_config()
+        ).preprocess(nb, {"metadata": {"path": str(cwd)}})
     finally:
         if previous is None:
             os.environ.pop("CONVGRAD_STATIC_VIEWS", None)
         else:
             os.environ["CONVGRAD_STATIC_VIEWS"] = previous
-    nb.cells.pop(0)
+    nb.cells = [c for c in nb.cells if not c.metadata.get(HELPER)]
     return nb
 
 
@@ -292,8 +356,9 @@ ANIMATION_TAG = "convgrad-animation"
 
 
 def _has_animation(cell: nbformat.NotebookNode) -> bool:
+    mark = f'class="{PLAYER_CLASS}"'
     return any(
-        'class="animation"' in "".join(out.get("data", {}).get("text/html", ""))
+        mark in "".join(out.get("data", {}).get("text/html", ""))
         for out in cell.get("outputs", [])
     )
 
@@ -329,12 +394,50 @@ def animations_on_their_own_slide(nb: nbformat.NotebookNode) -> nbformat.Noteboo
     return nb
 
 
+_HEADING = re.compile(r"^## ", re.MULTILINE)
+
+
+def sections_on_their_own_subslide(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Split a markdown cell with several ``## `` sections (a summary and
+    the exercises, say) into one cell per section: the first keeps the
+    cell's place, each further one starts a sub-slide. Headings inside a
+    fenced code block do not count."""
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            cells.append(cell)
+            continue
+        parts, fenced, lines = [[]], False, cell.source.splitlines(keepends=True)
+        for line in lines:
+            if line.lstrip().startswith(("```", "~~~")):
+                fenced = not fenced
+            started = any(x.strip() for x in parts[-1])
+            if not fenced and started and _HEADING.match(line):
+                parts.append([])
+            parts[-1].append(line)
+        heads = sum(1 for p in parts if p and _HEADING.match(p[0]))
+        if len(parts) == 1 or heads < 2:
+            cells.append(cell)
+            continue
+        for k, part in enumerate(parts):
+            piece = nbformat.from_dict(cell)
+            piece.source = "".join(part).rstrip("\n")
+            if k:
+                piece.metadata["slideshow"] = {"slide_type": "subslide"}
+                if "id" in cell:
+                    piece["id"] = f"{cell['id']}-{k}"[:64]
+            cells.append(piece)
+    nb.cells = cells
+    return nb
+
+
 def render_deck(nb: nbformat.NotebookNode, title: str, offline: bool) -> str:
     """The reveal.js HTML of an executed notebook."""
     from nbconvert import SlidesExporter
     from nbconvert.preprocessors import TagRemovePreprocessor
 
-    nb = animations_on_their_own_slide(nbformat.from_dict(nb))
+    nb = sections_on_their_own_subslide(nbformat.from_dict(nb))
+    nb = animations_on_their_own_slide(nb)
     exporter = SlidesExporter(
         extra_template_basedirs=[str(TEMPLATES)],
         template_name="convgrad_reveal",
@@ -342,7 +445,10 @@ def render_deck(nb: nbformat.NotebookNode, title: str, offline: bool) -> str:
         reveal_height=str(HEIGHT),
         reveal_theme="white",
         reveal_transition="none",
-        reveal_scroll=True,
+        # nbconvert's scroll script gives every slide taller than 95% of
+        # the window a scroll bar and a 20 px top margin, an animation's
+        # 720 px sub-slide included; the template's CSS scrolls instead
+        reveal_scroll=False,
         reveal_number="c/t",
     )
     exporter.register_preprocessor(
@@ -374,14 +480,20 @@ def export_slides(
     pdf: bool = False,
     timeout: int = 600,
     log=print,  # noqa: ANN001
+    animation: dict | None = None,
 ) -> list[Deck]:
     """Export every lesson to ``out/NN-title.slides.html``.
 
     ``offline``: all assets local (``out/assets``), and the export fails if
     a deck still references the network. ``pdf``: also print each deck to
     ``NN-title.pdf`` with headless Chromium (skipped, with a message, when
-    no Chromium is installed).
+    no Chromium is installed). ``animation``: what every animation plays
+    (``steps``, ``every``, ``fps``; default: every step, 3 per second),
+    under what a cell's ``metadata.convgrad.animation`` says.
     """
+    from .static import check_animation_options
+
+    animation = check_animation_options(animation or {}, "slides")
     out = Path(out)
     lessons = find_lessons() if lessons is None else list(lessons)
     out.mkdir(parents=True, exist_ok=True)
@@ -394,7 +506,8 @@ def export_slides(
     for lesson in lessons:
         log(f"slides: {lesson.path.name}")
         nb = student_copy(lesson.read(), lesson.path.name)
-        nb = execute_static(nb, lesson.path.parent, timeout=timeout)
+        nb = execute_static(nb, lesson.path.parent, timeout=timeout,
+                            animation=animation, name=lesson.path.name)  # fmt: skip
         page = render_deck(nb, lesson.stem, offline)
         if offline:
             problems = offline_problems(page, out)
