@@ -51,6 +51,18 @@ def _link(args: argparse.Namespace) -> int:
     return 0
 
 
+def _site(args: argparse.Namespace) -> int:
+    from .site import build_site
+
+    site = build_site(
+        args.out, _lessons(args), jobs=args.jobs, timeout=args.timeout,
+        repository=args.repo, branch=args.branch,
+    )
+    print(f"site: {site.index} ({len(site.pages)} lessons, "
+          f"{site.nbytes / 1e6:.1f} MB, built in {site.seconds:.0f} s)")  # fmt: skip
+    return 0
+
+
 def course_problems(
     notebooks: Path | None = None, plans: Path | None = None
 ) -> list[str]:
@@ -137,6 +149,16 @@ def main(argv: list[str] | None = None) -> int:
                    help="clone folder in the student's home (default: repo name)")
     p.add_argument("--depth", type=int, default=None, help="git clone --depth")
     p.set_defaults(run=_link)
+
+    p = sub.add_parser("site", help="a static website of the executed lessons")
+    p.add_argument("out", type=Path)
+    p.add_argument("--lesson", action="append", help="only this lesson (NN or stem)")
+    p.add_argument("--jobs", type=int, default=2, help="lessons executed at once")
+    p.add_argument("--timeout", type=int, default=600, help="seconds per cell")
+    p.add_argument("--repo", default="convgrad/convgrad",
+                   help="GitHub owner/name of the Binder and source links")
+    p.add_argument("--branch", default="main", help="branch of those links")
+    p.set_defaults(run=_site)
 
     args = parser.parse_args(argv)
     try:

@@ -1,0 +1,421 @@
+"""The course website: every lesson executed, every view as its animation.
+
+``python -m convgrad.course site OUT/`` writes a static website that works
+from ``file://`` with no network (a USB stick, a course server):
+
+1. each lesson's student copy (the exercises hold their stubs, no solution
+   text) runs in a fresh kernel in the course's static mode, exactly as the
+   slides run (:func:`convgrad.course.slides.execute_static`), so every view
+   is its exported animation and plays with no kernel;
+2. the executed lessons, a lesson map with each lesson's objectives, the
+   syllabus (``course/README.md``) and the student copies (under
+   ``OUT/notebooks/``, for download) go into a Sphinx source folder with
+   ``templates/site/conf.py``;
+3. Sphinx, MyST-NB and the book theme render it; nothing is executed again.
+   MathJax comes from the slides' npm asset cache; everything else ships
+   with the theme. The result is then searched for anything it would load
+   from the network, and the build fails if it finds one.
+
+Why plain Sphinx + MyST-NB and not Jupyter Book 1: Jupyter Book 1 is this
+same stack (Sphinx, MyST-NB, sphinx-book-theme) behind a ``_config.yml``
+and ``_toc.yml`` layer; it pins Sphinx 7 and myst-parser 3, adds five
+extensions the site does not use, and one of them (thebe) puts a CDN
+address in every page. Measured in docs/course-tooling.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from .lessons import Lesson, find_lessons
+from .slides import (
+    NPM_ASSETS,
+    _package_dir,
+    asset_cache,
+    execute_static,
+    local_references,
+    remote_references,
+    remote_references_in_assets,
+)
+from .student import student_copy
+
+#: the GitHub repository of the Binder and source links (the same
+#: placeholder as the Binder badge: see docs/course-tooling.md)
+REPOSITORY = "convgrad/convgrad"
+BINDERHUB = "https://mybinder.org"
+TEMPLATE = Path(__file__).parent / "templates" / "site"
+#: a file in OUT/ that says the folder is a site this module may replace
+MARKER = ".convgrad-site"
+TOOLS = ("sphinx", "myst_nb", "sphinx_book_theme")
+MATHJAX = "mathjax@2.7.7"
+MATHJAX_SKIP = ("fonts/HTML-CSS/TeX/otf",)  # browsers take the woff fonts
+
+_HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<text>.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_MAP_ROW = re.compile(r"^\|\s*(?P<number>\d{2})\s*\|\s*(?P<name>[^|]*?)\s*\|")
+
+
+# --------------------------------------------------------------------------
+# what a page says: read from the lessons
+# --------------------------------------------------------------------------
+
+
+def _headings(source: str):
+    """``(index, level, text)`` of every markdown heading outside fences."""
+    fenced = False
+    for index, line in enumerate(source.splitlines()):
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        m = None if fenced else _HEADING.match(line)
+        if m:
+            yield index, len(m["level"]), m["text"]
+
+
+def lesson_title(nb: nbformat.NotebookNode, default: str = "") -> str:
+    """The text of the lesson's first ``#`` heading."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for _, level, text in _headings(cell.source):
+                if level == 1:
+                    return text
+    return default
+
+
+def section(nb: nbformat.NotebookNode, name: str) -> str | None:
+    """The markdown under the heading ``name`` (any level, any case), up to
+    the next heading of the same or a higher level, or the cell's end."""
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        lines = cell.source.splitlines()
+        heads = list(_headings(cell.source))
+        for k, (index, level, text) in enumerate(heads):
+            if text.strip().lower() != name.lower():
+                continue
+            end = next((i for i, lv, _ in heads[k + 1 :] if lv <= level), len(lines))
+            return "\n".join(lines[index + 1 : end]).strip()
+    return None
+
+
+def binder_url(
+    lesson: Lesson, repository: str = REPOSITORY, branch: str = "main",
+    binderhub: str = BINDERHUB,
+) -> str:
+    """Binder's address that opens ``lesson`` in JupyterLab."""
+    return (
+        f"{binderhub}/v2/gh/{repository}/{branch}"
+        f"?urlpath=lab/tree/notebooks/{lesson.path.name}"
+    )
+
+
+def links_cell(lesson: Lesson, binder: str) -> nbformat.NotebookNode:
+    """The links at the top of a lesson page: the notebook and Binder."""
+    cell = nbformat.v4.new_markdown_cell(
+        '<div class="convgrad-links">'
+        f'<a class="convgrad-notebook" href="notebooks/{lesson.path.name}" '
+        f"download>Download the notebook</a>"
+        f'<a class="convgrad-binder" href="{binder}">Open it on Binder</a>'
+        '<span class="convgrad-note">Here the animations play with no kernel; '
+        "in the notebook the views are live and your exercises are checked."
+        "</span></div>"
+    )
+    cell.metadata["slideshow"] = {"slide_type": "skip"}
+    return cell
+
+
+def lesson_page(
+    executed: nbformat.NotebookNode, lesson: Lesson, binder: str
+) -> nbformat.NotebookNode:
+    """The executed lesson as its page: the links after the title cell."""
+    nb = nbformat.from_dict(executed)
+    nb.cells.insert(1 if nb.cells else 0, links_cell(lesson, binder))
+    nb.metadata.pop("widgets", None)
+    return nb
+
+
+def _link_map_rows(text: str, stems: dict[int, str]) -> str:
+    """Turn the lesson names of a ``| NN | name | ...`` table into links."""
+
+    def link(m: re.Match) -> str:
+        stem = stems.get(int(m["number"]))
+        if stem is None or not m["name"]:
+            return m.group(0)
+        return f"| {m['number']} | [{m['name']}]({stem}.ipynb) |"
+
+    return "\n".join(_MAP_ROW.sub(link, line) for line in text.splitlines())
+
+
+def syllabus_page(syllabus: str, stems: dict[int, str]) -> str:
+    """``course/README.md`` as the page "Syllabus", its lesson map linked."""
+    lines = _link_map_rows(syllabus, stems).splitlines()
+    for index, level, _ in _headings(syllabus):
+        if level == 1:
+            lines[index] = "# Syllabus"
+            break
+    return "\n".join(lines) + "\n"
+
+
+def _syllabus_parts(syllabus: str) -> tuple[str, str, str]:
+    """(title, first paragraph, the "Lesson map" section) of the syllabus."""
+    lines = syllabus.splitlines()
+    heads = list(_headings(syllabus))
+    title = next((t for _, lv, t in heads if lv == 1), "convgrad")
+    seconds = [i for i, lv, _ in heads if lv == 2]
+    first = next((i for i, lv, _ in heads if lv == 1), -1)
+    intro = "\n".join(lines[first + 1 : seconds[0] if seconds else len(lines)])
+    intro = intro.strip().split("\n\n")[0]  # the rest is about the repository
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(syllabus)])
+    return title, intro.strip(), section(nb, "Lesson map") or ""
+
+
+def index_page(
+    lessons: list[tuple[Lesson, nbformat.NotebookNode]], syllabus: str | None
+) -> str:
+    """The home page: the course's introduction, the lesson map and each
+    lesson's objectives, and the hidden table of contents (navigation)."""
+    stems = {lesson.number: lesson.stem for lesson, _ in lessons}
+    if syllabus:
+        title, intro, lesson_map = _syllabus_parts(syllabus)
+    else:
+        title, intro, lesson_map = "convgrad: the course", "", ""
+    if not lesson_map:
+        lesson_map = "| # | lesson |\n|---|---|\n" + "\n".join(
+            f"| {lesson.number:02d} | {lesson_title(nb, lesson.stem)} |"
+            for lesson, nb in lessons
+        )
+    out = [f"# {title}", "", intro, "", "## Lesson map", "",
+           _link_map_rows(lesson_map, stems), "", "## What each lesson teaches", ""]
+    for lesson, nb in lessons:
+        out += [f"### [{lesson_title(nb, lesson.stem)}]({lesson.stem}.ipynb)", ""]
+        objectives = section(nb, "Objectives")
+        if objectives:
+            out += [objectives, ""]
+        if section(nb, "Summary") is not None:
+            out += [f"[The lesson's summary]({lesson.stem}.ipynb#summary)", ""]
+    toc = [lesson.stem for lesson, _ in lessons]
+    if syllabus:
+        toc.append("syllabus")
+    out += ["```{toctree}", ":hidden:", ":caption: Lessons", "", *toc, "```", ""]
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------
+# the build
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Site:
+    out: Path
+    lessons: list[Lesson]
+    pages: list[Path]  # one per lesson, in order
+    seconds: float  # the whole build
+    nbytes: int  # the site's size on disk
+
+    @property
+    def index(self) -> Path:
+        return self.out / "index.html"
+
+
+def require_tools() -> None:
+    """Fail with the install command if Sphinx or MyST-NB is missing."""
+    import importlib.util
+
+    missing = [name for name in TOOLS if importlib.util.find_spec(name) is None]
+    if missing:
+        raise RuntimeError(
+            f"the course website needs {', '.join(missing)}: "
+            f"pip install -e '.[site]'"
+        )
+
+
+def _prepare_out(out: Path) -> None:
+    if out.exists():
+        if not out.is_dir():
+            raise FileNotFoundError(f"out must be a folder, got the file {out}")
+        if any(out.iterdir()) and not (out / MARKER).is_file():
+            raise ValueError(
+                f"out must be empty or a site this command built (it has "
+                f"{MARKER}); {out} has other files: choose another folder"
+            )
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+
+
+def install_mathjax(static: Path, cache: Path | None = None) -> Path:
+    """Copy MathJax from the slides' npm cache into ``static/mathjax``."""
+    package = _package_dir(MATHJAX, asset_cache() if cache is None else cache)
+    for source, dest in NPM_ASSETS[MATHJAX]:
+        if source in MATHJAX_SKIP:
+            continue
+        src, dst = package / source, static / dest
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            shutil.copytree(src, dst, dirs_exist_ok=True)
+        else:
+            shutil.copy2(src, dst)
+    return static / "mathjax"
+
+
+def _sphinx(source: Path, out: Path, doctrees: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", "--keep-going",
+         "-d", str(doctrees), str(source), str(out)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if run.returncode != 0:
+        raise RuntimeError(
+            f"sphinx could not build the site (exit {run.returncode}):\n"
+            f"{(run.stderr or run.stdout).strip()[-3000:]}"
+        )
+
+
+def _tidy(out: Path) -> None:
+    """Drop what a reader never loads: build info, translations, source maps."""
+    (out / ".buildinfo").unlink(missing_ok=True)
+    shutil.rmtree(out / "_sources", ignore_errors=True)
+    # the theme's translations, which Sphinx reads while building
+    shutil.rmtree(out / "_static" / "locales", ignore_errors=True)
+    for path in out.rglob("*.map"):
+        path.unlink()
+
+
+def site_problems(out: Path) -> list[str]:
+    """Why the site in ``out`` would not work offline: every page's network
+    references and unresolved local ones, and remote ``@import``/``url()``
+    in its style sheets."""
+    problems = []
+    for page in sorted(Path(out).rglob("*.html")):
+        if "_static" in page.relative_to(out).parts:
+            continue  # the theme's template macros, never opened
+        text = page.read_text(encoding="utf-8")
+        where = page.relative_to(out)
+        problems += [f"{where}: {x}" for x in remote_references(text)]
+        for ref in local_references(text):
+            path = ref.split("?")[0].split("#")[0]
+            if path and not (page.parent / path).is_file():
+                problems.append(f"{where}: missing local file {ref}")
+    problems += [str(x) for x in remote_references_in_assets(Path(out) / "_static")]
+    return problems
+
+
+def _size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def execute_lessons(
+    lessons: list[Lesson], jobs: int = 2, timeout: int = 600, log=print  # noqa: ANN001
+) -> list[nbformat.NotebookNode]:
+    """Each lesson's student copy, executed in static mode, ``jobs`` at once."""
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+        raise ValueError(f"jobs must be an int of at least 1, got {jobs!r}")
+
+    def run(lesson: Lesson) -> nbformat.NotebookNode:
+        start = time.perf_counter()
+        nb = student_copy(lesson.read(), lesson.path.name)
+        executed = execute_static(nb, lesson.path.parent, timeout=timeout)
+        log(f"site: ran {lesson.path.name} in {time.perf_counter() - start:.0f} s")
+        return executed
+
+    previous = os.environ.get("CONVGRAD_STATIC_VIEWS")
+    os.environ["CONVGRAD_STATIC_VIEWS"] = "1"  # stays "1" across parallel runs
+    try:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            return list(pool.map(run, lessons))
+    finally:
+        if previous is None:
+            os.environ.pop("CONVGRAD_STATIC_VIEWS", None)
+        else:
+            os.environ["CONVGRAD_STATIC_VIEWS"] = previous
+
+
+def render_site(
+    out: Path,
+    lessons: list[Lesson],
+    executed: list[nbformat.NotebookNode],
+    repository: str = REPOSITORY,
+    branch: str = "main",
+    log=print,  # noqa: ANN001
+) -> list[Path]:
+    """Render executed lessons into ``out`` with Sphinx; the lesson pages."""
+    syllabus_path = lessons[0].path.parent.parent / "course" / "README.md"
+    syllabus = None
+    if syllabus_path.is_file():
+        syllabus = syllabus_path.read_text(encoding="utf-8")
+    stems = {x.number: x.stem for x in lessons}
+    with tempfile.TemporaryDirectory(prefix="convgrad-site-") as tmp:
+        source = Path(tmp) / "source"
+        shutil.copytree(TEMPLATE, source)
+        (source / "site.json").write_text(json.dumps({
+            "title": "convgrad",
+            "repository_url": f"https://github.com/{repository}",
+            "branch": branch,
+            "binderhub_url": BINDERHUB,
+        }), encoding="utf-8")  # fmt: skip
+        install_mathjax(source / "_static")
+        notebooks = source / "_extra" / "notebooks"
+        notebooks.mkdir(parents=True)
+        for lesson, nb in zip(lessons, executed, strict=True):
+            page = lesson_page(nb, lesson, binder_url(lesson, repository, branch))
+            nbformat.write(page, source / lesson.path.name)
+            copy = student_copy(lesson.read(), lesson.path.name)
+            nbformat.write(copy, notebooks / lesson.path.name)
+        if syllabus:
+            (source / "syllabus.md").write_text(
+                syllabus_page(syllabus, stems), encoding="utf-8"
+            )
+        (source / "index.md").write_text(
+            index_page(list(zip(lessons, executed, strict=True)), syllabus),
+            encoding="utf-8",
+        )
+        log("site: rendering with sphinx")
+        _sphinx(source, out, Path(tmp) / "doctrees")
+    _tidy(out)
+    (out / MARKER).write_text("built by python -m convgrad.course site\n")
+    problems = site_problems(out)
+    if problems:
+        shown = "\n  ".join(problems[:8])
+        raise RuntimeError(f"the site would not work offline:\n  {shown}")
+    return [out / f"{lesson.stem}.html" for lesson in lessons]
+
+
+def build_site(
+    out: Path,
+    lessons: Iterable[Lesson] | None = None,
+    jobs: int = 2,
+    timeout: int = 600,
+    repository: str = REPOSITORY,
+    branch: str = "main",
+    log=print,  # noqa: ANN001
+) -> Site:
+    """Build the course website into ``out`` (see the module docstring).
+
+    ``jobs`` lessons execute at once, each in its own kernel. ``out`` must
+    be empty, missing, or a site this function built. Raises
+    ``RuntimeError`` if a lesson fails, Sphinx warns, or a page would load
+    anything from the network.
+    """
+    require_tools()
+    start = time.perf_counter()
+    out = Path(out)
+    lessons = find_lessons() if lessons is None else list(lessons)
+    if not lessons:
+        raise ValueError("the site needs at least one lesson")
+    _prepare_out(out)
+    executed = execute_lessons(lessons, jobs, timeout, log)
+    pages = render_site(out, lessons, executed, repository, branch, log)
+    return Site(out, lessons, pages, time.perf_counter() - start, _size(out))

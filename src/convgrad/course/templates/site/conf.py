@@ -1,0 +1,57 @@
+"""Sphinx configuration of the course website (``python -m convgrad.course site``).
+
+:mod:`convgrad.course.site` copies this file into the build's source folder,
+next to ``site.json`` (what changes per build: the repository, the branch,
+the Binder address) and the executed lessons. The lessons are executed
+before Sphinx runs, in static mode, so MyST-NB only renders them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+SITE = json.loads((Path(__file__).parent / "site.json").read_text(encoding="utf-8"))
+
+project = SITE["title"]
+author = "convgrad developers"
+html_title = SITE["title"]
+extensions = ["myst_nb"]
+exclude_patterns = ["_build", "_extra", "**.ipynb_checkpoints"]
+
+# executed by convgrad.course.site (static views), rendered as they are
+nb_execution_mode = "off"
+nb_merge_streams = True
+myst_enable_extensions = ["dollarmath", "colon_fence"]
+myst_heading_anchors = 3  # the lesson map links to each lesson's "Summary"
+
+# MathJax 2.7.7 from the slides' asset cache, served from _static/
+mathjax_path = "mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
+
+html_theme = "sphinx_book_theme"
+html_static_path = ["_static"]
+html_css_files = ["convgrad-site.css"]
+html_extra_path = ["_extra"]  # the student copies, under notebooks/
+html_copy_source = False  # the learner downloads the student copy instead
+html_show_sourcelink = False
+html_show_copyright = False
+html_last_updated_fmt = None
+# the summaries are fetched with XHR, which file:// pages may not do
+html_show_search_summary = False
+# the figures and animations are drawn on white; with no default mode the
+# theme also logs a console error on a reader's first visit
+html_context = {"default_mode": "light"}
+html_theme_options = {
+    "repository_url": SITE["repository_url"],
+    "repository_branch": SITE["branch"],
+    "path_to_docs": "notebooks",
+    "use_repository_button": True,
+    "use_download_button": False,
+    "launch_buttons": {
+        "binderhub_url": SITE["binderhub_url"],
+        "notebook_interface": "jupyterlab",
+    },
+    "show_toc_level": 2,
+    "navbar_persistent": [],  # one search box, in the sidebar
+    "home_page_in_toc": True,
+}

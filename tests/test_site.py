@@ -1,0 +1,318 @@
+"""The course website (``python -m convgrad.course site``).
+
+The fast tests read pages from crafted notebooks and from the real lessons:
+the lesson map, each lesson's objectives and summary, the links. The
+``browser`` test builds the site for three lessons (00, 03, 07), opens each
+page from ``file://`` in headless Chromium with every non-file request
+aborted, presses Play on every animation and checks that its frame changes,
+that no request left the page, that nothing was logged as an error, and that
+the page opened in under 2 s. Its screenshots land in ``artifacts/site/``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from convgrad.course.__main__ import main
+from convgrad.course.lessons import Lesson, find_lessons
+from convgrad.course.site import (
+    MARKER,
+    TOOLS,
+    _prepare_out,
+    binder_url,
+    index_page,
+    lesson_page,
+    lesson_title,
+    section,
+    syllabus_page,
+)
+from convgrad.course.slides import find_chromium
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+ARTIFACTS = ROOT / "artifacts" / "site"
+SITE_LESSONS = ["00", "03", "07"]  # CI builds these three, not all eleven
+REQUIRE = os.environ.get("CONVGRAD_REQUIRE_BROWSER") == "1"
+# CONVGRAD_SITE=OUT/ tests a site already built there instead of building one
+#: a view's static animation (convgrad's player; matplotlib's jshtml)
+PLAYER = ".convgrad-player, div.animation"
+PLAY = ".cgp-play, button[onclick*='play_animation']"
+OPEN_SECONDS = 2.0
+
+
+def _nb(*sources: str) -> nbformat.NotebookNode:
+    return nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(s[5:]) if s.startswith("code:")
+            else nbformat.v4.new_markdown_cell(s)
+            for s in sources
+        ]
+    )
+
+
+def _lesson(tmp_path: Path, name: str) -> Lesson:
+    number, slug = name.split("-", 1)
+    return Lesson(tmp_path / f"{name}.ipynb", int(number), slug)
+
+
+LESSON = _nb(
+    "# Lesson 3 · col2im\n\nIntro.\n\n## Objectives\n\n- see the overlap;\n"
+    "- write `col2im`.\n\n### A detail\n\nstill objectives",
+    "code:x = 1",
+    "## Notes\n\n```python\n## Summary (not a heading: fenced)\n```",
+    "## Summary\n\n- col2im **adds**.\n\n## Exercises\n\n**3.1** Write it.",
+)
+
+
+def test_sections_are_read_up_to_the_next_heading_of_their_level():
+    assert lesson_title(LESSON) == "Lesson 3 · col2im"
+    assert section(LESSON, "objectives") == (
+        "- see the overlap;\n- write `col2im`.\n\n### A detail\n\nstill objectives"
+    )
+    assert section(LESSON, "Summary") == "- col2im **adds**."
+    assert section(LESSON, "Exercises") == "**3.1** Write it."
+    assert section(LESSON, "Prerequisites") is None
+    assert lesson_title(_nb("no title"), "fallback") == "fallback"
+
+
+def test_every_lesson_has_a_title_objectives_and_a_summary():
+    for lesson in find_lessons(NOTEBOOKS):
+        nb = lesson.read()
+        assert lesson_title(nb), f"{lesson.path.name}: no '# title'"
+        assert section(nb, "Objectives"), f"{lesson.path.name}: no '## Objectives'"
+        assert section(nb, "Summary"), f"{lesson.path.name}: no '## Summary'"
+
+
+def test_the_lesson_map_links_what_is_built(tmp_path):
+    syllabus = (
+        "# convgrad: the course\n\nEleven lessons.\n\n## Lesson map\n\n"
+        "| # | lesson | idea |\n|---|---|---|\n| 03 | col2im | adds |\n"
+        "| 04 | conv backward | three |\n\nDependencies: 03 → 04.\n\n"
+        "## Learning outcomes\n\n1. derive\n"
+    )
+    lesson = _lesson(tmp_path, "03-col2im-scatter")
+    page = index_page([(lesson, LESSON)], syllabus)
+    assert page.startswith("# convgrad: the course\n\nEleven lessons.")
+    assert "| 03 | [col2im](03-col2im-scatter.ipynb) | adds |" in page
+    assert "| 04 | conv backward | three |" in page  # not built: no link
+    assert "Dependencies: 03 → 04." in page
+    assert "Learning outcomes" not in page
+    assert "### [Lesson 3 · col2im](03-col2im-scatter.ipynb)" in page
+    assert "- write `col2im`." in page
+    assert "(03-col2im-scatter.ipynb#summary)" in page
+    assert page.rstrip().endswith("03-col2im-scatter\nsyllabus\n```")
+    # without a syllabus the map is made from the lessons' titles
+    bare = index_page([(lesson, LESSON)], None)
+    assert "| 03 | [Lesson 3 · col2im](03-col2im-scatter.ipynb) |" in bare
+    assert "syllabus" not in bare
+    course = syllabus_page(syllabus, {3: "03-col2im-scatter"})
+    assert course.startswith("# Syllabus\n")
+    assert "| 03 | [col2im](03-col2im-scatter.ipynb) | adds |" in course
+
+
+def test_a_lesson_page_links_its_notebook_and_binder(tmp_path):
+    lesson = _lesson(tmp_path, "03-col2im-scatter")
+    url = binder_url(lesson)
+    # the form of the README's Binder badge, on this lesson
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    badge = url.replace("03-col2im-scatter", "00-start-here")
+    assert badge in readme
+    page = lesson_page(LESSON, lesson, url)
+    assert page.cells[0].source == LESSON.cells[0].source
+    links = page.cells[1].source
+    assert 'href="notebooks/03-col2im-scatter.ipynb" download' in links
+    assert f'href="{url}"' in links
+    assert len(page.cells) == len(LESSON.cells) + 1
+
+
+def test_the_site_replaces_only_a_site(tmp_path):
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "thesis.tex").write_text("keep me")
+    with pytest.raises(ValueError, match="must be empty or a site"):
+        _prepare_out(other)
+    assert (other / "thesis.tex").read_text() == "keep me"
+    old = tmp_path / "site"
+    old.mkdir()
+    (old / MARKER).write_text("")
+    (old / "stale.html").write_text("")
+    _prepare_out(old)
+    assert old.is_dir() and not any(old.iterdir())
+
+
+def test_cli_names_an_unknown_lesson(tmp_path, capsys):
+    code = main(["--notebooks", str(NOTEBOOKS), "site", str(tmp_path / "s"),
+                 "--lesson", "99"])  # fmt: skip
+    assert code == 2
+    assert "99" in capsys.readouterr().err
+    assert not (tmp_path / "s").exists()
+
+
+# --------------------------------------------------------------------------
+# the real check: the built site in headless Chromium, offline
+# --------------------------------------------------------------------------
+
+
+def _skip(why: str) -> None:
+    if REQUIRE:
+        pytest.fail(f"{why}; CONVGRAD_REQUIRE_BROWSER=1")
+    pytest.skip(why)
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory):
+    missing = [x for x in TOOLS if importlib.util.find_spec(x) is None]
+    if missing:
+        _skip(f"needs {', '.join(missing)} (pip install -e '.[site]')")
+    if find_chromium() is None:
+        _skip("needs chromium (.ci/install-browser)")
+    from convgrad.course.site import Site, build_site
+
+    lessons = find_lessons(NOTEBOOKS, SITE_LESSONS)
+    built = os.environ.get("CONVGRAD_SITE")
+    if built:  # a site built before, e.g. by `python -m convgrad.course site`
+        out = Path(built)
+        pages = [out / f"{x.stem}.html" for x in lessons]
+        return Site(out, lessons, pages, 0.0, 0)
+    out = tmp_path_factory.mktemp("site") / "out"
+    site = build_site(out, lessons, log=print)
+    print(f"site: {len(site.pages)} lessons, {site.nbytes / 1e6:.1f} MB, "
+          f"{site.seconds:.0f} s")  # fmt: skip
+    return site
+
+
+@pytest.fixture(scope="module")
+def offline_browser(built_site, request):
+    p = request.getfixturevalue("playwright_driver")
+    browser = p.chromium.launch(
+        executable_path=find_chromium(),
+        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+              "--disable-component-update", "--disable-sync", "--no-first-run",
+              "--disable-quic"],
+    )  # fmt: skip
+    yield browser
+    browser.close()
+
+
+class Visit:
+    """A page opened from disk with the network cut off, and what it did."""
+
+    def __init__(self, browser, path: Path, width: int = 1280) -> None:
+        self.context = browser.new_context(viewport={"width": width, "height": 900})
+        self.remote: list[str] = []
+        self.errors: list[str] = []
+
+        def route(r):
+            if r.request.url.startswith(("file:", "data:", "blob:")):
+                r.continue_()
+            else:
+                self.remote.append(r.request.url)
+                r.abort()
+
+        self.context.route("**/*", route)
+        page = self.page = self.context.new_page()
+        page.on("request", lambda r: None if r.url.startswith(
+            ("file:", "data:", "blob:")) else self.remote.append(r.url))  # fmt: skip
+        page.on("requestfailed", lambda r: self.errors.append(f"failed {r.url}"))
+        page.on("pageerror", lambda e: self.errors.append(f"page error {e}"))
+        page.on("console", lambda m: self.errors.append(f"console {m.text}")
+                if m.type == "error" else None)  # fmt: skip
+        start = time.perf_counter()
+        page.goto(path.resolve().as_uri(), wait_until="load")
+        self.seconds = time.perf_counter() - start
+
+    def assert_clean(self, name: str) -> None:
+        assert self.remote == [], f"{name} sent requests to {sorted(set(self.remote))}"
+        assert self.errors == [], f"{name}: {self.errors}"
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def _assert_plays(player, where: str) -> None:
+    player.scroll_into_view_if_needed()
+    deadline = time.monotonic() + 15
+    # convgrad's player says when its frames are decoded
+    while player.get_attribute("data-ready") is None and time.monotonic() < deadline:
+        if player.get_attribute("data-error"):
+            raise AssertionError(f"{where}: {player.get_attribute('data-error')}")
+        time.sleep(0.1)
+    before = player.screenshot()
+    player.locator(PLAY).first.click()
+    while time.monotonic() < deadline:
+        time.sleep(0.3)
+        if player.screenshot() != before:
+            return
+    raise AssertionError(f"{where}: Play did not change the frame")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("number", SITE_LESSONS)
+def test_a_lesson_page_plays_offline(built_site, offline_browser, number):
+    at = [f"{x.number:02d}" for x in built_site.lessons].index(number)
+    lesson, html = built_site.lessons[at], built_site.pages[at]
+    visit = Visit(offline_browser, html)
+    page, name = visit.page, html.name
+    try:
+        print(f"{name}: opened in {visit.seconds:.2f} s")
+        assert visit.seconds < OPEN_SECONDS, f"{name} took {visit.seconds:.2f} s"
+        # the lesson's own sections, and the links to run it
+        assert page.locator("section#objectives, h2:has-text('Objectives')").count()
+        assert page.locator("section#summary").count() == 1
+        notebook = page.locator("a.convgrad-notebook").first.get_attribute("href")
+        assert (html.parent / notebook).is_file()
+        binder = page.locator("a.convgrad-binder").first.get_attribute("href")
+        assert binder == binder_url(lesson)
+        # the navigation lists every built lesson, and the search box is there
+        nav = page.locator("nav.bd-links a.reference.internal")
+        assert nav.count() >= len(built_site.pages)
+        assert page.locator(".search-button, form.bd-search").count()
+        # exercise cells hold the student copy's stub
+        code = " ".join(page.locator("div.cell_input pre").all_inner_texts())
+        if "exercises.check(" in code:
+            assert "raise NotImplementedError" in code
+        players = page.locator(PLAYER)
+        assert players.count() >= 1, f"{name} shows no animation"
+        for k in range(players.count()):
+            _assert_plays(players.nth(k), f"{name}, animation {k + 1}")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(ARTIFACTS / f"{lesson.stem}.png"))
+        first = players.first
+        first.scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / f"{lesson.stem}-animation.png"))
+        visit.assert_clean(name)
+    finally:
+        visit.close()
+
+
+@pytest.mark.browser
+def test_the_lesson_map_and_search_work_offline(built_site, offline_browser):
+    visit = Visit(offline_browser, built_site.index)
+    try:
+        page = visit.page
+        for html in built_site.pages:
+            link = page.locator(f"article a[href='{html.name}']")
+            assert link.count() >= 1, f"the lesson map does not link {html.name}"
+        page.screenshot(path=str(ARTIFACTS / "index.png"), full_page=True)
+        visit.assert_clean("index.html")
+    finally:
+        visit.close()
+    search = built_site.out / "search.html"
+    page_url = search.resolve().as_uri() + "?q=adjoint"
+    visit = Visit(offline_browser, search)
+    try:
+        visit.page.goto(page_url, wait_until="load")
+        results = visit.page.locator("#search-results ul.search li a")
+        results.first.wait_for(timeout=10_000)
+        hrefs = [results.nth(k).get_attribute("href") for k in range(results.count())]
+        assert any("03-col2im-scatter" in h for h in hrefs), hrefs
+        visit.assert_clean("search.html")
+    finally:
+        visit.close()
