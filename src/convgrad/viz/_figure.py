@@ -80,10 +80,13 @@ def draw(fig: Figure, title: str, subtitle: str, m: Any, panels: list[g.Panel]):
         if p.name in m.synthetic:
             p.title += "  (stand-in)"
     axes = g.layout(fig, panels, top=0.45, bottom=0.5 if warn else 0.32)
-    grids = {
-        p.name: g.Grid(ax, p, _norm(p, m), _widest(p, m))
-        for p, ax in zip(panels, axes, strict=True)
-    }
+    grids = {}
+    for p, ax in zip(panels, axes, strict=True):
+        widest = _widest(p, m)
+        # a grid too small for its numbers is coloured, never left blank
+        if g.number_size(p.cell, widest) < g.TEXT_PT:
+            p.colored = True
+        grids[p.name] = g.Grid(ax, p, _norm(p, m), widest)
     return grids, caption
 
 

@@ -36,6 +36,8 @@ MARK_STYLE = {
     "trail2": ("#D55E0044", "-", 1.5),
 }
 TRAIL = ("trail1", "trail2")
+# outlines drawn inside their cell, so they stay apart from a window's edge
+INSET = {"best": 0.14, "trail1": 0.06, "trail2": 0.1}
 PADDING = "#DDDDDD"  # the padding ring
 CMAP = "cividis"
 WARN = "#D55E00"
@@ -75,6 +77,20 @@ _EM = {"−": 0.838, ".": 0.318, ",": 0.318, "∞": 0.833}
 def text_em(text: str) -> float:
     """The width of ``text`` in em (digits 0.636 em)."""
     return sum(_EM.get(ch, 0.636) for ch in text)
+
+
+def number_size(cell: float, widest: str) -> float:
+    """The font size (pt) at which ``widest`` fills 92% of a ``cell``-inch
+    cell, at most 11 pt; numbers show only if it is at least TEXT_PT."""
+    return min(11.0, 0.92 * cell * 72 / max(text_em(widest), 1.0))
+
+
+def dark_text(rgb: np.ndarray) -> np.ndarray:
+    """Whether black text reads better than white on each colour: the one
+    with the higher WCAG contrast ratio (relative luminance, linear sRGB)."""
+    lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    lum = lin @ np.array([0.2126, 0.7152, 0.0722])
+    return (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05)
 
 
 def norm_for(*arrays: np.ndarray) -> Normalize:
@@ -143,7 +159,7 @@ def layout(fig, panels: list[Panel], top: float, bottom: float) -> list:
     Positions are fixed, so a redraw computes nothing.
     """
     fw, fh = fig.get_size_inches()
-    side, gap = 0.2, 0.3
+    side, gap = 0.2, 0.25
     title, below = 0.24, 0.2
     cols = _columns(panels)
     labels = [max(p.label_space for p in col) for col in cols]
@@ -157,9 +173,11 @@ def layout(fig, panels: list[Panel], top: float, bottom: float) -> list:
     for p in panels:
         p.cell = cell
     readable = 0.36
-    if cell < readable and len(cols) == len(panels) > 1:
-        wide = max(panels, key=lambda p: p.extent[1])
-        small = [p for p in panels if p is not wide]
+    wide = max(panels, key=lambda p: p.extent[1])
+    small = [p for p in panels if p is not wide]
+    # one panel far wider than the rest (an unfold matrix) gives way
+    lopsided = small and wide.extent[1] > 1.5 * max(p.extent[1] for p in small)
+    if cell < readable and len(cols) == len(panels) and lopsided:
         for p in small:
             p.cell = min(readable, (band - title - below) / p.extent[0])
         rest = avail_w - sum(p.extent[1] * p.cell for p in small)
@@ -233,10 +251,8 @@ class Grid:
         for spine in ax.spines.values():
             spine.set_visible(False)
         self._ticks(panel)
-        ax.set_title(panel.title, fontsize=TITLE_PT, pad=4)
-        # a number shows when the widest the grid will hold fits its cell
-        # at TEXT_PT or more
-        size = min(11.0, 0.85 * panel.cell * 72 / max(text_em(widest), 1.0))
+        ax.set_title(panel.title, fontsize=TITLE_PT, pad=7)
+        size = number_size(panel.cell, widest)
         self.show_numbers = size >= TEXT_PT
         self.texts = [
             [
@@ -287,8 +303,7 @@ class Grid:
         self.image.set_data(np.ma.masked_array(values, mask=hidden))
         if self.norm is not None:
             rgba = self.image.cmap(self.norm(values))
-            light = rgba[..., :3] @ np.array([0.299, 0.587, 0.114]) > 0.5
-            colors = np.where(light | hidden, "k", "w")
+            colors = np.where(dark_text(rgba[..., :3]) | hidden, "k", "w")
         else:
             colors = np.full(values.shape, "k")
         for (r, c), v in np.ndenumerate(values):
@@ -308,9 +323,10 @@ class Grid:
             rect.set_visible(False)
             return
         r, c, h, w = (*where, 1, 1) if len(where) == 2 else where
-        rect.set_xy((c - 0.5, r - 0.5))
-        rect.set_width(w)
-        rect.set_height(h)
+        inset = INSET.get(role, 0.0)
+        rect.set_xy((c - 0.5 + inset, r - 0.5 + inset))
+        rect.set_width(w - 2 * inset)
+        rect.set_height(h - 2 * inset)
         rect.set_visible(True)
 
 

@@ -107,7 +107,7 @@ class Player:
                     description=c.name,
                     continuous_update=False,
                     style={"description_width": "initial"},
-                    layout=w.Layout(width="180px"),
+                    layout=w.Layout(width="196px"),
                 )
             ctl.observe(self._on_control, names="value")
             self.inputs[c.name] = ctl

@@ -149,5 +149,5 @@ class ConvTransposeView(View):
         xv, wv = self.model_.planes["x"][i, j], self.model_.planes["w"][ki, kj]
         head = f"x[{i},{j}]·w[{ki},{kj}] = {fmt(xv)}·{fmt(wv)} = {fmt(e.value)}"
         if e.padding:
-            return f"{head} falls outside y at {ix(e.dst)}: cropped"
-        return f"{head} added to y{ix(e.dst)} → {fmt(e.total)}"
+            return f"{head} falls outside y at {ix(e.dst[2:])}: cropped"
+        return f"{head} added to y{ix(e.dst[2:])} → {fmt(e.total)}"
