@@ -7,10 +7,12 @@ for start-up and cache timings)::
     python benchmarks/run.py --quick    # small and medium shapes only
 
 The script re-executes itself once with ``OPENBLAS_CORETYPE`` and
-``OPENBLAS_L2_SIZE`` removed (so OpenBLAS picks its best kernel) and with
-``MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=68719476736`` (so freed memory is
-reused instead of returned to the host), as ``BENCHMARKING.md`` asks. Those
-variables change for this command only, never for tests or CI.
+``OPENBLAS_L2_SIZE`` removed (this host sets them; a user's machine does not,
+and with them OpenBLAS picks its half-speed Haswell kernel), as
+``BENCHMARKING.md`` asks. Nothing else changes: no ``MALLOC_*`` allocator
+variables (any found are dropped too), so the figures are those of the plain
+process a user runs. The variables change for this command only, never for
+tests or CI.
 
 Contenders are sampled in turn (A B C D A B C D ...), medians are reported,
 and ratios are taken within this one process. Results go to
@@ -25,11 +27,16 @@ import sys
 
 _CHILD_FLAG = "_CONVGRAD_BENCH_ENV"
 _DROP = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-_SET = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": "68719476736"}
+
+
+def plain_env(environ=os.environ) -> dict[str, str]:
+    """A user's environment: this host's OPENBLAS_* and any MALLOC_* removed."""
+    return {k: v for k, v in environ.items()
+            if k not in _DROP and not k.startswith("MALLOC_")}
+
 
 if __name__ == "__main__" and os.environ.get(_CHILD_FLAG) != "1":
-    env = {k: v for k, v in os.environ.items() if k not in _DROP}
-    env.update(_SET)
+    env = plain_env()
     env[_CHILD_FLAG] = "1"
     os.execve(sys.executable, [sys.executable, *sys.argv], env)
 
@@ -101,8 +108,27 @@ def conv_flops(n, c_in, c_out, oh, ow, kh, kw, groups) -> float:
     return 2.0 * n * c_out * oh * ow * (c_in // groups) * kh * kw
 
 
-def build_cases(shapes: list[str], dtypes: list[type]) -> list[dict]:
-    """Every (op, shape, dtype) case with its contenders."""
+# issue 16's cases (op, shape, dtype), all forward+backward: ``--issue``
+ISSUE_CASES = {
+    ("conv2d", "medium", "float32"),
+    ("conv2d dilation 2", "medium", "float32"),
+    ("conv2d groups 4", "medium", "float32"),
+    ("conv2d stride 2", "medium", "float32"),
+    ("conv_transpose2d", "medium", "float32"),
+    ("conv2d", "large", "float32"),
+    ("conv2d", "medium", "float64"),
+    ("conv2d", "large", "float64"),
+    ("max_pool2d k3s2", "large", "float32"),
+    ("avg_pool2d k2s2", "large", "float32"),
+    ("avg_pool2d k3s2", "large", "float32"),
+}
+
+
+def build_cases(
+    shapes: list[str], dtypes: list[type], only: set | None = None
+) -> list[dict]:
+    """Every (op, shape, dtype) case with its contenders (``only``: the
+    forward+backward cases named there)."""
     import torch
     import torch.nn.functional as TF
 
@@ -146,6 +172,10 @@ def build_cases(shapes: list[str], dtypes: list[type]) -> list[dict]:
         return run
 
     def add(op, shape, dtype, our_fn, torch_fn, arrays, backward, **info):
+        if only is not None and (
+            not backward or (op, shape, np.dtype(dtype).name) not in only
+        ):
+            return
         with cg.no_grad():
             y = our_fn(*[cg.Tensor(a) for a in arrays])
         dy = rng.standard_normal(y.shape).astype(dtype) if backward else None
@@ -203,6 +233,10 @@ def build_cases(shapes: list[str], dtypes: list[type]) -> list[dict]:
                     lambda x_, a=args: F.max_pool2d(x_, *a),
                     lambda x_, a=args: TF.max_pool2d(x_, *a),
                     [xt], True, argmax=True)
+            add("avg_pool2d k2s2", shape, dtype,
+                lambda x_: F.avg_pool2d(x_, 2, 2),
+                lambda x_: TF.avg_pool2d(x_, 2, 2),
+                [xt], True, argmax=False)
             add("avg_pool2d k3s2", shape, dtype,
                 lambda x_: F.avg_pool2d(x_, 3, 2, 1),
                 lambda x_: TF.avg_pool2d(x_, 3, 2, 1),
@@ -387,6 +421,65 @@ def fresh_process(log, repeats: int = 3) -> dict:
     return {"median_s": med, "all_s": out}
 
 
+_PEAK_RSS = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+
+    def hwm():  # peak resident set so far, MB
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+
+    who = sys.argv[1]
+    n, c, hw = 64, 64, 56
+    rng = np.random.default_rng(0)
+    if who == "torch":
+        import torch
+        F = torch.nn.functional
+        T = lambda a, g: torch.from_numpy(a).requires_grad_(g)
+        small = [T(np.ones((2, 3, 8, 8), np.float32), True),
+                 T(np.ones((4, 3, 3, 3), np.float32), True)]
+    else:
+        import convgrad as cg
+        from convgrad import functional as F
+        T = lambda a, g: cg.Tensor(a, requires_grad=g)
+        small = [T(np.ones((2, 3, 8, 8), np.float32), True),
+                 T(np.ones((4, 3, 3, 3), np.float32), True)]
+    F.conv2d(*small, padding=1).sum().backward()  # the kernels load
+    x = rng.standard_normal((n, c, hw, hw)).astype(np.float32)
+    w = (rng.standard_normal((c, c, 3, 3)) / 10).astype(np.float32)
+    dy = rng.standard_normal((n, c, hw, hw)).astype(np.float32)
+    tx, tw = T(x, True), T(w, True)
+    tdy = torch.from_numpy(dy) if who == "torch" else dy
+    base = hwm()
+    F.conv2d(tx, tw, padding=1).backward(tdy)
+    print(json.dumps({"growth_mb": hwm() - base, "base_mb": base,
+                      "inputs_mb": (x.nbytes + dy.nbytes + w.nbytes) / 2**20}))
+    """
+)
+
+
+def peak_memory(log, repeats: int = 3) -> dict:
+    """Growth of peak RSS over one large float32 conv2d fwd+bwd, in a fresh
+    process each time (kernels loaded and inputs made first), ours vs torch,
+    sampled in turn."""
+    per: dict[str, list[dict]] = {"convgrad": [], "torch": []}
+    for _ in range(repeats):
+        for who in per:
+            done = subprocess.run([sys.executable, "-c", _PEAK_RSS, who],
+                                  env=dict(os.environ), check=True,
+                                  capture_output=True, text=True)
+            per[who].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    res = {who: {"growth_mb": float(np.median([r["growth_mb"] for r in rs])),
+                 "all_mb": [round(r["growth_mb"]) for r in rs]}
+           for who, rs in per.items()}
+    res["inputs_mb"] = per["torch"][0]["inputs_mb"]
+    res["ratio"] = res["convgrad"]["growth_mb"] / res["torch"]["growth_mb"]
+    log(f"peak RSS growth, large conv2d fwd+bwd float32: {res}")
+    return res
+
+
 def cold_warmup(log) -> dict:
     """``python -m convgrad.warmup`` against an empty cache, 1 and 2 jobs."""
     res = {}
@@ -487,7 +580,8 @@ def environment() -> dict:
             for d in threadpool_info()
         ],
         "load_average_at_start": os.getloadavg(),
-        "env": {k: os.environ.get(k) for k in (*_DROP, *_SET, "NUMBA_CPU_NAME")},
+        "env": {k: os.environ.get(k) for k in (*_DROP, "NUMBA_CPU_NAME")},
+        "malloc_vars": sorted(k for k in os.environ if k.startswith("MALLOC_")),
     }
 
 
@@ -553,22 +647,33 @@ def tables(data: dict) -> str:
             f"{m['numba'] / m['torch2']:.2f} | {m['numba1'] / m['torch1']:.2f} | "
             f"{m['numpy'] / m['numba']:.2f} | {rate} |"
         )
-    lines += ["", "### col2im kernel alone (zeroing included)", "",
-              "| shape | dtype | numba ms | numpy ms | speed-up |",
-              "|---|---|---:|---:|---:|"]
-    for r in data["col2im"]:
-        lines.append(f"| {r['shape']} | {r['dtype']} | {_fmt_ms(r['numba'])} | "
-                     f"{_fmt_ms(r['numpy'])} | {r['speedup']:.1f}× |")
-    p = data["python_loop"]
-    lines += ["", f"Max-pool backward, small shape, float64: Numba "
-              f"{p['numba'] * 1e3:.3f} ms, per-element Python loop "
-              f"{p['python loop'] * 1e3:.1f} ms: **{p['ratio']:.0f}×**."]
+    if "col2im" in data:
+        lines += ["", "### col2im kernel alone (zeroing included)", "",
+                  "| shape | dtype | numba ms | numpy ms | speed-up |",
+                  "|---|---|---:|---:|---:|"]
+        for r in data["col2im"]:
+            lines.append(f"| {r['shape']} | {r['dtype']} | {_fmt_ms(r['numba'])} | "
+                         f"{_fmt_ms(r['numpy'])} | {r['speedup']:.1f}× |")
+    if "python_loop" in data:
+        p = data["python_loop"]
+        lines += ["", f"Max-pool backward, small shape, float64: Numba "
+                  f"{p['numba'] * 1e3:.3f} ms, per-element Python loop "
+                  f"{p['python loop'] * 1e3:.1f} ms: **{p['ratio']:.0f}×**."]
     if "fresh" in data:
         f = data["fresh"]
         lines += ["", "Fresh process → first conv2d forward+backward (small, float32), "
                   f"launch to result: warm cache **{f['median_s']['warm']:.2f} s**, "
                   f"cold cache {f['median_s']['cold']:.2f} s (medians of "
                   f"{len(f['all_s']['warm'])})."]
+    if "peak" in data:
+        m = data["peak"]
+        lines += ["", "Peak memory, one large conv2d forward+backward (float32, "
+                  "N=64 64→64 56×56), growth of peak RSS in a fresh process after "
+                  f"the kernels load and the inputs ({m['inputs_mb']:.0f} MB) are "
+                  f"made: convgrad **{m['convgrad']['growth_mb']:.0f} MB**, torch "
+                  f"{m['torch']['growth_mb']:.0f} MB: **{m['ratio']:.2f}×** "
+                  f"(medians of {len(m['torch']['all_mb'])}; all: "
+                  f"{m['convgrad']['all_mb']} / {m['torch']['all_mb']})."]
     if "warmup" in data:
         lines += ["", "Cold `python -m convgrad.warmup` (every kernel, f32+f64, "
                   "serial+parallel builds): "
@@ -641,6 +746,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
                         help="small and medium shapes only, skip child-process timings")
+    parser.add_argument("--issue", action="store_true",
+                        help="issue 16's forward+backward cases, first-conv time "
+                             "and peak memory only")
     parser.add_argument("--no-write", action="store_true",
                         help="print only; do not touch RESULTS.md/json/png")
     parser.add_argument("--plot-only", action="store_true",
@@ -662,11 +770,18 @@ def main(argv: list[str] | None = None) -> int:
     data["gemm"] = gemm_peak(log)
     data["bandwidth"] = copy_bandwidth(log)
     shapes = ["small", "medium"] if ns.quick else list(SHAPES)
-    data["cases"] = run_cases(build_cases(shapes, [np.float32, np.float64]), log)
+    only = ISSUE_CASES if ns.issue else None
+    data["cases"] = run_cases(
+        build_cases(shapes, [np.float32, np.float64], only), log)
     data["environment"]["numba_threading_layer"] = _threading_layer()
-    data["col2im"] = col2im_alone(log)
-    data["python_loop"] = python_loop_maxpool_backward(log)
-    if not ns.quick:
+    if ns.issue:
+        data["fresh"] = fresh_process(log)
+        data["peak"] = peak_memory(log)
+    else:
+        data["col2im"] = col2im_alone(log)
+        data["python_loop"] = python_loop_maxpool_backward(log)
+    if not ns.quick and not ns.issue:
+        data["peak"] = peak_memory(log)
         data["fresh"] = fresh_process(log)
         data["generic"] = generic_cpu_cost(log)
         data["warmup"] = cold_warmup(log)
