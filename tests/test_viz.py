@@ -578,3 +578,15 @@ def test_a_fading_trail_follows_the_last_two_destinations(make):
             assert cell_of(marks[role]) == where
     view.update(0)
     assert not marks["trail1"].get_visible() and not marks["trail2"].get_visible()
+
+
+def test_small_real_numbers_show_compact_rather_than_vanish(make):
+    rng = np.random.default_rng(0)
+    dcol = np.round(rng.normal(size=(9, 9)) * 0.05, 3)  # −0.063 and such
+    view = make(viz.Col2imView, input_size=(6, 6), stride=2, padding=1, dcol=dcol)
+    grid = view.grids["dcol"]
+    assert grid.panel.compact and grid.show_numbers
+    r, c = np.unravel_index(np.argmin(dcol), dcol.shape)
+    assert grid.texts[r][c].get_text() == cell_text(dcol[r, c], compact=True)
+    assert grid.texts[r][c].get_text().startswith("−.")
+    assert cell_text(-0.25, compact=True) == "−.25" and cell_text(1.5, True) == "1.5"

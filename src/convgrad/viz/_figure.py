@@ -83,7 +83,10 @@ def draw(fig: Figure, title: str, subtitle: str, m: Any, panels: list[g.Panel]):
     grids = {}
     for p, ax in zip(panels, axes, strict=True):
         widest = _widest(p, m)
-        # a grid too small for its numbers is coloured, never left blank
+        if g.number_size(p.cell, widest) < g.TEXT_PT:
+            p.compact = True  # −.25 where −0.25 does not fit
+            widest = _widest(p, m)
+        # a grid too small even for those is coloured, never left blank
         if g.number_size(p.cell, widest) < g.TEXT_PT:
             p.colored = True
         grids[p.name] = g.Grid(ax, p, _norm(p, m), widest)
@@ -98,7 +101,7 @@ def _widest(p: g.Panel, m: Any) -> str:
         values = m.states
     else:
         values = m.states[(slice(None), *p.plane)]
-    texts = [g.cell_text(v) for v in np.unique(values)] or ["0"]
+    texts = [g.cell_text(v, p.compact) for v in np.unique(values)] or ["0"]
     return max(texts, key=g.text_em)
 
 

@@ -60,13 +60,17 @@ def cmap():
     return matplotlib.colormaps[CMAP].with_extremes(bad="white")
 
 
-def cell_text(v: float) -> str:
-    """A cell's number: at most 2 decimals, Unicode minus."""
+def cell_text(v: float, compact: bool = False) -> str:
+    """A cell's number: at most 2 decimals, Unicode minus; ``compact``
+    drops the 0 before the point (``−.25``), for cells too narrow for
+    ``−0.25``."""
     if not np.isfinite(v):
         return fmt(v)
     text = f"{v:.2f}".rstrip("0").rstrip(".")
     if text in ("-0", ""):
         text = "0"
+    if compact and text.lstrip("-").startswith("0."):
+        text = text.replace("0.", ".", 1)
     return text.replace("-", "−")
 
 
@@ -123,6 +127,7 @@ class Panel:
     col_labels: Sequence[str] | None = None
     colored: bool = False
     plane: tuple[int, ...] | None = None
+    compact: bool = False  # numbers as −.25 (set by the layout when needed)
     column: str | None = None
     blocks: tuple[int, int] | None = None  # a block matrix: heavy lines between
     cell: float = 0.0  # inches; set by layout()
@@ -307,7 +312,8 @@ class Grid:
         else:
             colors = np.full(values.shape, "k")
         for (r, c), v in np.ndenumerate(values):
-            text = "" if hidden[r, c] or not self.show_numbers else cell_text(v)
+            shown = self.show_numbers and not hidden[r, c]
+            text = cell_text(v, self.panel.compact) if shown else ""
             if text != self._shown[r, c]:
                 self.texts[r][c].set_text(text)
                 self._shown[r, c] = text
