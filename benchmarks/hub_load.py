@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -136,11 +137,20 @@ c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = "{work}/home/{{username}}"
 # the image's entrypoint wraps the server (binder/start caps Numba's threads)
 c.Spawner.cmd = [{start!r}, {singleuser!r}]
+# --KernelManager.transport=ipc: kernels talk over unix sockets. On one host,
+# dozens of servers picking random TCP ports at once collide ("Address already
+# in use": a kernel dies), which cannot happen in z2jh, where each student's
+# pod has its own network namespace.
+# Its socket paths live in the runtime dir, which must stay short (a unix
+# socket path has at most 107 characters).
 c.Spawner.args = {args!r}
+c.Spawner.environment = {{
+    **{environment!r},
+    "JUPYTER_RUNTIME_DIR": lambda spawner: "{work}/r/" + spawner.user.name,
+}}
 c.Spawner.default_url = "/lab"
 c.Spawner.cpu_limit = {cpu_limit!r}
 c.Spawner.mem_limit = {mem_limit!r}
-c.Spawner.environment = {environment!r}
 # z2jh's singleuser.startTimeout is 300 s: a busy node must not fail spawns
 c.Spawner.start_timeout = 300
 c.Spawner.http_timeout = 240
@@ -153,6 +163,13 @@ c.JupyterHub.load_roles = [{{
     "services": ["loadtest"],
 }}]
 """
+
+
+def _cmdline(proc: psutil.Process) -> list[str]:
+    try:
+        return proc.cmdline()
+    except psutil.Error:  # gone, or a zombie
+        return []
 
 
 class Hub:
@@ -179,7 +196,8 @@ class Hub:
             start=str(REPO / "binder" / "start"),
             singleuser=str(singleuser) if singleuser.is_file()
             else "jupyterhub-singleuser",
-            args=["--allow-root"] if os.geteuid() == 0 else [],
+            args=["--KernelManager.transport=ipc"]
+            + (["--allow-root"] if os.geteuid() == 0 else []),
             cpu_limit=cpu_limit, mem_limit=mem_limit, environment=env,
             token=self.token,
         )
@@ -253,7 +271,7 @@ class Hub:
             await asyncio.gather(*(stop_one(u) for u in users))
             deadline = time.monotonic() + timeout
             while time.monotonic() < deadline and any(
-                "singleuser" in " ".join(p.cmdline()) for p in self._alive()
+                "singleuser" in " ".join(_cmdline(p)) for p in self._alive()
             ):
                 await asyncio.sleep(0.5)
             self.proc.terminate()
@@ -263,10 +281,12 @@ class Hub:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
         for proc in self._alive():
-            proc.terminate()
-        gone, alive = psutil.wait_procs(self._alive(), timeout=10)
+            with contextlib.suppress(psutil.Error):
+                proc.terminate()
+        _gone, alive = psutil.wait_procs(self._alive(), timeout=10)
         for proc in alive:
-            proc.kill()
+            with contextlib.suppress(psutil.Error):
+                proc.kill()
         psutil.wait_procs(alive, timeout=5)
         return [p.pid for p in self._alive()]
 
@@ -279,7 +299,7 @@ class Hub:
                 # is_running() also checks the creation time: no reused PIDs
                 if proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE:
                     alive.append(proc)
-            except psutil.NoSuchProcess:
+            except psutil.Error:
                 pass
         return alive
 
@@ -533,7 +553,7 @@ class Browser:
         )
         try:
             await self._request(ws, session_id, "kernel_info_request", {},
-                                cell_timeout, on_output=None)
+                                cell_timeout, on_output=None, kernel=kernel)
             n = 0
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code" or _skipped(cell):
@@ -543,7 +563,7 @@ class Browser:
                     {"code": cell.source, "silent": False, "store_history": True,
                      "user_expressions": {}, "allow_stdin": False,
                      "stop_on_error": True},
-                    cell_timeout, on_output=on_output,
+                    cell_timeout, on_output=on_output, kernel=kernel,
                 )
                 n += 1
                 if reply["status"] != "ok" and not _allowed_to_raise(cell):
@@ -555,8 +575,12 @@ class Browser:
         finally:
             ws.close()
 
+    async def kernel_alive(self, kernel: str) -> bool:
+        response, _ = await self.fetch(f"{self.base}api/kernels/{kernel}")
+        return response.code == 200
+
     async def _request(self, ws, session_id: str, msg_type: str, content: dict,
-                       timeout: float, on_output) -> dict:
+                       timeout: float, on_output, kernel: str = "") -> dict:
         msg_id = uuid.uuid4().hex
         header = {"msg_id": msg_id, "msg_type": msg_type, "username": self.name,
                   "session": session_id, "date": "", "version": "5.3"}
@@ -570,9 +594,19 @@ class Browser:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError(f"{msg_type} took over {timeout} s")
-            raw = await asyncio.wait_for(ws.read_message(), left)
+            try:
+                raw = await asyncio.wait_for(ws.read_message(), min(left, 15))
+            except asyncio.TimeoutError:
+                # quiet for 15 s: is the kernel still there? (JupyterLab
+                # would show "kernel died"; this client stops waiting)
+                if kernel and not await self.kernel_alive(kernel):
+                    raise RuntimeError(f"the kernel died during {msg_type}") from None
+                continue
             if raw is None:
-                raise RuntimeError("the kernel's websocket closed")
+                raise RuntimeError(
+                    f"the kernel's websocket closed during {msg_type} "
+                    f"(code {ws.close_code}, {ws.close_reason!r})"
+                )
             msg = _decode(raw)
             if msg.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
@@ -710,8 +744,9 @@ async def run_class(n: int, *, chp: str, timeout: float, cell_timeout: float,
     finally:
         sampler.halt.set()
         survivors = await hub.stop(names)
-        if keep is not None:
-            shutil.copy(hub.log, keep)
+        if keep is not None and any(r.error for r in records):
+            keep.mkdir(parents=True, exist_ok=True)
+            shutil.copy(hub.log, keep / f"jupyterhub-{n}.log")
         shutil.rmtree(work, ignore_errors=True)
     wall = time.monotonic() - t_wall
     cpu1, load1 = psutil.cpu_times(), os.getloadavg()
@@ -778,6 +813,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cell-timeout", type=float, default=300)
     parser.add_argument("--chp", default=None, help="configurable-http-proxy")
     parser.add_argument("--json", type=Path, default=None, help="write results")
+    parser.add_argument("--logs", type=Path, default=None,
+                        help="keep the hub's log here when a student fails")
     parser.add_argument("--pause", type=float, default=20,
                         help="seconds between class sizes (the machine settles)")
     args = parser.parse_args(argv)
@@ -789,7 +826,8 @@ def main(argv: list[str] | None = None) -> int:
         if i:
             time.sleep(args.pause)
         run = asyncio.run(run_class(n, chp=chp, timeout=args.timeout,
-                                    cell_timeout=args.cell_timeout))
+                                    cell_timeout=args.cell_timeout,
+                                    keep=args.logs))
         runs.append(run)
         print(json.dumps({k: v for k, v in asdict(run).items() if k != "records"}),
               flush=True)
