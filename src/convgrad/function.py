@@ -83,8 +83,10 @@ class Function:
             isinstance(a, _t.Tensor) and a.requires_grad for a in args
         )
         raw = [a.data if isinstance(a, _t.Tensor) else a for a in args]
-        # a 0-d result is a 0-d array, never a NumPy scalar
-        out = np.asarray(cls.forward(ctx, *raw, **kwargs))
+        # IEEE arithmetic, silent as torch's: NaN and inf in, NaN and inf
+        # out, with no RuntimeWarning; a 0-d result is a 0-d array
+        with np.errstate(all="ignore"):
+            out = np.asarray(cls.forward(ctx, *raw, **kwargs))
         requires_grad = _t.is_grad_enabled() and any(ctx.needs_input_grad)
         result = _t.Tensor._from_op(out, requires_grad)
         if requires_grad:

@@ -211,7 +211,8 @@ class Tensor:
                     t.grad += g
                 continue
             _function.check_saved(node.fn, node.ctx)
-            in_grads = node.fn.backward(node.ctx, g)
+            with np.errstate(all="ignore"):  # as forward: IEEE, silent
+                in_grads = node.fn.backward(node.ctx, g)
             if not isinstance(in_grads, tuple):
                 in_grads = (in_grads,)
             for inp, ig in zip(node.inputs, in_grads, strict=False):

@@ -133,8 +133,7 @@ def _sizes(bins, dtype, axis: int) -> np.ndarray:
     starts, ends = bins
     shape = [1, 1, 1, 1]
     shape[axis] = len(starts)
-    with np.errstate(divide="ignore"):  # only an empty input has empty bins
-        return (ends - starts).astype(dtype).reshape(shape)
+    return (ends - starts).astype(dtype).reshape(shape)
 
 
 def _covering(bins, size: int) -> tuple[np.ndarray, np.ndarray]:
