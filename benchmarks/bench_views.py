@@ -3,12 +3,14 @@
 Measures, headless (Agg), for a lesson-sized 1x1x7x7 input with a 3x3
 kernel: building each trace, building each view (trace + figure),
 ``update(i)`` (artists + draw_idle), a full Agg render of one frame, and the
-two exports. Prints a Markdown table (paste into the views section of
-benchmarks/RESULTS.md).
+exports (every step at the slide's 1280x720: rendering, encoding, size, and
+what the same frames would weigh as PNGs). Prints Markdown tables (paste
+into the views section of benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
 
+import io
 import os
 import statistics
 import sys
@@ -20,8 +22,11 @@ import matplotlib
 matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402
 
 from convgrad import trace, viz  # noqa: E402
+from convgrad.viz import export  # noqa: E402
+from convgrad.viz._grid import SLIDE_DPI  # noqa: E402
 
 
 def timed(fn, repeat: int) -> list[float]:
@@ -113,30 +118,44 @@ def main(quick: bool = False) -> None:
         view.close()
 
     print()
-    print("| export (Col2imView, 7x7, k3 s2: 81 frames) | time (s) | size (kB) |")
-    print("|---|---:|---:|")
-    view = viz.Col2imView()
-    for label, kwargs in [
-        ("to_jshtml, 40 frames max, dpi 72", {}),
-        ("to_jshtml, max_frames=20, dpi 60", {"max_frames": 20, "dpi": 60}),
-    ]:
+    print("| export, at the slide's 1280x720 unless noted | frames | render (s) "
+          "| encode (s) | HTML (kB) | as PNG frames (kB) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    cases = [
+        ("Col2imView 7x7 k3 s2", lambda: viz.Col2imView(), {}),
+        ("Col2imView 7x7 k3 s2, every=3", lambda: viz.Col2imView(), {"every": 3}),
+        ("OverlapView 9x9 k3 s2 (lesson 07)",
+         lambda: viz.OverlapView(input_size=(9, 9), kernel_size=3, stride=2), {}),
+    ]  # fmt: skip
+    for label, make, kwargs in cases:
+        view = make()
+        frames = export.export_frames(view.n_frames, **kwargs)
         start = time.perf_counter()
-        html = view.to_jshtml(**kwargs)
-        took = time.perf_counter() - start
-        print(f"| {label} | {took:.1f} | {len(html.encode()) / 1024:.0f} |")
+        images = list(export.render_frames(view, frames, SLIDE_DPI))
+        render = time.perf_counter() - start
+        start = time.perf_counter()
+        enc = export.encode(images, [i + 1 for i in frames])
+        page = export.player_html(enc, view.n_frames)
+        encode = time.perf_counter() - start
+        # what matplotlib's HTMLWriter embedded: every frame a base64 PNG
+        pngs = 0
+        for im in images:
+            buf = io.BytesIO()
+            Image.fromarray(im).save(buf, format="PNG")
+            pngs += len(buf.getvalue()) * 4 // 3
+        print(f"| {label} | {len(frames)} | {render:.1f} | {encode:.1f} "
+              f"| {len(page.encode()) / 1024:.0f} | {pngs / 1024:.0f} |")  # fmt: skip
+        view.close()
+    view = viz.Col2imView()
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "v.gif")
-        for label, kwargs in [
-            ("save_gif, 40 frames max, dpi 72", {}),
-            ("save_gif, max_frames=20, dpi 50", {"max_frames": 20, "dpi": 50}),
-        ]:
-            start = time.perf_counter()
-            view.save_gif(path, **kwargs)
-            took = time.perf_counter() - start
-            size = os.path.getsize(path) / 1024
-            print(f"| {label} | {took:.1f} | {size:.0f} |")
+        start = time.perf_counter()
+        frames = view.save_gif(path)
+        took = time.perf_counter() - start
+        size = os.path.getsize(path) / 1024
+        print(f"| save_gif, Col2imView 7x7 k3 s2, dpi 72 (576x324) | {len(frames)} "
+              f"| {took:.1f} (both) | | {size:.0f} (GIF) | |")  # fmt: skip
     view.close()
-
 
 if __name__ == "__main__":
     main(quick="--quick" in sys.argv)

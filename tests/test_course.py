@@ -479,7 +479,7 @@ def test_cli_passes_the_animation_options(monkeypatch, tmp_path):
     argv = ["--notebooks", str(NOTEBOOKS), "slides", str(tmp_path), "--lesson", "00",
             "--steps", "20", "--fps", "4"]  # fmt: skip
     assert main(argv) == 0
-    assert seen["animation"] == {"steps": 20, "fps": 4.0}
+    assert seen["animation"] == {"steps": 20, "fps": 4.0} and seen["jobs"] == 1
 
 
 def test_markdown_sections_become_subslides():
@@ -540,8 +540,9 @@ def test_offline_decks_play_in_chromium(tmp_path, request):
     page error."""
     chromium, _ = _browser_or_skip()
     started = time.monotonic()
+    # two lessons at once: each runs in its own kernel (CI has 2 cores)
     decks = export_slides(tmp_path, find_lessons(NOTEBOOKS), offline=True,
-                          log=lambda m: None)  # fmt: skip
+                          log=lambda m: None, jobs=2)  # fmt: skip
     exported = time.monotonic() - started
     sizes = {d.html.name: player_sizes(d.html.read_text()) for d in decks}
     assert any(sizes.values()), "no exported deck embeds a view animation"

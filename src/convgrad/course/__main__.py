@@ -31,7 +31,7 @@ def _slides(args: argparse.Namespace) -> int:
                  if getattr(args, k) is not None}  # fmt: skip
     decks = export_slides(
         args.out, _lessons(args), offline=args.offline, pdf=args.pdf,
-        timeout=args.timeout, animation=animation,
+        timeout=args.timeout, animation=animation, jobs=args.jobs,
     )
     for deck in decks:
         extra = f" and {deck.pdf.name}" if deck.pdf else ""
@@ -134,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="animations play every M-th step, and the last")
     p.add_argument("--fps", type=float, default=None,
                    help="animation steps per second at 1x (default: 3)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="lessons executed at once, each in its own kernel")
     p.set_defaults(run=_slides)
 
     p = sub.add_parser("check", help="plans, leaks, slide metadata, code width")

@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import tarfile
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -481,6 +482,7 @@ def export_slides(
     timeout: int = 600,
     log=print,  # noqa: ANN001
     animation: dict | None = None,
+    jobs: int = 1,
 ) -> list[Deck]:
     """Export every lesson to ``out/NN-title.slides.html``.
 
@@ -489,7 +491,8 @@ def export_slides(
     ``NN-title.pdf`` with headless Chromium (skipped, with a message, when
     no Chromium is installed). ``animation``: what every animation plays
     (``steps``, ``every``, ``fps``; default: every step, 3 per second),
-    under what a cell's ``metadata.convgrad.animation`` says.
+    under what a cell's ``metadata.convgrad.animation`` says. ``jobs``:
+    lessons executed at once, each in its own kernel.
     """
     from .static import check_animation_options
 
@@ -502,8 +505,10 @@ def export_slides(
     chromium = find_chromium() if pdf else None
     if pdf and chromium is None:
         log("slides: no chromium found (apt-get install chromium); skipping --pdf")
-    decks = []
-    for lesson in lessons:
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+        raise ValueError(f"jobs must be an int of at least 1, got {jobs!r}")
+
+    def export(lesson: Lesson) -> Path:
         log(f"slides: {lesson.path.name}")
         nb = student_copy(lesson.read(), lesson.path.name)
         nb = execute_static(nb, lesson.path.parent, timeout=timeout,
@@ -519,9 +524,22 @@ def export_slides(
                 )
         path = out / f"{lesson.stem}.slides.html"
         path.write_text(page, encoding="utf-8")
-        pdf_path = None
-        if chromium is not None:
-            pdf_path = print_pdf(path, chromium)
+        return path
+
+    # each lesson runs in a kernel of its own: ``jobs`` of them at once
+    previous = os.environ.get("CONVGRAD_STATIC_VIEWS")
+    os.environ["CONVGRAD_STATIC_VIEWS"] = "1"  # stays "1" across parallel runs
+    try:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            paths = list(pool.map(export, lessons))
+    finally:
+        if previous is None:
+            os.environ.pop("CONVGRAD_STATIC_VIEWS", None)
+        else:
+            os.environ["CONVGRAD_STATIC_VIEWS"] = previous
+    decks = []
+    for lesson, path in zip(lessons, paths, strict=True):
+        pdf_path = print_pdf(path, chromium) if chromium is not None else None
         decks.append(Deck(lesson, path, pdf_path))
     return decks
 
