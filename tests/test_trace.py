@@ -132,7 +132,8 @@ def test_col2im_replay_equals_torch_fold(torch):
     rng = np.random.default_rng(3)
     for shape, k, s, p, d, win in conv_configs(3, 25):
         col = rng.standard_normal((*shape[:2], *win.k, *win.out))
-        got = trace.replay(trace.col2im(col, shape[2:], k, stride=s, padding=p, dilation=d), shape)
+        events = trace.col2im(col, shape[2:], k, stride=s, padding=p, dilation=d)
+        got = trace.replay(events, shape)
         folded = torch.nn.functional.fold(
             torch.tensor(col.reshape(shape[0], -1, win.out[0] * win.out[1])),
             shape[2:],
@@ -451,7 +452,10 @@ def test_overlap_count_checkerboard_when_stride_does_not_divide_kernel():
         (lambda: trace.im2col(np.zeros((1, 1, 3, 3)), 5), "does not fit"),
         (lambda: trace.im2col(np.zeros((1, 1, 3, 3)), 2, stride=0), "stride"),
         (lambda: trace.im2col(np.zeros((3, 3)), 2), "4-D"),
-        (lambda: trace.col2im(np.zeros((1, 1, 2, 2, 3, 3)), (4, 4), 2, stride=2), "col.shape"),
+        (
+            lambda: trace.col2im(np.zeros((1, 1, 2, 2, 3, 3)), (4, 4), 2, stride=2),
+            "col.shape",
+        ),
         (lambda: trace.maxpool_forward(np.zeros((1, 1, 4, 4)), 2, 2, 2), "half"),
         (
             lambda: trace.maxpool_backward(
@@ -471,7 +475,10 @@ def test_overlap_count_checkerboard_when_stride_does_not_divide_kernel():
         ),
         (
             lambda: trace.conv_transpose_forward(
-                np.zeros((1, 1, 3, 3)), np.zeros((1, 1, 3, 3)), stride=2, output_padding=2
+                np.zeros((1, 1, 3, 3)),
+                np.zeros((1, 1, 3, 3)),
+                stride=2,
+                output_padding=2,
             ),
             "output_padding",
         ),
