@@ -401,7 +401,8 @@ def fresh_process(log, repeats: int = 3) -> dict:
     """Launch → first conv fwd+bwd, with the kernel cache warm and cold."""
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR",)}
     subprocess.run([sys.executable, "-m", "convgrad.warmup", "-j", "1",
-                    "im2col", "col2im"], env=env, check=True, capture_output=True)
+                    "im2col", "col2im", "im2row", "row2im"], env=env, check=True,
+                   capture_output=True)
     out: dict[str, list[float]] = {"warm": [], "cold": []}
     for _ in range(repeats):
         for kind in ("warm", "cold"):

@@ -6,9 +6,14 @@ function::
     KERNELS["numpy"]["col2im"]   # the readable NumPy twin
     KERNELS["numba"]["col2im"]   # the compiled kernel
 
-Every backend provides the same names with the same signatures. A backend's
-dict is filled the first time one of its kernels is needed, so
-``import convgrad`` does not import numba. The default backend is
+Every backend provides the same names with the same signatures. The
+*fast paths* (:data:`FAST_NAMES`, in :data:`FAST_KERNELS`) are apart:
+whole-op kernels only the Numba backend has (``kernels/conv_fast.py``, a
+blocked, pixel-major conv pipeline). An op asks :func:`fast_kernel`; where
+the active backend has none (the NumPy reference) it runs the textbook
+im2col algorithm the lessons teach. A backend's dict is filled the first
+time one of its kernels is needed, so ``import convgrad`` does not import
+numba. The default backend is
 ``"numba"``; the ``CONVGRAD_BACKEND`` environment variable overrides it and
 :func:`use_backend` switches it for a block.
 """
@@ -34,10 +39,24 @@ KERNEL_NAMES = (
     "maxunpool2d",
 )
 
+#: whole-op fast paths a backend may provide (the Numba backend does); an op
+#: without one runs the textbook im2col algorithm
+FAST_NAMES = (
+    "conv2d_forward",
+    "conv2d_backward",
+    "conv_transpose2d_forward",
+    "conv_transpose2d_backward",
+)
+
 #: backend name -> {kernel name -> function}; filled on first use
 KERNELS: dict[str, dict[str, Callable]] = {name: {} for name in BACKENDS}
 
 _MODULES = {"numba": "convgrad.kernels", "numpy": "convgrad.reference"}
+
+#: backend name -> {fast path name -> function}: only the Numba backend has any
+FAST_KERNELS: dict[str, dict[str, Callable]] = {name: {} for name in BACKENDS}
+
+_FAST_MODULES = {"numba": "convgrad.kernels.conv_fast"}
 
 _current: str | None = None
 
@@ -105,3 +124,16 @@ def kernel(name: str) -> Callable:
             f"kernel must be one of {KERNEL_NAMES}; backend {backend!r} has no "
             f"kernel {name!r}"
         ) from None
+
+
+def fast_kernel(name: str) -> Callable | None:
+    """The active backend's fast path ``name`` (one of :data:`FAST_NAMES`),
+    or None when it has none and the op runs the textbook algorithm."""
+    if name not in FAST_NAMES:
+        raise ValueError(f"fast kernel must be one of {FAST_NAMES}, got {name!r}")
+    backend = get_backend()
+    kernels = FAST_KERNELS[backend]
+    if not kernels and backend in _FAST_MODULES:
+        module = importlib.import_module(_FAST_MODULES[backend])
+        kernels.update({k: getattr(module, k) for k in FAST_NAMES})
+    return kernels.get(name)

@@ -2,7 +2,8 @@
 
 Run ``python -m convgrad.warmup`` after installing (Binder's ``postBuild``
 does, and CI). Every kernel is compiled for float32 and float64, in its
-serial and its parallel build, and written to Numba's cache; the timing of
+serial and its parallel build (the fast conv path's ``im2row``/``row2im``:
+serial only), and written to Numba's cache; the timing of
 each is printed. A second run only loads the cache and takes a moment.
 
 Set ``NUMBA_CPU_NAME=generic`` at build time *and* run time when the cache
@@ -24,6 +25,8 @@ import numpy as np
 
 BUILDS = ("serial", "parallel")
 DTYPES = (np.float32, np.float64)
+#: the fast conv path's kernels (kernels/conv_fast.py): serial builds only
+FAST = ("im2row", "row2im")
 
 
 def examples(dtype) -> Iterator[tuple[str, tuple]]:
@@ -43,6 +46,15 @@ def examples(dtype) -> Iterator[tuple[str, tuple]]:
     yield "maxunpool2d", (out, argmax, np.zeros_like(x))
 
 
+def fast_examples(dtype) -> Iterator[tuple[str, tuple]]:
+    """(kernel name, arguments) for one small call of each fast-path kernel."""
+    x = np.ones((1, 2, 5, 5), dtype)
+    rows = np.zeros((1, 9, 18), dtype)  # (G, B*OH*OW, C/G*KH*KW)
+    win = (3, 3, 2, 2, 1, 1, 1, 1)
+    yield "im2row", (x, 0, *win, 3, 3, rows)
+    yield "row2im", (rows, 0, *win, 3, 3, np.zeros_like(x))
+
+
 def _cpu_seconds() -> float:
     t = os.times()  # children count once they have been waited for
     return t.user + t.system + t.children_user + t.children_system
@@ -51,9 +63,16 @@ def _cpu_seconds() -> float:
 def _compile(names: tuple[str, ...]) -> list[tuple[str, float]]:
     """Compile the named kernels in this process; (label, seconds) each."""
     from . import kernels
+    from .kernels import conv_fast
 
     done = []
     for dtype in DTYPES:
+        for name, args in fast_examples(dtype):
+            if name in names:
+                t = time.perf_counter()
+                getattr(conv_fast, name)(*args)
+                label = f"{name} [{np.dtype(dtype).name}, serial]"
+                done.append((label, time.perf_counter() - t))
         for name, args in examples(dtype):
             if name not in names:
                 continue
@@ -77,7 +96,7 @@ def warm_up(
     """
     from .backend import KERNEL_NAMES
 
-    names = tuple(names or KERNEL_NAMES)
+    names = tuple(names or KERNEL_NAMES + FAST)
     start, cpu0, start_wall = time.perf_counter(), _cpu_seconds(), time.time()
     if jobs <= 1:
         results = [_compile(names)]
@@ -132,9 +151,11 @@ def main(argv: list[str] | None = None) -> int:
     ns = parser.parse_args(argv)
     from .backend import KERNEL_NAMES
 
-    unknown = sorted(set(ns.kernels) - set(KERNEL_NAMES))
+    unknown = sorted(set(ns.kernels) - set(KERNEL_NAMES + FAST))
     if unknown:
-        parser.error(f"unknown kernel(s) {unknown}; choose from {KERNEL_NAMES}")
+        parser.error(
+            f"unknown kernel(s) {unknown}; choose from {KERNEL_NAMES + FAST}"
+        )
     from .kernels._jit import cache_place
 
     cpu = os.environ.get("NUMBA_CPU_NAME", "host")

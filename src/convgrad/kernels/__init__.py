@@ -4,6 +4,9 @@ Same names and signatures; outputs are passed in last; gathers fill them,
 scatters add into an output the caller zeroed. Arrays are C-contiguous
 float32 or float64 (the ops pass ``np.ascontiguousarray``); ``argmax`` and
 ``indices`` are int64. The jit policy lives in :mod:`._jit`.
+
+The backend's fast conv paths, which the NumPy reference does not have, live
+in :mod:`.conv_fast` (``backend.fast_kernel`` loads them).
 """
 
 from __future__ import annotations

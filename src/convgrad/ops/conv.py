@@ -6,13 +6,17 @@ KW, OH, OW)``. With ``G`` groups the column rows and the weight split into
 
 Every reshape spells its sizes out (no ``-1``), so an empty batch (``N = 0``)
 flows through forward and backward, as in torch.
+
+A backend may run a convolution its own way (:func:`~convgrad.backend.fast_kernel`:
+the Numba backend's blocked, pixel-major pipeline saves ``x``, not ``col``).
+The same sums, in another order; the NumPy backend runs the code below.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..backend import kernel
+from ..backend import fast_kernel, kernel
 from ..function import Function
 
 
@@ -74,10 +78,17 @@ class Conv2d(Function):
         if geom.c_in == 0:  # torch's rule: no input channels, no output channels
             ctx.col = ctx.w = None
             return np.zeros((n, 0, oh, ow), dtype=x.dtype)
-        rows = geom.c_in // g * geom.win.k[0] * geom.win.k[1]
-        ctx.col = im2col(x, geom.win).reshape(n, g, rows, oh * ow)
-        ctx.w = w.reshape(g, geom.c_out // g, rows)
-        y = np.matmul(ctx.w, ctx.col).reshape(n, geom.c_out, oh, ow)
+        fast = fast_kernel("conv2d_forward")
+        ctx.fast = fast and fast_kernel("conv2d_backward")
+        if fast:  # the backend's pipeline: x is saved, columns never are
+            ctx.col = None
+            ctx.x, ctx.w = np.ascontiguousarray(x), np.ascontiguousarray(w)
+            y = fast(ctx.x, ctx.w, geom.win.args, g, geom.win.out)
+        else:
+            rows = geom.c_in // g * geom.win.k[0] * geom.win.k[1]
+            ctx.col = im2col(x, geom.win).reshape(n, g, rows, oh * ow)
+            ctx.w = w.reshape(g, geom.c_out // g, rows)
+            y = np.matmul(ctx.w, ctx.col).reshape(n, geom.c_out, oh, ow)
         if b is not None:
             y += b.reshape(1, -1, 1, 1)
         return y
@@ -91,17 +102,23 @@ class Conv2d(Function):
             return (np.zeros(ctx.x_shape, dy.dtype),
                     np.zeros((geom.c_out, 0, *k), dy.dtype),
                     np.zeros(geom.c_out, dy.dtype))
+        dx = dw = db = None
+        if ctx.fast:
+            dx, dw = ctx.fast(ctx.x, ctx.w, np.ascontiguousarray(dy), geom.win.args,
+                              g, *ctx.needs_input_grad[:2])
+            if dx is not None:
+                _, _, h, w = ctx.x_shape
+                dx = dx[:, :, : h - geom.extra[0], : w - geom.extra[1]]
         oh, ow = geom.win.out
         dy_g = dy.reshape(n, g, geom.c_out // g, oh * ow)
-        dx = dw = db = None
-        if ctx.needs_input_grad[0]:
+        if ctx.needs_input_grad[0] and not ctx.fast:
             dcol = np.matmul(wm.transpose(0, 2, 1), dy_g)
             _, c, h, w = ctx.x_shape
             dcol = dcol.reshape(n, c, *geom.win.k, *geom.win.out)
             dx = col2im(dcol, geom.win, (h, w))
             eh, ew = geom.extra
             dx = dx[:, :, : h - eh, : w - ew]
-        if ctx.needs_input_grad[1]:
+        if ctx.needs_input_grad[1] and not ctx.fast:
             # dwᵀ = col · dyᵀ: the big col is the row-major operand (a
             # transposed col is a slow GEMM operand)
             dw = np.matmul(col, dy_g.transpose(0, 1, 3, 2)).sum(axis=0)
@@ -120,6 +137,15 @@ class ConvTranspose2d(Function):
     def forward(ctx, x, w, b, geom):
         n, c_in, h, w_ = x.shape
         g = geom.groups
+        fast = fast_kernel("conv_transpose2d_forward")
+        ctx.fast = fast and fast_kernel("conv_transpose2d_backward")
+        if fast:  # the backend's pipeline: the same sums, block by block
+            ctx.geom = geom
+            ctx.x, ctx.w = np.ascontiguousarray(x), np.ascontiguousarray(w)
+            y = fast(ctx.x, ctx.w, geom.win.args, g, geom.out)
+            if b is not None:
+                y += b.reshape(1, -1, 1, 1)
+            return y
         ctx.geom, ctx.x = geom, x.reshape(n, g, c_in // g, h * w_)
         cols = geom.c_out // g * geom.win.k[0] * geom.win.k[1]
         ctx.w = w.reshape(g, c_in // g, cols)
@@ -134,10 +160,16 @@ class ConvTranspose2d(Function):
     def backward(ctx, dy):
         geom = ctx.geom
         n, g = dy.shape[0], geom.groups
+        dx = dw = db = None
+        if ctx.fast:
+            dx, dw = ctx.fast(ctx.x, ctx.w, np.ascontiguousarray(dy), geom.win.args,
+                              g, *ctx.needs_input_grad[:2])
+            if ctx.needs_input_grad[2]:
+                db = dy.sum(axis=(0, 2, 3))
+            return dx, dw, db
         h, w_ = geom.win.out
         rows = geom.c_out // g * geom.win.k[0] * geom.win.k[1]
         col = im2col(dy, geom.win).reshape(n, g, rows, h * w_)
-        dx = dw = db = None
         if ctx.needs_input_grad[0]:
             dx = np.matmul(ctx.w, col).reshape(n, geom.c_in, h, w_)
         if ctx.needs_input_grad[1]:
