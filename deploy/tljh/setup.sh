@@ -40,8 +40,8 @@ cat >/opt/tljh/config/jupyterhub_config.d/convgrad.py <<'PY'
 c.Spawner.environment.update({"NUMBA_CPU_NAME": "generic"})
 PY
 
-# 3. limits and culling, as measured (one student: ~410 MB PSS, ~630 MB RSS
-#    with two lessons open; ~8 CPU-seconds from login to the end of lesson 03)
+# 3. limits and culling, as measured (one student: ~410 MB PSS, ~636 MB RSS
+#    with two lessons open; ~7 CPU-seconds from login to the end of lesson 03)
 tljh-config set limits.memory 1G
 tljh-config set limits.cpu 1
 tljh-config set services.cull.enabled true
