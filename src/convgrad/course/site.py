@@ -29,7 +29,7 @@ address in every page. Measured in docs/course-tooling.md.
 from __future__ import annotations
 
 import json
-import os
+import multiprocessing
 import re
 import shutil
 import subprocess
@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -367,30 +367,42 @@ def _size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
+def _run_lesson(lesson: Lesson, timeout: int) -> tuple[nbformat.NotebookNode, float]:
+    """One lesson's student copy, executed in static mode (in a worker)."""
+    start = time.perf_counter()
+    try:
+        nb = student_copy(lesson.read(), lesson.path.name)
+        executed = execute_static(nb, lesson.path.parent, timeout=timeout)
+    except Exception as err:  # noqa: BLE001 - sent back as text: it must pickle
+        raise RuntimeError(f"{lesson.path.name} failed:\n{err}") from None
+    return executed, time.perf_counter() - start
+
+
 def execute_lessons(
     lessons: list[Lesson], jobs: int = 2, timeout: int = 600, log=print  # noqa: ANN001
 ) -> list[nbformat.NotebookNode]:
-    """Each lesson's student copy, executed in static mode, ``jobs`` at once."""
+    """Each lesson's student copy, executed in static mode, ``jobs`` at once.
+
+    Each lesson runs in a worker process of its own (and its kernel), so
+    parallel runs share no environment, event loop or open socket.
+    """
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise ValueError(f"jobs must be an int of at least 1, got {jobs!r}")
-
-    def run(lesson: Lesson) -> nbformat.NotebookNode:
-        start = time.perf_counter()
-        nb = student_copy(lesson.read(), lesson.path.name)
-        executed = execute_static(nb, lesson.path.parent, timeout=timeout)
-        log(f"site: ran {lesson.path.name} in {time.perf_counter() - start:.0f} s")
-        return executed
-
-    previous = os.environ.get("CONVGRAD_STATIC_VIEWS")
-    os.environ["CONVGRAD_STATIC_VIEWS"] = "1"  # stays "1" across parallel runs
-    try:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            return list(pool.map(run, lessons))
-    finally:
-        if previous is None:
-            os.environ.pop("CONVGRAD_STATIC_VIEWS", None)
-        else:
-            os.environ["CONVGRAD_STATIC_VIEWS"] = previous
+    context = multiprocessing.get_context("spawn")  # no fork of a threaded parent
+    workers = min(jobs, len(lessons)) or 1
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = [pool.submit(_run_lesson, x, timeout) for x in lessons]
+        executed = []
+        try:
+            for lesson, future in zip(lessons, futures, strict=True):
+                nb, seconds = future.result()
+                log(f"site: ran {lesson.path.name} in {seconds:.0f} s")
+                executed.append(nb)
+        except BaseException:
+            for future in futures:
+                future.cancel()  # the lessons not started yet
+            raise
+    return executed
 
 
 def render_site(
@@ -458,7 +470,9 @@ def build_site(
 ) -> Site:
     """Build the course website into ``out`` (see the module docstring).
 
-    ``jobs`` lessons execute at once, each in its own kernel. ``out`` must
+    ``jobs`` lessons execute at once, each in a worker process and a kernel
+    of its own (spawned: a script that calls this needs the usual ``if
+    __name__ == "__main__":`` guard). ``out`` must
     be empty, missing, or a site this function built. Raises
     ``RuntimeError`` if a lesson fails, Sphinx warns, or a page would load
     anything from the network.
