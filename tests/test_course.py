@@ -662,13 +662,15 @@ def _check_player(page, m: dict, where: str) -> list[str]:
         problems.append(f"{where}: forward one step went to {slider.input_value()}")
     player.locator(".cgp-speed").select_option("8")
     player.locator(".cgp-play").click()
+    goal = min(4, int(slider.get_attribute("max")))  # some views have 3 steps
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and int(slider.input_value()) < 4:
+    while time.monotonic() < deadline and int(slider.input_value()) < goal:
         time.sleep(0.1)
-    player.locator(".cgp-play").click()  # pause
+    if player.get_attribute("data-playing") == "1":
+        player.locator(".cgp-play").click()  # pause
     at = slider.input_value()
     time.sleep(0.5)
-    if int(at) < 4:
+    if int(at) < goal:
         problems.append(f"{where}: Play did not advance the slider ({at})")
     elif slider.input_value() != at:
         problems.append(f"{where}: Pause did not stop the slider")
