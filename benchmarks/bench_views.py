@@ -52,7 +52,7 @@ def main(quick: bool = False) -> None:
     argmax = trace.replay_argmax(trace.maxpool_forward(x, 3, 2), y_shape)
     dy = rng.standard_normal(y_shape)
     traces = {
-        "im2col (k3 s1 p1)": lambda: list(trace.im2col(x, 3, 1, 1)),
+        "im2col (k3 s1 p1)": lambda: list(trace.im2col(x, 3, padding=1)),
         "col2im (k3 s1)": lambda: list(trace.col2im(col, (7, 7), 3)),
         "maxpool_forward (k3 s2)": lambda: list(trace.maxpool_forward(x, 3, 2)),
         "maxpool_backward (k3 s2)": lambda: list(
@@ -62,7 +62,7 @@ def main(quick: bool = False) -> None:
             trace.avgpool_backward(dy, x.shape, 3, 2)
         ),
         "conv_transpose (3x3 in, k3 s2)": lambda: list(
-            trace.conv_transpose_forward(x[..., :3, :3], w, 2)
+            trace.conv_transpose_forward(x[..., :3, :3], w, stride=2)
         ),
     }
     print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
