@@ -29,6 +29,7 @@ if __name__ == "__main__" and os.environ.get(_CHILD_FLAG) != "1":
 
 import argparse  # noqa: E402
 import time  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -50,6 +51,9 @@ def main() -> None:
     ap.add_argument("--dtype", default="float32")
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--block", type=int, nargs="*", default=[])
+    ap.add_argument("--cpu", action="store_true",
+                    help="time CPU seconds of the calling thread (1 thread only: "
+                         "the work done, without the waits a loaded box adds)")
     ns = ap.parse_args()
     import numba
     import torch
@@ -100,21 +104,42 @@ def main() -> None:
         a, b = tx.detach().requires_grad_(), tw.detach().requires_grad_()
         torch.nn.functional.conv2d(a, b, **kw).backward(tdy)
 
+    pool = ThreadPoolExecutor(2)
+
+    def halves(blas_threads=1):
+        # threads over images: two Python threads, each a half batch with
+        # single-threaded BLAS (the kernels and BLAS release the GIL)
+        h = n // 2
+        parts = [(x[:h], dy[:h]), (x[h:], dy[h:])]
+
+        def one(a):
+            CF.conv2d_forward(a[0], w, win.args, g, win.out)
+            return CF.conv2d_backward(a[0], w, a[1], win.args, g)
+        with threadpool_limits(blas_threads):
+            res = list(pool.map(one, parts))
+        return np.concatenate([res[0][0], res[1][0]]), res[0][1] + res[1][1]
+
     fns = {"textbook": textbook}
     for b in ns.block or [CF.BLOCK_BYTES]:
         fns[f"fast@{b}"] = fast(b)
+    if ns.threads == 2:
+        fns["fast 2 py threads"] = halves
+        fns["fast 2 py thr, BLAS 2"] = lambda: halves(2)
     fns["torch"] = theirs
+    clock = time.thread_time if ns.cpu else time.perf_counter
     with threadpool_limits(ns.threads):
         for f in fns.values():
             f()
         ts = {k: [] for k in fns}
         for _ in range(ns.rounds):
             for k, f in fns.items():
-                t = time.perf_counter()
+                t = clock()
                 f()
-                ts[k].append(time.perf_counter() - t)
+                ts[k].append(clock() - t)
     blas = [(d["internal_api"], d.get("architecture")) for d in threadpool_info()]
-    print(f"case {ns.case} {dt.name}, {ns.threads} thread(s), BLAS {blas}, "
+    pool.shutdown()
+    print(f"case {ns.case} {dt.name}, {ns.threads} thread(s), "
+          f"{'CPU' if ns.cpu else 'wall'} time, BLAS {blas}, "
           f"load {os.getloadavg()[0]:.1f}")
     t_med = np.median(ts["torch"])
     for k, v in ts.items():

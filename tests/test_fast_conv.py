@@ -152,3 +152,26 @@ def test_each_thread_has_its_own_scratch_space():
     thread.join()
     assert not np.shares_memory(mine, theirs[0])
     workspace.release()
+
+
+def test_threads_over_images_agree_with_one_thread(monkeypatch):
+    pytest.importorskip("threadpoolctl")
+    numba = pytest.importorskip("numba")
+    rng = np.random.default_rng(6)
+    x, w = rng.standard_normal((5, 4, 5, 5)), rng.standard_normal((6, 2, 3, 3))
+    dy = rng.standard_normal((5, 6, 5, 5))
+    args = (3, 3, 1, 1, 1, 1, 1, 1)
+    one = (conv_fast.conv2d_forward(x, w, args, 2, (5, 5)),
+           *conv_fast.conv2d_backward(x, w, dy, args, 2),
+           conv_fast.conv_transpose2d_forward(dy, w, args, 2, (5, 5)),
+           *conv_fast.conv_transpose2d_backward(dy, w, x, args, 2))
+    monkeypatch.setattr(conv_fast, "THREAD_MIN_WORK", 0)
+    monkeypatch.setattr(numba, "get_num_threads", lambda: 2)
+    assert conv_fast.threads_for(5, 1) == 2
+    two = (conv_fast.conv2d_forward(x, w, args, 2, (5, 5)),
+           *conv_fast.conv2d_backward(x, w, dy, args, 2),
+           conv_fast.conv_transpose2d_forward(dy, w, args, 2, (5, 5)),
+           *conv_fast.conv_transpose2d_backward(dy, w, x, args, 2))
+    for a, b in zip(one, two, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    assert conv_fast.threads_for(1, 1 << 40) == 1  # one image: one thread

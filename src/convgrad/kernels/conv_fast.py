@@ -19,6 +19,8 @@ runs ``w · col`` per image. This path computes the same sums, differently:
   size is saved for the backward pass: it saves ``x`` and gathers each
   block's rows again.
 * **Reused scratch space** (:mod:`.workspace`), bounded by one block.
+* **Threads over images** (:func:`_split`), not BLAS threads, for calls
+  big enough to pay for the hand-off.
 
 Kernels here are serial ``@jit`` functions on arrays (one block is small);
 the drivers below them are plain Python over arrays, like the ops' own
@@ -139,10 +141,74 @@ def block_size(n: int, per_image: int) -> int:
     return max(1, min(n, BLOCK_BYTES // max(per_image, 1)))
 
 
-def _blocks(n: int, per_image: int):
-    step = block_size(n, per_image)
-    for n0 in range(0, n, step):
-        yield n0, min(step, n - n0)
+def _blocks(lo: int, hi: int, per_image: int):
+    step = block_size(hi - lo, per_image)
+    for n0 in range(lo, hi, step):
+        yield n0, min(step, hi - n0)
+
+
+#: multiply-adds a call must hold before it is split over threads
+THREAD_MIN_WORK = 1 << 23
+
+_pool = None
+_blas = None
+
+
+def threads_for(n: int, work: int) -> int:
+    """How many threads to run a call on: numba's thread count (the one
+    knob, ``numba.set_num_threads``), if threadpoolctl can hold BLAS to one
+    thread meanwhile and the call is big enough; else 1."""
+    if n < 2 or work < THREAD_MIN_WORK:
+        return 1
+    import numba
+
+    threads = min(n, numba.get_num_threads())
+    if threads > 1 and _blas_controller() is None:
+        return 1
+    return threads
+
+
+def _blas_controller():
+    global _blas
+    if _blas is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # no way to hold BLAS to one thread
+            _blas = False
+        else:
+            _blas = ThreadpoolController()
+    return _blas or None
+
+
+def _split(n: int, work: int, part):
+    """Run ``part(lo, hi)`` over images ``0 .. n``; return the sum of what
+    it returns (a partial ``dw``, or None).
+
+    Threads over images: each thread takes a contiguous share of the batch
+    and BLAS runs single-threaded inside it, so no GEMM waits at a barrier
+    for a thread the scheduler parked (on the shared 2-core box a
+    BLAS-threaded call was 3-9x slower than two image threads, at a load
+    average of 8-9; see benchmarks/RESULTS.md). Writes are disjoint (each
+    thread owns its images of ``y`` or ``dx``, and its own scratch space).
+    """
+    threads = threads_for(n, work)
+    if threads == 1:
+        return part(0, n)
+    global _pool
+    if _pool is None or _pool._max_workers < threads:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _pool = ThreadPoolExecutor(threads, thread_name_prefix="convgrad")
+    bounds = [n * i // threads for i in range(threads + 1)]
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        futures = [_pool.submit(part, bounds[i], bounds[i + 1]) for i in range(threads)]
+        parts = [f.result() for f in futures]
+    if parts[0] is None:
+        return None
+    total = parts[0]
+    for more in parts[1:]:
+        total += more
+    return total
 
 
 def _store(t: np.ndarray, out: np.ndarray, n0: int, b: int) -> None:
@@ -163,12 +229,16 @@ def conv2d_forward(x, w, args, groups, out_hw):
     k, cog, p = cg * kh * kw, co // groups, oh * ow
     y = np.empty((n, co, oh, ow), x.dtype)
     wt = np.ascontiguousarray(w.reshape(groups, cog, k).transpose(0, 2, 1))
-    for n0, b in _blocks(n, groups * p * k * x.itemsize):
-        rows = workspace.get("rows", (groups, b * p, k), x.dtype)
-        im2row(x, n0, *args, oh, ow, rows)
-        yt = workspace.get("out", (groups, b * p, cog), x.dtype)
-        np.matmul(rows, wt, out=yt)
-        _store(yt, y, n0, b)
+
+    def part(lo, hi):
+        for n0, b in _blocks(lo, hi, groups * p * k * x.itemsize):
+            rows = workspace.get("rows", (groups, b * p, k), x.dtype)
+            im2row(x, n0, *args, oh, ow, rows)
+            yt = workspace.get("out", (groups, b * p, cog), x.dtype)
+            np.matmul(rows, wt, out=yt)
+            _store(yt, y, n0, b)
+
+    _split(n, n * p * k * co, part)
     return y
 
 
@@ -180,23 +250,28 @@ def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True):
     oh, ow = dy.shape[2:]
     k, cog, p = cg * kh * kw, co // groups, oh * ow
     dx = np.zeros_like(x) if need_dx else None
-    dw = np.zeros((groups, cog, k), x.dtype) if need_dw else None
     wg = w.reshape(groups, cog, k)
     dyg = dy.reshape(n, groups, cog, p)
-    for n0, b in _blocks(n, groups * p * k * x.itemsize):
-        rows = workspace.get("rows", (groups, b * p, k), x.dtype)
-        if need_dw:
-            im2row(x, n0, *args, oh, ow, rows)
-            part = workspace.get("dw", (b, cog, k), x.dtype)
-        for g in range(groups):
-            d, r = dyg[n0 : n0 + b, g], rows[g].reshape(b, p, k)
+
+    def part(lo, hi):
+        dw = np.zeros((groups, cog, k), x.dtype) if need_dw else None
+        for n0, b in _blocks(lo, hi, groups * p * k * x.itemsize):
+            rows = workspace.get("rows", (groups, b * p, k), x.dtype)
             if need_dw:
-                np.matmul(d, r, out=part)
-                dw[g] += part.sum(axis=0)
+                im2row(x, n0, *args, oh, ow, rows)
+                dwb = workspace.get("dw", (b, cog, k), x.dtype)
+            for g in range(groups):
+                d, r = dyg[n0 : n0 + b, g], rows[g].reshape(b, p, k)
+                if need_dw:
+                    np.matmul(d, r, out=dwb)
+                    dw[g] += dwb.sum(axis=0)
+                if need_dx:
+                    np.matmul(d.transpose(0, 2, 1), wg[g], out=r)
             if need_dx:
-                np.matmul(d.transpose(0, 2, 1), wg[g], out=r)
-        if need_dx:
-            row2im(rows, n0, *args, oh, ow, dx)
+                row2im(rows, n0, *args, oh, ow, dx)
+        return dw
+
+    dw = _split(n, n * p * k * co * (need_dx + need_dw), part)
     return dx, None if dw is None else dw.reshape(co, cg, kh, kw)
 
 
@@ -210,12 +285,16 @@ def conv_transpose2d_forward(x, w, args, groups, out_hw):
     y = np.zeros((n, cog * groups, *out_hw), x.dtype)
     wg = w.reshape(groups, ci // groups, k)
     xg = x.reshape(n, groups, ci // groups, p)
-    for n0, b in _blocks(n, groups * p * k * x.itemsize):
-        rows = workspace.get("rows", (groups, b * p, k), x.dtype)
-        for g in range(groups):
-            np.matmul(xg[n0 : n0 + b, g].transpose(0, 2, 1), wg[g],
-                      out=rows[g].reshape(b, p, k))
-        row2im(rows, n0, *args, h, w_, y)
+
+    def part(lo, hi):
+        for n0, b in _blocks(lo, hi, groups * p * k * x.itemsize):
+            rows = workspace.get("rows", (groups, b * p, k), x.dtype)
+            for g in range(groups):
+                np.matmul(xg[n0 : n0 + b, g].transpose(0, 2, 1), wg[g],
+                          out=rows[g].reshape(b, p, k))
+            row2im(rows, n0, *args, h, w_, y)
+
+    _split(n, n * p * k * ci, part)
     return y
 
 
@@ -226,19 +305,24 @@ def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True
     _, cog, kh, kw = w.shape
     k, cig, p = cog * kh * kw, ci // groups, h * w_
     dx = np.empty_like(x) if need_dx else None
-    dw = np.zeros((groups, cig, k), x.dtype) if need_dw else None
     wt = np.ascontiguousarray(w.reshape(groups, cig, k).transpose(0, 2, 1))
     xg = x.reshape(n, groups, cig, p)
-    for n0, b in _blocks(n, groups * p * k * x.itemsize):
-        rows = workspace.get("rows", (groups, b * p, k), x.dtype)
-        im2row(dy, n0, *args, h, w_, rows)
-        if need_dx:
-            out = workspace.get("out", (groups, b * p, cig), x.dtype)
-            np.matmul(rows, wt, out=out)
-            _store(out, dx, n0, b)
-        if need_dw:
-            part = workspace.get("dw", (b, cig, k), x.dtype)
-            for g in range(groups):
-                np.matmul(xg[n0 : n0 + b, g], rows[g].reshape(b, p, k), out=part)
-                dw[g] += part.sum(axis=0)
+
+    def part(lo, hi):
+        dw = np.zeros((groups, cig, k), x.dtype) if need_dw else None
+        for n0, b in _blocks(lo, hi, groups * p * k * x.itemsize):
+            rows = workspace.get("rows", (groups, b * p, k), x.dtype)
+            im2row(dy, n0, *args, h, w_, rows)
+            if need_dx:
+                out = workspace.get("out", (groups, b * p, cig), x.dtype)
+                np.matmul(rows, wt, out=out)
+                _store(out, dx, n0, b)
+            if need_dw:
+                dwb = workspace.get("dw", (b, cig, k), x.dtype)
+                for g in range(groups):
+                    np.matmul(xg[n0 : n0 + b, g], rows[g].reshape(b, p, k), out=dwb)
+                    dw[g] += dwb.sum(axis=0)
+        return dw
+
+    dw = _split(n, n * p * k * ci * (need_dx + need_dw), part)
     return dx, None if dw is None else dw.reshape(ci, cog, kh, kw)
