@@ -474,6 +474,21 @@ class Deck:
     pdf: Path | None = None
 
 
+def _closing_loop(run):
+    """``run`` for a worker thread: nbclient leaves an asyncio loop behind
+    in each thread it runs in; close it when the lesson is done."""
+
+    def wrapped(lesson: Lesson) -> Path:
+        try:
+            return run(lesson)
+        finally:
+            from jupyter_core.utils import ensure_event_loop
+
+            ensure_event_loop().close()
+
+    return wrapped
+
+
 def export_slides(
     out: Path,
     lessons: Iterable[Lesson] | None = None,
@@ -530,8 +545,11 @@ def export_slides(
     previous = os.environ.get("CONVGRAD_STATIC_VIEWS")
     os.environ["CONVGRAD_STATIC_VIEWS"] = "1"  # stays "1" across parallel runs
     try:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            paths = list(pool.map(export, lessons))
+        if jobs == 1:
+            paths = [export(lesson) for lesson in lessons]
+        else:
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                paths = list(pool.map(_closing_loop(export), lessons))
     finally:
         if previous is None:
             os.environ.pop("CONVGRAD_STATIC_VIEWS", None)
