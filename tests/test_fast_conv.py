@@ -17,6 +17,13 @@ import convgrad as cg
 from convgrad import F, backend
 from convgrad.kernels import conv_fast, workspace
 
+
+@pytest.fixture(autouse=True)
+def fast_path_always(monkeypatch):
+    """Tiny convs keep the textbook path (``MIN_WORK``); not here."""
+    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+
+
 CASES = [  # x shape, w shape, kwargs
     ((3, 4, 6, 7), (6, 4, 3, 3), dict(padding=1)),
     ((2, 4, 7, 6), (6, 2, 3, 3), dict(stride=2, padding=1, groups=2)),
@@ -89,6 +96,13 @@ def test_the_numba_backend_runs_the_fast_path_and_numpy_the_textbook_one():
         assert (ctx.col is None) is fast  # the fast path saves x, not col
     with pytest.raises(ValueError, match="fast kernel must be one of"):
         backend.fast_kernel("conv3d")
+
+
+def test_small_convs_keep_the_textbook_path(monkeypatch):
+    monkeypatch.setattr(conv_fast, "MIN_WORK", 1000)
+    with cg.use_backend("numba"):
+        assert backend.fast_kernel("conv2d_forward", 999) is None
+        assert backend.fast_kernel("conv2d_forward", 1000) is not None
 
 
 def test_blocks_cover_the_batch_whatever_the_block_size(monkeypatch):

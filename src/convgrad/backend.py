@@ -57,6 +57,7 @@ _MODULES = {"numba": "convgrad.kernels", "numpy": "convgrad.reference"}
 FAST_KERNELS: dict[str, dict[str, Callable]] = {name: {} for name in BACKENDS}
 
 _FAST_MODULES = {"numba": "convgrad.kernels.conv_fast"}
+_FAST_MODULE: dict[str, object] = {}
 
 _current: str | None = None
 
@@ -126,9 +127,11 @@ def kernel(name: str) -> Callable:
         ) from None
 
 
-def fast_kernel(name: str) -> Callable | None:
+def fast_kernel(name: str, work: int | None = None) -> Callable | None:
     """The active backend's fast path ``name`` (one of :data:`FAST_NAMES`),
-    or None when it has none and the op runs the textbook algorithm."""
+    or None when it has none, or when the call's ``work`` (multiply-adds of
+    the forward pass) is below the fast module's ``MIN_WORK``: then the op
+    runs the textbook algorithm."""
     if name not in FAST_NAMES:
         raise ValueError(f"fast kernel must be one of {FAST_NAMES}, got {name!r}")
     backend = get_backend()
@@ -136,4 +139,7 @@ def fast_kernel(name: str) -> Callable | None:
     if not kernels and backend in _FAST_MODULES:
         module = importlib.import_module(_FAST_MODULES[backend])
         kernels.update({k: getattr(module, k) for k in FAST_NAMES})
+        _FAST_MODULE[backend] = module
+    if work is not None and work < getattr(_FAST_MODULE.get(backend), "MIN_WORK", 0):
+        return None
     return kernels.get(name)

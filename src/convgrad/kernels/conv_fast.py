@@ -37,6 +37,13 @@ from . import workspace
 from ._jit import jit
 from .im2col import inside_run
 
+#: multiply-adds (forward) below which the ops keep the textbook path. On
+#: lesson 9's digits CNN (convs of 0.3M and 2.4M multiply-adds, 4x4 and
+#: 8x8 planes) the fast path made training 1.2-1.4x slower: im2row's loop
+#: set-up per 4-pixel run, and the saved ``x`` being fingerprinted
+#: (function.py) where the textbook path saves its own ``col``.
+MIN_WORK = 1 << 23
+
 #: bytes of one block's rows; a block holds at least one image. 1 MiB is
 #: the L2 of one core here; measured (benchmarks/probe_conv_fast.py).
 BLOCK_BYTES = 1 << 19
@@ -211,6 +218,18 @@ def _split(n: int, work: int, part):
     return total
 
 
+def _channels_first(a4: np.ndarray, n0: int, b: int, g: int) -> np.ndarray:
+    """Group ``g`` of images ``n0 .. n0+b`` of ``a4 (N, G, C/G, H*W)`` as one
+    matrix ``(C/G, b*H*W)``: a view for one image, else a scratch copy, so
+    each block runs one GEMM, not ``b`` small ones."""
+    if b == 1:
+        return a4[n0, g]
+    _, _, c, p = a4.shape
+    t = workspace.get("chan", (c, b, p), a4.dtype)
+    t[...] = a4[n0 : n0 + b, g].transpose(1, 0, 2)
+    return t.reshape(c, b * p)
+
+
 def _store(t: np.ndarray, out: np.ndarray, n0: int, b: int) -> None:
     """Write ``t (G, b*OH*OW, C/G)`` into images ``n0 .. n0+b`` of ``out``."""
     _, c, oh, ow = out.shape
@@ -255,18 +274,18 @@ def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True):
 
     def part(lo, hi):
         dw = np.zeros((groups, cog, k), x.dtype) if need_dw else None
+        dwb = workspace.get("dw", (cog, k), x.dtype)
         for n0, b in _blocks(lo, hi, groups * p * k * x.itemsize):
             rows = workspace.get("rows", (groups, b * p, k), x.dtype)
             if need_dw:
                 im2row(x, n0, *args, oh, ow, rows)
-                dwb = workspace.get("dw", (b, cog, k), x.dtype)
             for g in range(groups):
-                d, r = dyg[n0 : n0 + b, g], rows[g].reshape(b, p, k)
+                d = _channels_first(dyg, n0, b, g)  # (C_out/G, b*OH*OW)
                 if need_dw:
-                    np.matmul(d, r, out=dwb)
-                    dw[g] += dwb.sum(axis=0)
+                    np.matmul(d, rows[g], out=dwb)
+                    dw[g] += dwb
                 if need_dx:
-                    np.matmul(d.transpose(0, 2, 1), wg[g], out=r)
+                    np.matmul(d.T, wg[g], out=rows[g])
             if need_dx:
                 row2im(rows, n0, *args, oh, ow, dx)
         return dw
@@ -290,8 +309,7 @@ def conv_transpose2d_forward(x, w, args, groups, out_hw):
         for n0, b in _blocks(lo, hi, groups * p * k * x.itemsize):
             rows = workspace.get("rows", (groups, b * p, k), x.dtype)
             for g in range(groups):
-                np.matmul(xg[n0 : n0 + b, g].transpose(0, 2, 1), wg[g],
-                          out=rows[g].reshape(b, p, k))
+                np.matmul(_channels_first(xg, n0, b, g).T, wg[g], out=rows[g])
             row2im(rows, n0, *args, h, w_, y)
 
     _split(n, n * p * k * ci, part)
@@ -310,6 +328,7 @@ def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True
 
     def part(lo, hi):
         dw = np.zeros((groups, cig, k), x.dtype) if need_dw else None
+        dwb = workspace.get("dw", (cig, k), x.dtype)
         for n0, b in _blocks(lo, hi, groups * p * k * x.itemsize):
             rows = workspace.get("rows", (groups, b * p, k), x.dtype)
             im2row(dy, n0, *args, h, w_, rows)
@@ -318,10 +337,9 @@ def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True
                 np.matmul(rows, wt, out=out)
                 _store(out, dx, n0, b)
             if need_dw:
-                dwb = workspace.get("dw", (b, cig, k), x.dtype)
                 for g in range(groups):
-                    np.matmul(xg[n0 : n0 + b, g], rows[g].reshape(b, p, k), out=dwb)
-                    dw[g] += dwb.sum(axis=0)
+                    np.matmul(_channels_first(xg, n0, b, g), rows[g], out=dwb)
+                    dw[g] += dwb
         return dw
 
     dw = _split(n, n * p * k * ci * (need_dx + need_dw), part)

@@ -78,7 +78,9 @@ class Conv2d(Function):
         if geom.c_in == 0:  # torch's rule: no input channels, no output channels
             ctx.col = ctx.w = None
             return np.zeros((n, 0, oh, ow), dtype=x.dtype)
-        fast = fast_kernel("conv2d_forward")
+        kh, kw = geom.win.k
+        macs = n * geom.c_out * oh * ow * (geom.c_in // g) * kh * kw
+        fast = fast_kernel("conv2d_forward", macs)
         ctx.fast = fast and fast_kernel("conv2d_backward")
         if fast:  # the backend's pipeline: x is saved, columns never are
             ctx.col = None
@@ -137,7 +139,9 @@ class ConvTranspose2d(Function):
     def forward(ctx, x, w, b, geom):
         n, c_in, h, w_ = x.shape
         g = geom.groups
-        fast = fast_kernel("conv_transpose2d_forward")
+        kh, kw = geom.win.k
+        macs = n * c_in * h * w_ * (geom.c_out // g) * kh * kw
+        fast = fast_kernel("conv_transpose2d_forward", macs)
         ctx.fast = fast and fast_kernel("conv_transpose2d_backward")
         if fast:  # the backend's pipeline: the same sums, block by block
             ctx.geom = geom
