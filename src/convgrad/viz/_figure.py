@@ -16,6 +16,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from . import _grid as g
+from ._layout import layout
 
 
 def new_figure() -> Figure:
@@ -79,7 +80,7 @@ def draw(fig: Figure, title: str, subtitle: str, m: Any, panels: list[g.Panel]):
     for p in panels:
         if p.name in m.synthetic:
             p.title += "  (stand-in)"
-    axes = g.layout(fig, panels, top=0.45, bottom=0.5 if warn else 0.32)
+    axes = layout(fig, panels, top=0.45, bottom=0.5 if warn else 0.32)
     grids = {}
     for p, ax in zip(panels, axes, strict=True):
         widest = _widest(p, m)

@@ -161,6 +161,7 @@ def conv_matrix_figure(
     from . import _grid as g
     from ._data import numbers
     from ._figure import new_figure
+    from ._layout import layout
 
     hw = pair(input_size, "input_size", minimum=1)
     k = pair(kernel_size, "kernel_size", minimum=1)
@@ -208,7 +209,7 @@ def conv_matrix_figure(
         va="bottom",
         fontsize=g.CAPTION_PT,
     )
-    axes = g.layout(fig, panels, top=0.35, bottom=0.3)
+    axes = layout(fig, panels, top=0.35, bottom=0.3)
     for p, ax in zip(panels, axes, strict=True):
         grid = g.Grid(ax, p, g.norm_for(c), "−0.9")
         grid.set_values(p.values, p.values == 0)  # zeros blank: the sparsity
