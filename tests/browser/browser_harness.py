@@ -753,15 +753,17 @@ def check_view_shown(nb: OpenNotebook, cell_index: int, output_index: int) -> di
     return state
 
 
-def screenshot_view(nb: OpenNotebook, view: tuple[int, int] | None) -> Path:
+def screenshot_view(
+    nb: OpenNotebook, view: tuple[int, int] | None, suffix: str = ""
+) -> Path:
     """The window as the learner sees it, scrolled to a view's output (or the
     notebook panel, when the lesson has no view)."""
     if view is None:
-        return nb.screenshot("", nb.panel())
+        return nb.screenshot(suffix, nb.panel())
     with nb.failing_with_screenshot():
         nb.page.evaluate(js("scrollToOutput"), [nb.relpath, *view])
         nb.page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
-    return nb.screenshot("")
+    return nb.screenshot(suffix)
 
 
 def screenshot_figures(nb: OpenNotebook, rows: list[dict]) -> list[Path]:
