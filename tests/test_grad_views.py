@@ -177,3 +177,16 @@ def test_transposed_conv_view_stamps_ones_by_default(make):
     y = np.ma.getdata(view.grids["y"].image.get_array())
     np.testing.assert_array_equal(y, trace.overlap_count((7, 7), 3, stride=2))
     assert set(np.unique(y)) == {1, 2, 4}  # the checkerboard, in counts
+
+
+def test_padding_products_say_which_side_is_padding():
+    x, w = np.ones((1, 1, 3, 3)), np.ones((1, 1, 3, 3))
+    dy = np.ones((1, 1, 3, 3))
+    dw_pad = next(
+        e for e in trace.conv2d_weight(x, w.shape, dy, padding=1) if e.padding
+    )
+    assert "x[" in dw_pad.describe("dy", "x", "dw").split(":")[1]
+    assert "is padding" in dw_pad.describe("dy", "x", "dw")
+    dx_pad = next(e for e in trace.conv2d_input(x.shape, w, dy, padding=1) if e.padding)
+    text = dx_pad.describe("w", "dy", "dx")
+    assert "lands in the padding at dx[" in text and "dy" not in text.split("·")[-1]

@@ -145,7 +145,9 @@ class ProductEvent:
     times ``b`` added to ``dst``. For ``dw``: a = dy[n, o, i, j], b = x[n,
     c, h, w], dst = dw[o, c, ki, kj]; for ``dx``: a = w[o, c, ki, kj], b =
     dy[n, o, i, j], dst = dx[n, c, h, w]. A tap in the padding
-    (``padding=True``) multiplies a zero and changes nothing."""
+    (``padding=True``) changes nothing: for ``dw`` the ``x`` it reads is a
+    padding zero (``pad="b"``), for ``dx`` the pixel it would land on lies
+    in the padding (``pad="dst"``)."""
 
     a: tuple[int, ...]
     b: tuple[int, ...]
@@ -155,6 +157,7 @@ class ProductEvent:
     value: float
     total: float | None
     padding: bool = False
+    pad: str = "b"
 
     @property
     def src(self) -> tuple[int, ...]:
@@ -165,6 +168,8 @@ class ProductEvent:
             f"{a}{ix(self.a)}·{b}{ix(self.b)} = {fmt(self.a_value)}·"
             f"{fmt(self.b_value)} = {fmt(self.value)}"
         )
+        if self.padding and self.pad == "dst":
+            return f"{head} lands in the padding at {dst}{ix(self.dst)}: dropped"
         if self.padding:
             return f"{head}: {b}{ix(self.b)} is padding, nothing added"
         return f"{head} added to {dst}{ix(self.dst)} → {fmt(self.total)}"

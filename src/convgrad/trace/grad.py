@@ -156,6 +156,7 @@ def _input(w, dy, geom, x_shape):
                         float(wv * g),
                         None,
                         padding=True,
+                        pad="dst",
                     )
                     continue
                 acc[dst] += wv * g

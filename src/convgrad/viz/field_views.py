@@ -33,8 +33,8 @@ class FieldStep:
         _, _, h, w = self.box
         return (
             f"{self.layers} layer{'s' * (self.layers != 1)}: |dx| reaches a "
-            f"{h}×{w} square, but the central 3×3 holds "
-            f"{100 * self.centre_share:.0f}% of it (peak {self.peak:g})"
+            f"{h}×{w} square; its central 3×3 holds "
+            f"{100 * self.centre_share:.0f}% of the total (peak {self.peak:g})"
         )
 
 
