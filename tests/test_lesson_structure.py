@@ -79,7 +79,7 @@ def test_exercise_stubs_raise_not_implemented_and_hold_no_solution(path):
             if ln.strip() and not ln.lstrip().startswith(("def ", '"""', "#"))
             and not ln.startswith(" " * 11)  # a continued signature
         ]
-        # the docstring and the raise only: solutions live in exercises.py
+        # the docstring and the raise only: solutions live in convgrad/exercises/
         assert len(statements) <= 2, statements
 
 
