@@ -541,6 +541,48 @@ print("ok")
 """
 
 
+SETTLE = r"""
+import asyncio, warnings
+warnings.simplefilter("ignore", DeprecationWarning)
+import matplotlib
+matplotlib.use("module://ipympl.backend_nbagg")
+import matplotlib.pyplot as plt
+import ipywidgets
+from convgrad import viz
+from convgrad.viz import _base
+
+async def main():
+    v = viz.MaxPoolRoutingView()
+    assert isinstance(v.fig.canvas, ipywidgets.DOMWidget), type(v.fig.canvas)
+    shown = []
+    v.fig.canvas.mpl_connect("draw_event", lambda e: shown.append(v.caption))
+    # the browser's ask for a picture is lost (no browser here): the view
+    # draws the last change itself once the changes stop
+    v.update(1)
+    v.update(3)
+    await asyncio.sleep(_base.SETTLE_S / 4)
+    assert shown == [], shown  # not while changes may still come
+    await asyncio.sleep(_base.SETTLE_S * 2)
+    assert len(shown) == 1 and shown[0].startswith("step 4/"), shown
+    # the browser asked and got the last change: no second draw
+    v.update(2)
+    v.fig.canvas.handle_draw(None)
+    await asyncio.sleep(_base.SETTLE_S * 2)
+    assert len(shown) == 2 and shown[1].startswith("step 3/"), shown
+    v.close()
+
+asyncio.run(main())
+print("ok")
+"""
+
+
+def test_a_change_the_browser_never_asked_to_see_is_drawn_once_changes_stop():
+    out = subprocess.run(
+        [sys.executable, "-c", SETTLE], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
 def test_under_ipympl_the_canvas_is_the_widget():
     out = subprocess.run(
         [sys.executable, "-c", IPYMPL], capture_output=True, text=True, timeout=120

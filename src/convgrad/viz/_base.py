@@ -19,6 +19,7 @@ the tests.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import io
 import os
@@ -35,6 +36,8 @@ from . import _grid as g
 from ._data import is_data, supply
 
 STATIC_ENV = "CONVGRAD_STATIC_VIEWS"
+#: seconds after the last change before a browser canvas is checked to show it
+SETTLE_S = 0.4
 _LIVE: weakref.WeakSet = weakref.WeakSet()
 
 
@@ -116,6 +119,9 @@ class View:
         self._exporting = False
         self._on_draw: list[Callable[[], None]] = []
         self._widget: Any = None
+        self._changes = self._drawn = 0  # changes made; changes the last draw showed
+        self._settle: asyncio.TimerHandle | None = None
+        self.fig.canvas.mpl_connect("draw_event", self._on_drawn)
         self._build()
         _LIVE.add(self)
 
@@ -214,9 +220,39 @@ class View:
     def _request_draw(self) -> None:
         if self._exporting:
             return  # the exporter draws each frame itself
-        self.fig.canvas.draw_idle()
+        self._changes += 1
+        canvas = self.fig.canvas
+        canvas.draw_idle()
+        if hasattr(canvas, "handle_draw"):  # a browser canvas (ipympl, nbagg)
+            self._settle_later()
         for hook in self._on_draw:
             hook()
+
+    def _settle_later(self) -> None:
+        """Make sure the browser ends up showing the last change.
+
+        ``draw_idle`` asks the browser to ask for a picture, and ipympl's
+        front end drops that ask while a picture is on its way. A change made
+        between the kernel drawing and the browser receiving is then never
+        drawn, and the canvas stays one step behind (a quick Reset then step
+        forward shows it). So, once the changes stop for ``SETTLE_S``, a
+        change that no draw has shown yet is drawn and pushed directly.
+        """
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no event loop (a script): nothing will ask anyway
+        if self._settle is not None:
+            self._settle.cancel()
+        self._settle = loop.call_later(SETTLE_S, self._draw_if_behind)
+
+    def _draw_if_behind(self) -> None:
+        self._settle = None
+        if self._drawn != self._changes:
+            self.fig.canvas.draw()
+
+    def _on_drawn(self, _event: Any) -> None:
+        self._drawn = self._changes
 
     def _build(self) -> None:
         self.grids, self._caption = _figure.draw(
@@ -262,6 +298,9 @@ class View:
     def close(self) -> None:
         """Release the figure (and pyplot's reference to it, if any)."""
         _LIVE.discard(self)
+        if self._settle is not None:
+            self._settle.cancel()
+            self._settle = None
         if "matplotlib.pyplot" in sys.modules:
             import matplotlib.pyplot as plt
 
