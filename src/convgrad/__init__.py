@@ -8,6 +8,11 @@ The public face::
     x = cg.Tensor(np.random.randn(1, 1, 5, 5), requires_grad=True)
     w = cg.Tensor(np.random.randn(2, 1, 3, 3), requires_grad=True)
     F.conv2d(x, w, padding=1).sum().backward()
+
+Gradients of gradients (``create_graph=True``)::
+
+    (dx,) = cg.grad(F.conv2d(x, w).sum(), x, create_graph=True)
+    (dw,) = cg.grad((dx * dx).sum(), w)   # through conv_transpose2d's graph
 """
 
 from __future__ import annotations
@@ -15,8 +20,8 @@ from __future__ import annotations
 from . import data, functional, nn, optim  # noqa: F401  (public submodules)
 from .backend import get_backend, use_backend
 from .function import Context, Function
-from .gradcheck import GradcheckReport, gradcheck
-from .tensor import Tensor, is_grad_enabled, no_grad, tensor
+from .gradcheck import GradcheckReport, gradcheck, gradgradcheck
+from .tensor import Tensor, enable_grad, grad, is_grad_enabled, no_grad, tensor
 
 F = functional
 
@@ -38,9 +43,12 @@ __all__ = [
     "Function",
     "GradcheckReport",
     "Tensor",
+    "enable_grad",
     "functional",
     "get_backend",
+    "grad",
     "gradcheck",
+    "gradgradcheck",
     "is_grad_enabled",
     "no_grad",
     "tensor",

@@ -18,6 +18,28 @@ Tensors, or that need no gradient, may be ``None``; they are ignored.
 Gradients of broadcast inputs are summed back to the input's shape by the
 engine, so a rule may return the broadcast shape.
 
+**Double backward: ``vjp``.** A Function may also write the same rule with
+convgrad's differentiable ops, so that the gradient it returns carries a
+graph and can be differentiated again::
+
+        @staticmethod
+        def vjp(ctx, inputs, dy):
+            a, b = inputs                # the Tensors (or raw values) of apply
+            return dy * b, dy * a        # Tensor ops: a graph is recorded
+
+``inputs`` is the node's inputs as they were passed to ``apply``; ``dy``
+is a Tensor. It returns what ``backward`` returns, as Tensors. Anything
+that depends on an input is computed from the input *Tensors*, never
+from the arrays saved in ``ctx``, so the new graph reaches back to them;
+``ctx`` still gives what is not differentiated (geometry, argmax indices,
+masks). ``backward(create_graph=True)`` and :func:`convgrad.grad` with
+``create_graph=True`` call ``vjp`` with grad mode on; first order calls
+the ndarray ``backward``, which runs the fast kernels directly, and never
+``vjp``. A Function without ``vjp`` (``vjp = None``) raises a
+RuntimeError under ``create_graph=True``. Each ``vjp`` is loop-free and
+short: the heavy work runs in the forward kernels of the Functions it
+applies (conv2d's ``dx`` *is* ``conv_transpose2d``).
+
 **Saved arrays are checked, as torch's version counter does.** When a node
 is recorded, every input or output array that a saved field shares memory
 with gets a fingerprint (:func:`fingerprint`: its shape and a position-
@@ -61,6 +83,10 @@ def _short(v: Any) -> str:
 
 class Function:
     """Base class for differentiable operations."""
+
+    #: ``vjp(ctx, inputs, dy)``: the backward rule written with
+    #: differentiable ops, for double backward; None when there is none yet
+    vjp: Any = None
 
     @staticmethod
     def forward(ctx: Context, *args: Any, **kwargs: Any) -> np.ndarray:

@@ -43,6 +43,16 @@ class no_grad(contextlib.ContextDecorator):  # noqa: N801 (torch's name)
         _mode.enabled = _mode.saved.pop()
 
 
+class enable_grad(no_grad):  # noqa: N801 (torch's name)
+    """Within this block, ops build a graph again, even inside a
+    ``no_grad`` block (as ``torch.enable_grad``). ``backward`` and
+    :func:`grad` run a rule's ``vjp`` under it when ``create_graph=True``."""
+
+    def __enter__(self) -> None:
+        _mode.saved.append(_mode.enabled)
+        _mode.enabled = True
+
+
 class Node(NamedTuple):
     """How a Tensor was made: the Function, its context and its inputs."""
 
@@ -93,7 +103,10 @@ class Tensor:
 
     ``data`` is a float32 or float64 ndarray. ``grad`` is None until a
     ``backward()`` reaches this tensor, then an ndarray of the same shape
-    that later backward passes add to.
+    that later backward passes add to. After ``backward(create_graph=True)``
+    it is a Tensor instead, with a graph of its own (torch's ``.grad`` is
+    always a Tensor; here first order keeps the plain ndarray the lessons
+    and the optimizers use).
     """
 
     __array_priority__ = 100  # ndarray <op> Tensor defers to Tensor
@@ -102,7 +115,7 @@ class Tensor:
         if isinstance(data, Tensor):
             data = data.data
         self.data: np.ndarray = as_float_array(data)
-        self.grad: np.ndarray | None = None
+        self.grad: np.ndarray | Tensor | None = None
         self.requires_grad = bool(requires_grad)
         self._node: Node | None = None
 
@@ -170,65 +183,37 @@ class Tensor:
         return self
 
     # ------------------------------------------------------------ backward
-    def backward(self, gradient: Any = None) -> None:
+    def backward(
+        self,
+        gradient: Any = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+    ) -> None:
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.
 
         A scalar output may omit ``gradient`` (it defaults to 1). A
-        non-scalar output needs an explicit upstream gradient of its shape.
+        non-scalar output needs an explicit upstream gradient of its shape:
+        an array, or a Tensor (with ``create_graph=True`` the graph flows
+        through a Tensor ``gradient`` too).
+
+        ``create_graph=False`` (first order) runs each rule's ndarray
+        ``backward``, and ``.grad`` is an ndarray. ``create_graph=True``
+        runs each rule's ``vjp``, built from differentiable ops, so the
+        gradients carry a graph: ``.grad`` becomes a Tensor that can be
+        differentiated again. ``retain_graph`` is accepted for torch's
+        sake; convgrad never frees a graph, so it changes nothing.
         """
+        _check_flag(retain_graph, "retain_graph", allow_none=True)
+        create_graph = _check_flag(create_graph, "create_graph")
         if not self.requires_grad:
             raise RuntimeError(
                 "backward() called on a tensor that does not require grad: "
                 "no input of the computation had requires_grad=True"
             )
-        if gradient is None:
-            if self.data.size != 1:
-                raise ValueError(
-                    f"gradient must be given for a non-scalar output of shape "
-                    f"{self.shape}: backward() only defaults it for scalars"
-                )
-            seed = np.ones_like(self.data)
-        else:
-            if isinstance(gradient, Tensor):
-                gradient = gradient.data
-            seed = np.asarray(gradient, dtype=self.dtype)
-            if seed.shape != self.shape:
-                raise ValueError(
-                    f"gradient must have the output's shape {self.shape}, got "
-                    f"{seed.shape}"
-                )
+        seed = _seed(self, gradient, "gradient", create_graph)
+        _backprop([self], [seed], create_graph)
 
-        grads: dict[int, np.ndarray] = {id(self): seed}
-        for t in reversed(_topological_order(self)):
-            g = grads.pop(id(t), None)
-            if g is None:
-                continue
-            node = t._node
-            if node is None:  # a leaf that asked for a gradient
-                if t.grad is None:
-                    t.grad = np.array(g, dtype=t.dtype, copy=True)
-                else:
-                    t.grad += g
-                continue
-            _function.check_saved(node.fn, node.ctx)
-            with np.errstate(all="ignore"):  # as forward: IEEE, silent
-                in_grads = node.fn.backward(node.ctx, g)
-            if not isinstance(in_grads, tuple):
-                in_grads = (in_grads,)
-            for inp, ig in zip(node.inputs, in_grads, strict=False):
-                if ig is None or not isinstance(inp, Tensor):
-                    continue
-                if not inp.requires_grad:
-                    continue
-                ig = unbroadcast(np.asarray(ig), inp.shape).astype(
-                    inp.dtype, copy=False
-                )
-                key = id(inp)
-                if key in grads:
-                    grads[key] = grads[key] + ig
-                else:
-                    grads[key] = ig
-
+    # ----------------------------------------------------------- operators
     # ----------------------------------------------------------- operators
     def __add__(self, other: Any) -> Tensor:
         return _basic.Add.apply(self, _operand(other, self))
@@ -340,11 +325,11 @@ def _operand(value: Any, like: Tensor) -> Any:
     return as_float_array(value, "operand")
 
 
-def _topological_order(root: Tensor) -> list[Tensor]:
+def _topological_order(roots: list[Tensor]) -> list[Tensor]:
     """Inputs before outputs, found without recursion."""
     order: list[Tensor] = []
     seen: set[int] = set()
-    stack: list[tuple[Tensor, bool]] = [(root, False)]
+    stack: list[tuple[Tensor, bool]] = [(r, False) for r in reversed(roots)]
     while stack:
         t, expanded = stack.pop()
         if expanded:
@@ -363,6 +348,256 @@ def _topological_order(root: Tensor) -> list[Tensor]:
                 ):
                     stack.append((inp, False))
     return order
+
+
+# --------------------------------------------------------------------------
+# the engine: one walk for backward() and grad(), first order or not
+# --------------------------------------------------------------------------
+
+
+def _check_flag(value: Any, name: str, allow_none: bool = False) -> bool:
+    if value is None and allow_none:
+        return False
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _seed(out: Tensor, gradient: Any, name: str, create_graph: bool) -> Any:
+    """The upstream gradient of ``out``: an ndarray for first order, a
+    Tensor (kept as given, so its graph flows on) with ``create_graph``."""
+    if gradient is None:
+        if out.data.size != 1:
+            raise ValueError(
+                f"{name} must be given for a non-scalar output of shape "
+                f"{out.shape}: it defaults to 1 only for scalars"
+            )
+        seed = np.ones_like(out.data)
+        return Tensor._from_op(seed, False) if create_graph else seed
+    if isinstance(gradient, Tensor):
+        if gradient.shape != out.shape:
+            raise ValueError(
+                f"{name} must have the output's shape {out.shape}, got {gradient.shape}"
+            )
+        if create_graph:
+            return _as_dtype(gradient, out.dtype)
+        gradient = gradient.data
+    try:
+        seed = np.asarray(gradient, dtype=out.dtype)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name} must be an array or a Tensor of real numbers, got "
+            f"{type(gradient).__name__}"
+        ) from None
+    if seed.shape != out.shape:
+        raise ValueError(
+            f"{name} must have the output's shape {out.shape}, got {seed.shape}"
+        )
+    return Tensor._from_op(seed, False) if create_graph else seed
+
+
+def _as_dtype(g: Tensor, dtype: np.dtype) -> Tensor:
+    return g if g.dtype == dtype else _basic.Cast.apply(g, dtype)
+
+
+def _unbroadcast_tensor(g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """:func:`unbroadcast` with differentiable ops: a sum, then a reshape."""
+    if g.shape == shape:
+        return g
+    extra = g.ndim - len(shape)
+    axes = tuple(range(extra)) + tuple(
+        extra + i
+        for i, (gs, s) in enumerate(zip(g.shape[extra:], shape, strict=True))
+        if s == 1 and gs != 1
+    )
+    if axes:
+        g = _reduce.Sum.apply(g, axis=axes)
+    return g.reshape(shape)
+
+
+def _fit(ig: Any, inp: Tensor, create_graph: bool) -> Any:
+    """A rule's gradient for ``inp``, summed back to its shape and dtype."""
+    if not create_graph:
+        return unbroadcast(np.asarray(ig), inp.shape).astype(inp.dtype, copy=False)
+    if not isinstance(ig, Tensor):  # a rule may return a constant array
+        ig = Tensor._from_op(np.asarray(ig), False)
+    return _as_dtype(_unbroadcast_tensor(ig, inp.shape), inp.dtype)
+
+
+def _no_vjp(fn: type) -> RuntimeError:
+    return RuntimeError(
+        f"double backward through {fn.__name__} is not supported yet: "
+        f"{fn.__name__} has no vjp rule, and create_graph=True needs one "
+        f"(a backward written with differentiable ops)"
+    )
+
+
+def _accumulate(t: Tensor, g: Any, create_graph: bool) -> None:
+    """Add ``g`` into the leaf's ``.grad``: in place for first order, out
+    of place (a new Tensor with a graph) with ``create_graph``."""
+    if create_graph:
+        t.grad = g if t.grad is None else g + t.grad
+    elif t.grad is None:
+        t.grad = np.array(g, dtype=t.dtype, copy=True)
+    elif isinstance(t.grad, Tensor):  # left by a create_graph pass
+        t.grad = Tensor._from_op(t.grad.data + g, False)
+    else:
+        t.grad += g
+
+
+def _backprop(
+    roots: list[Tensor],
+    seeds: list[Any],
+    create_graph: bool,
+    targets: set[int] | None = None,
+) -> dict[int, Any]:
+    """Walk the graph from ``roots`` back, in reverse topological order.
+
+    With ``targets`` (ids of tensors), return the gradient that reached
+    each of them, visit only the part of the graph that leads to one, and
+    touch no ``.grad``. Without, accumulate into every leaf's ``.grad``.
+    """
+    order = _topological_order(roots)
+    needed = None
+    if targets is not None:  # the tensors with a target at or behind them
+        needed = set(targets)
+        for t in order:
+            if t._node is not None and any(
+                id(i) in needed for i in t._node.inputs if isinstance(i, Tensor)
+            ):
+                needed.add(id(t))
+    grads: dict[int, Any] = {}
+    for r, seed in zip(roots, seeds, strict=True):
+        key = id(r)
+        grads[key] = seed if key not in grads else grads[key] + seed
+    found: dict[int, Any] = {}
+    for t in reversed(order):
+        g = grads.pop(id(t), None)
+        if g is None:
+            continue
+        if needed is not None:
+            if id(t) not in needed:
+                continue
+            if id(t) in targets:
+                found[id(t)] = g
+        node = t._node
+        if node is None:  # a leaf that asked for a gradient
+            if targets is None:
+                _accumulate(t, g, create_graph)
+            continue
+        _function.check_saved(node.fn, node.ctx)
+        if create_graph:
+            if node.fn.vjp is None:
+                raise _no_vjp(node.fn)
+            with enable_grad(), np.errstate(all="ignore"):
+                in_grads = node.fn.vjp(node.ctx, node.inputs, g)
+        else:
+            with np.errstate(all="ignore"):  # as forward: IEEE, silent
+                in_grads = node.fn.backward(node.ctx, g)
+        if not isinstance(in_grads, tuple):
+            in_grads = (in_grads,)
+        for inp, ig in zip(node.inputs, in_grads, strict=False):
+            if ig is None or not isinstance(inp, Tensor):
+                continue
+            if not inp.requires_grad:
+                continue
+            key = id(inp)
+            if needed is not None and key not in needed:
+                continue
+            ig = _fit(ig, inp, create_graph)
+            if key in grads:
+                grads[key] = grads[key] + ig
+            else:
+                grads[key] = ig
+    return found
+
+
+def _tensors(value: Any, name: str) -> list[Tensor]:
+    """A Tensor or a non-empty sequence of Tensors, as a list."""
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)) and value:
+        for i, v in enumerate(value):
+            if not isinstance(v, Tensor):
+                raise TypeError(f"{name}[{i}] must be a Tensor, got {type(v).__name__}")
+        return list(value)
+    if isinstance(value, (list, tuple)):
+        raise ValueError(f"{name} must not be empty")
+    raise TypeError(
+        f"{name} must be a Tensor or a sequence of Tensors, got {type(value).__name__}"
+    )
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """The gradients of ``outputs`` with respect to ``inputs``, as
+    ``torch.autograd.grad``: a tuple of Tensors, one per input.
+
+    ``outputs`` and ``inputs`` are a Tensor or a sequence of Tensors;
+    ``grad_outputs`` gives each output's upstream gradient (a Tensor, an
+    array, or None for a scalar output: 1). The result is the sum over
+    outputs of each vector-Jacobian product. Nothing is accumulated into
+    any ``.grad``. An input may be an intermediate tensor, not only a leaf.
+
+    With ``create_graph=True`` the returned Tensors carry a graph (they
+    require grad where they depend on a tensor that does), so they can be
+    differentiated again; without, they are constants. An input no output
+    depends on raises, unless ``allow_unused=True``: then its entry is
+    None. ``retain_graph`` changes nothing (convgrad never frees a graph).
+    """
+    outs = _tensors(outputs, "outputs")
+    ins = _tensors(inputs, "inputs")
+    _check_flag(retain_graph, "retain_graph", allow_none=True)
+    create_graph = _check_flag(create_graph, "create_graph")
+    allow_unused = _check_flag(allow_unused, "allow_unused")
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outs)
+    elif isinstance(grad_outputs, (list, tuple)):
+        grad_outputs = list(grad_outputs)
+    else:  # one Tensor or array, for one output
+        grad_outputs = [grad_outputs]
+    if len(grad_outputs) != len(outs):
+        raise ValueError(
+            f"grad_outputs must have one entry per output: got "
+            f"{len(grad_outputs)} for {len(outs)} outputs"
+        )
+    for i, t in enumerate(ins):
+        if not t.requires_grad:
+            raise RuntimeError(
+                f"inputs[{i}] does not require grad: only a tensor with "
+                f"requires_grad=True (or made from one) can be differentiated"
+            )
+    seeds = []
+    for i, (o, go) in enumerate(zip(outs, grad_outputs, strict=True)):
+        if not o.requires_grad:
+            raise RuntimeError(
+                f"outputs[{i}] does not require grad: no input of its "
+                f"computation had requires_grad=True"
+            )
+        seeds.append(_seed(o, go, f"grad_outputs[{i}]", create_graph))
+    found = _backprop(outs, seeds, create_graph, {id(t) for t in ins})
+    result: list[Tensor | None] = []
+    for i, t in enumerate(ins):
+        g = found.get(id(t))
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    f"inputs[{i}] was not used to compute the outputs, so it "
+                    f"has no gradient; pass allow_unused=True to get None "
+                    f"for it"
+                )
+            result.append(None)
+        elif create_graph:
+            result.append(g)
+        else:
+            result.append(Tensor._from_op(np.array(g, copy=True), False))
+    return tuple(result)
 
 
 def tensor(data: Any, requires_grad: bool = False) -> Tensor:

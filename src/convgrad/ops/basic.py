@@ -1,10 +1,21 @@
-"""Elementwise arithmetic, matmul, shape ops and activations."""
+"""Elementwise arithmetic, matmul, shape ops and activations.
+
+Each rule is written twice: ``backward`` on ndarrays (first order, fast),
+and ``vjp`` with Tensor ops (double backward: its result has a graph). The
+two say the same thing; ``vjp`` reads the inputs as Tensors so that the
+graph it builds reaches back to them.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..function import Function
+
+
+def _const(v):
+    """A recorded input as a Tensor: a raw array operand is a constant."""
+    return v if isinstance(v, _t.Tensor) else _t.Tensor._from_op(np.asarray(v), False)
 
 
 class Add(Function):
@@ -16,6 +27,10 @@ class Add(Function):
     def backward(ctx, dy):
         return dy, dy
 
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        return dy, dy
+
 
 class Sub(Function):
     @staticmethod
@@ -24,6 +39,10 @@ class Sub(Function):
 
     @staticmethod
     def backward(ctx, dy):
+        return dy, -dy
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
         return dy, -dy
 
 
@@ -37,6 +56,12 @@ class Mul(Function):
     def backward(ctx, dy):
         return dy * ctx.b, dy * ctx.a
 
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        a, b = inputs
+        need_a, need_b = ctx.needs_input_grad
+        return dy * b if need_a else None, dy * a if need_b else None
+
 
 class Div(Function):
     @staticmethod
@@ -49,6 +74,12 @@ class Div(Function):
         da = dy / ctx.b
         return da, -da * ctx.a / ctx.b
 
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        a, b = inputs
+        da = dy / b
+        return da, -da * a / b if ctx.needs_input_grad[1] else None
+
 
 class Neg(Function):
     @staticmethod
@@ -57,6 +88,10 @@ class Neg(Function):
 
     @staticmethod
     def backward(ctx, dy):
+        return -dy
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
         return -dy
 
 
@@ -71,9 +106,24 @@ class Pow(Function):
         p = ctx.a.dtype.type(ctx.exponent)
         return dy * p * np.power(ctx.a, p - 1), None
 
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        a, p = inputs
+        return dy * p * a ** (p - 1), None
+
+
+def _swap_last(t):
+    """``t`` with its last two axes swapped (a differentiable transpose)."""
+    perm = (*range(t.ndim - 2), t.ndim - 1, t.ndim - 2)
+    return Transpose.apply(t, axes=perm)
+
 
 class MatMul(Function):
-    """``a @ b`` for 1-D, 2-D and batched operands (numpy's rules)."""
+    """``a @ b`` for 1-D, 2-D and batched operands (numpy's rules).
+
+    A 1-D ``a`` is a row ``(1, n)`` and a 1-D ``b`` a column ``(n, 1)``;
+    ``dy`` gets the matching unit axes, and the gradients lose them again.
+    """
 
     @staticmethod
     def forward(ctx, a, b):
@@ -93,16 +143,37 @@ class MatMul(Function):
         a2 = a[None, :] if a.ndim == 1 else a
         b2 = b[:, None] if b.ndim == 1 else b
         dy2 = dy
+        if b.ndim == 1:  # first b's column axis (last), then a's row axis
+            dy2 = np.expand_dims(dy2, -1)
         if a.ndim == 1:
             dy2 = np.expand_dims(dy2, -2)
-        if b.ndim == 1:
-            dy2 = np.expand_dims(dy2, -1)
         da = np.matmul(dy2, np.swapaxes(b2, -1, -2))
         db = np.matmul(np.swapaxes(a2, -1, -2), dy2)
         if a.ndim == 1:
             da = da.reshape(da.shape[:-2] + (a.shape[0],))
         if b.ndim == 1:
             db = db.reshape(db.shape[:-2] + (b.shape[0],))
+        return da, db
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        a, b = (_const(v) for v in inputs)
+        a2 = a.reshape(1, a.shape[0]) if a.ndim == 1 else a
+        b2 = b.reshape(b.shape[0], 1) if b.ndim == 1 else b
+        dy2 = dy
+        if b.ndim == 1:
+            dy2 = dy2.reshape(dy2.shape + (1,))
+        if a.ndim == 1:
+            dy2 = dy2.reshape(dy2.shape[:-1] + (1,) + dy2.shape[-1:])
+        da = db = None
+        if ctx.needs_input_grad[0]:
+            da = dy2 @ _swap_last(b2)
+            if a.ndim == 1:
+                da = da.reshape(da.shape[:-2] + (a.shape[0],))
+        if ctx.needs_input_grad[1]:
+            db = _swap_last(a2) @ dy2
+            if b.ndim == 1:
+                db = db.reshape(db.shape[:-2] + (b.shape[0],))
         return da, db
 
 
@@ -122,6 +193,14 @@ class Reshape(Function):
     def backward(ctx, dy):
         return dy.reshape(ctx.in_shape)
 
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        return dy.reshape(ctx.in_shape)
+
+
+def _inverse(axes, ndim: int) -> tuple[int, ...]:
+    return tuple(int(i) for i in np.argsort([x % ndim for x in axes]))
+
 
 class Transpose(Function):
     @staticmethod
@@ -140,7 +219,48 @@ class Transpose(Function):
     def backward(ctx, dy):
         if ctx.axes is None:
             return np.transpose(dy)
-        return np.transpose(dy, np.argsort([x % dy.ndim for x in ctx.axes]))
+        return np.transpose(dy, _inverse(ctx.axes, dy.ndim))
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        axes = None if ctx.axes is None else _inverse(ctx.axes, dy.ndim)
+        return Transpose.apply(dy, axes=axes)
+
+
+class Cast(Function):
+    """``a`` as another float dtype; the gradient goes back to ``a``'s."""
+
+    @staticmethod
+    def forward(ctx, a, dtype):
+        ctx.in_dtype = a.dtype
+        return a.astype(dtype)
+
+    @staticmethod
+    def backward(ctx, dy):
+        return dy.astype(ctx.in_dtype), None
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        return Cast.apply(dy, ctx.in_dtype), None
+
+
+class Masked(Function):
+    """``a`` where ``mask`` holds, 0 elsewhere: linear in ``a``, so its
+    backward is itself. ReLU's vjp is this, with ReLU's mask, a constant:
+    the second derivative of ReLU is 0."""
+
+    @staticmethod
+    def forward(ctx, a, mask):
+        ctx.mask = mask
+        return np.where(mask, a, a.dtype.type(0))
+
+    @staticmethod
+    def backward(ctx, dy):
+        return np.where(ctx.mask, dy, dy.dtype.type(0)), None
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        return Masked.apply(dy, ctx.mask), None
 
 
 class ReLU(Function):
@@ -156,6 +276,10 @@ class ReLU(Function):
     def backward(ctx, dy):
         return np.where(ctx.mask, dy, dy.dtype.type(0))
 
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        return Masked.apply(dy, ctx.mask)
+
 
 class Tanh(Function):
     @staticmethod
@@ -166,6 +290,11 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, dy):
         return dy * (1 - ctx.y * ctx.y)
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        y = Tanh.apply(inputs[0])  # recomputed from the input: a graph to it
+        return dy * (1 - y * y)
 
 
 class Sigmoid(Function):
@@ -180,6 +309,11 @@ class Sigmoid(Function):
     def backward(ctx, dy):
         return dy * ctx.y * (1 - ctx.y)
 
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        y = Sigmoid.apply(inputs[0])
+        return dy * y * (1 - y)
+
 
 class Exp(Function):
     @staticmethod
@@ -191,6 +325,10 @@ class Exp(Function):
     def backward(ctx, dy):
         return dy * ctx.y
 
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        return dy * Exp.apply(inputs[0])
+
 
 class Log(Function):
     @staticmethod
@@ -201,3 +339,10 @@ class Log(Function):
     @staticmethod
     def backward(ctx, dy):
         return dy / ctx.a
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        return dy / inputs[0]
+
+
+from .. import tensor as _t  # noqa: E402  (tensor imports us)

@@ -10,6 +10,22 @@ flows through forward and backward, as in torch.
 A backend may run a convolution its own way (:func:`~convgrad.backend.fast_kernel`:
 the Numba backend's blocked, pixel-major pipeline saves ``x``, not ``col``).
 The same sums, in another order; the NumPy backend runs the code below.
+
+**Double backward.** Each ``vjp`` writes the rule with the other Functions
+here, so the gradient has a graph and every pair is closed under
+differentiation: ``y = conv2d(x, w)`` is bilinear, and
+
+- ``dx = conv_transpose2d(dy, w)`` (:func:`conv2d_dx`): the adjoint in
+  ``x``; conv_transpose2d's own ``dx`` is ``conv2d(dy, w)`` again;
+- ``dw = ConvWeightGrad(x, dy)``: the correlation of ``x`` with ``dy``
+  (``dy`` the kernel, the stride its dilation), bilinear too; its own
+  gradients are ``conv_transpose2d(dy, ddw)`` for ``x`` and
+  ``conv2d(x, ddw)`` for ``dy``;
+- ``unfold`` and ``fold`` are each other's adjoint.
+
+The geometry of the adjoint is built from the op's own (a
+:class:`~convgrad.geometry.TransposeGeometry` describes the conv it is
+the adjoint of), so nothing is validated or rounded twice.
 """
 
 from __future__ import annotations
@@ -18,6 +34,7 @@ import numpy as np
 
 from ..backend import fast_kernel, kernel
 from ..function import Function
+from ..geometry import ConvGeometry, TransposeGeometry
 
 
 def im2col(x: np.ndarray, win) -> np.ndarray:
@@ -50,6 +67,11 @@ class Unfold(Function):
         dcol = dy.reshape(n, c, *ctx.win.k, *ctx.win.out)
         return col2im(dcol, ctx.win, (h, w))
 
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        n, c, h, w = ctx.x_shape
+        return Fold.apply(dy, ctx.win, c, (h, w)), None
+
 
 class Fold(Function):
     @staticmethod
@@ -62,6 +84,10 @@ class Fold(Function):
     @staticmethod
     def backward(ctx, dy):
         return im2col(dy, ctx.win).reshape(ctx.col_shape)
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        return Unfold.apply(dy, ctx.win), None, None, None
 
 
 class Conv2d(Function):
@@ -121,15 +147,129 @@ class Conv2d(Function):
             eh, ew = geom.extra
             dx = dx[:, :, : h - eh, : w - ew]
         if ctx.needs_input_grad[1] and not ctx.fast:
-            # dwᵀ = col · dyᵀ: the big col is the row-major operand (a
-            # transposed col is a slow GEMM operand)
-            dw = np.matmul(col, dy_g.transpose(0, 1, 3, 2)).sum(axis=0)
-            dw = dw.transpose(0, 2, 1).reshape(
-                geom.c_out, geom.c_in // g, *geom.win.k
-            )
+            dw = _dw_from_col(col, dy_g, geom)
         if ctx.needs_input_grad[2]:
             db = dy.sum(axis=(0, 2, 3))
         return dx, dw, db
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        x, w, b, geom = inputs
+        need = ctx.needs_input_grad
+        if geom.c_in == 0:  # nothing flowed: every gradient is a zero
+            return tuple(
+                _zeros(t.shape, dy.dtype) if t is not None and need[i] else None
+                for i, t in enumerate((x, w, b))
+            ) + (None,)
+        dx = conv2d_dx(dy, w, x.shape, geom) if need[0] else None
+        dw = ConvWeightGrad.apply(x, dy, geom) if need[1] else None
+        db = dy.sum(axis=(0, 2, 3)) if need[2] else None
+        return dx, dw, db, None
+
+
+def _dw_from_col(col, dy_g, geom):
+    """``dw`` of conv2d from its columns ``col (N, G, rows, OH*OW)`` and
+    ``dy_g (N, G, C_out/G, OH*OW)``: ``dwᵀ = col · dyᵀ`` summed over images
+    (the big col is the row-major operand: a transposed col is a slow GEMM
+    operand)."""
+    dw = np.matmul(col, dy_g.transpose(0, 1, 3, 2)).sum(axis=0)
+    return dw.transpose(0, 2, 1).reshape(
+        geom.c_out, geom.c_in // geom.groups, *geom.win.k
+    )
+
+
+def _zeros(shape, dtype):
+    return _t.Tensor._from_op(np.zeros(shape, dtype), False)
+
+
+def conv2d_dx(dy, w, x_shape, geom: ConvGeometry):
+    """conv2d's ``dx`` as a Tensor op: ``conv_transpose2d(dy, w)`` onto
+    the (padded) input's plane, then the 'same' extra row/col cropped."""
+    _, _, h, w_ = x_shape
+    eh, ew = geom.extra
+    back = TransposeGeometry(
+        geom.win, geom.groups, geom.c_out, geom.c_in, (h + eh, w_ + ew)
+    )
+    dx = ConvTranspose2d.apply(dy, w, None, back)
+    return ZeroPadCrop.apply(dx, (h, w_)) if eh or ew else dx
+
+
+def _conv_of(geom: TransposeGeometry) -> ConvGeometry:
+    """The conv a transposed conv is the adjoint of (``y`` → ``x``)."""
+    return ConvGeometry(geom.win, geom.groups, geom.c_out, geom.c_in)
+
+
+class ConvWeightGrad(Function):
+    """conv2d's ``dw`` as an op of its own: the correlation of ``x`` with
+    ``dy``, run by the same code as conv2d's backward (the fast pipeline's
+    or ``col · dyᵀ``). Bilinear in ``(x, dy)``, so its vjp is two convs."""
+
+    @staticmethod
+    def forward(ctx, x, dy, geom):
+        ctx.geom, ctx.x, ctx.dy = geom, x, dy  # for the ndarray backward
+        eh, ew = geom.extra
+        if eh or ew:  # as conv2d's forward: the 'same' extra row/col
+            x = np.pad(x, ((0, 0), (0, 0), (0, eh), (0, ew)))
+        n, g = x.shape[0], geom.groups
+        oh, ow = geom.win.out
+        kh, kw = geom.win.k
+        w_shape = (geom.c_out, geom.c_in // g, kh, kw)
+        if geom.c_in == 0:
+            return np.zeros(w_shape, x.dtype)
+        macs = n * geom.c_out * oh * ow * (geom.c_in // g) * kh * kw
+        fast = fast_kernel("conv2d_backward", macs)
+        if fast:  # the weight is not read when only dw is asked for
+            x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
+            w = np.empty(w_shape, x.dtype)
+            return fast(x, w, dy, geom.win.args, g, False, True)[1]
+        rows = geom.c_in // g * kh * kw
+        col = im2col(x, geom.win).reshape(n, g, rows, oh * ow)
+        return _dw_from_col(col, dy.reshape(n, g, geom.c_out // g, oh * ow), geom)
+
+    @staticmethod
+    def backward(ctx, ddw):
+        # first order through a gradient (a gradient penalty's backward):
+        # the same two convs as vjp, on constants, under no_grad
+        need = ctx.needs_input_grad
+        x, dy, ddw = (_t.Tensor._from_op(a, False) for a in (ctx.x, ctx.dy, ddw))
+        with _t.no_grad():
+            dx = conv2d_dx(dy, ddw, x.shape, ctx.geom).data if need[0] else None
+            ddy = Conv2d.apply(x, ddw, None, ctx.geom).data if need[1] else None
+        return dx, ddy, None
+
+    @staticmethod
+    def vjp(ctx, inputs, ddw):
+        x, dy, geom = inputs
+        need = ctx.needs_input_grad
+        dx = conv2d_dx(dy, ddw, x.shape, geom) if need[0] else None
+        ddy = Conv2d.apply(x, ddw, None, geom) if need[1] else None
+        return dx, ddy, None
+
+
+def _pad_crop(a: np.ndarray, hw) -> np.ndarray:
+    out = np.zeros((*a.shape[:2], *hw), a.dtype)
+    h, w = min(hw[0], a.shape[2]), min(hw[1], a.shape[3])
+    out[:, :, :h, :w] = a[:, :, :h, :w]
+    return out
+
+
+class ZeroPadCrop(Function):
+    """Crop, or pad with zeros, at the bottom and right, to an ``hw`` plane
+    (the 'same' extra row/col). Its adjoint is the same op back to the
+    input's plane: cropping and zero-padding are each other's transpose."""
+
+    @staticmethod
+    def forward(ctx, a, hw):
+        ctx.in_hw = a.shape[2:]
+        return _pad_crop(a, hw)
+
+    @staticmethod
+    def backward(ctx, dy):
+        return _pad_crop(dy, ctx.in_hw), None
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        return ZeroPadCrop.apply(dy, ctx.in_hw), None
 
 
 class ConvTranspose2d(Function):
@@ -182,3 +322,16 @@ class ConvTranspose2d(Function):
         if ctx.needs_input_grad[2]:
             db = dy.sum(axis=(0, 2, 3))
         return dx, dw, db
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        x, w, b, geom = inputs
+        need = ctx.needs_input_grad
+        conv = _conv_of(geom)
+        dx = Conv2d.apply(dy, w, None, conv) if need[0] else None
+        dw = ConvWeightGrad.apply(dy, x, conv) if need[1] else None
+        db = dy.sum(axis=(0, 2, 3)) if need[2] else None
+        return dx, dw, db, None
+
+
+from .. import tensor as _t  # noqa: E402  (tensor imports ops)

@@ -1,4 +1,5 @@
-"""Reductions: sum and mean over axes, with keepdims."""
+"""Reductions: sum and mean over axes, with keepdims; and their adjoint,
+``ExpandTo`` (broadcast a reduced gradient back over the summed axes)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,14 @@ def _expand(dy: np.ndarray, ctx) -> np.ndarray:
     return np.broadcast_to(dy, ctx.in_shape)
 
 
+def _expand_tensor(dy, ctx):
+    """:func:`_expand` with differentiable ops: reshape, then ExpandTo."""
+    if not ctx.keepdims:
+        kept = tuple(1 if i in ctx.axes else n for i, n in enumerate(ctx.in_shape))
+        dy = dy.reshape(kept)
+    return ExpandTo.apply(dy, ctx.in_shape)
+
+
 class Sum(Function):
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
@@ -38,6 +47,10 @@ class Sum(Function):
     @staticmethod
     def backward(ctx, dy):
         return _expand(dy, ctx)
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        return _expand_tensor(dy, ctx)
 
 
 class Mean(Function):
@@ -51,3 +64,28 @@ class Mean(Function):
     @staticmethod
     def backward(ctx, dy):
         return _expand(dy / dy.dtype.type(ctx.count), ctx)
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        return _expand_tensor(dy / float(ctx.count), ctx)
+
+
+class ExpandTo(Function):
+    """Broadcast ``a`` to ``shape`` (numpy's rules), as a new array. Its
+    backward sums over the broadcast axes: the adjoint of a sum."""
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.in_shape = a.shape
+        return np.broadcast_to(a, shape).copy()
+
+    @staticmethod
+    def backward(ctx, dy):
+        return _t.unbroadcast(dy, ctx.in_shape), None
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        return _t._unbroadcast_tensor(dy, ctx.in_shape), None
+
+
+from .. import tensor as _t  # noqa: E402  (tensor imports us)
