@@ -303,6 +303,54 @@ def macs_no_stride(x_shape, w_shape, stride=1, padding=0):
     return n * c_out * oh * ow * c_in * k * k
 
 
+def _conv_matrix(flip="", transpose=False, order="C", stride_used=True,
+                 padding_used=True, padded_columns=False):
+    """conv_matrix, written with loops, with one mistake in one place."""
+    def conv_matrix(w, input_size, stride=1, padding=0):
+        (h, wd), k, p = input_size, w.shape[0], padding
+        s = stride if stride_used else 1
+        oh = (h + 2 * p - k) // stride + 1
+        ow = (wd + 2 * p - k) // stride + 1
+        if padded_columns:  # C of the padded image, every column kept
+            h, wd, p = h + 2 * p, wd + 2 * p, 0
+        start = p if padding_used else 0
+        kernel = {"": w, "both": w[::-1, ::-1], "rows": w[::-1]}[flip]
+        c = np.zeros((oh * ow, h * wd))
+        for i, j, ki, kj in np.ndindex(oh, ow, k, k):
+            r, q = i * s - start + ki, j * s - start + kj
+            if 0 <= r < h and 0 <= q < wd:
+                col = q * h + r if order == "F" else r * wd + q
+                c[i * ow + j, col] = kernel[ki, kj]
+        return c.T if transpose else c
+    return conv_matrix
+
+
+def _checkerboard(assign=False, shift=0, crop="p", stride_used=True,
+                  flip=False, padding_used=True):
+    """checkerboard_dx with one mistake in one place: every window adds w
+    (dy = 1) onto a padded canvas."""
+    def checkerboard_dx(w, input_size, stride=1, padding=0):
+        (h, wd), k, p = input_size, w.shape[0], padding
+        oh = (h + 2 * p - k) // stride + 1
+        ow = (wd + 2 * p - k) // stride + 1
+        s = stride if stride_used else 1
+        kernel = w[::-1, ::-1] if flip else w
+        pad = p if padding_used else 0
+        canvas = np.zeros((h + 2 * pad, wd + 2 * pad))
+        for i, j, ki, kj in np.ndindex(oh, ow, k, k):
+            r, q = i * s + ki + shift, j * s + kj + shift
+            if not (0 <= r < canvas.shape[0] and 0 <= q < canvas.shape[1]):
+                continue  # a stamp off the canvas: dropped
+            if assign:
+                canvas[r, q] = kernel[ki, kj]
+            else:
+                canvas[r, q] += kernel[ki, kj]
+        if crop is None:
+            return canvas
+        return canvas[pad : pad + h, pad : pad + wd]
+    return checkerboard_dx
+
+
 # (exercise, code, wrong answer): one row per mistake an exercise can make
 MISTAKES = [
     ("numeric_grad", "one-sided", ng_one_sided),
@@ -366,6 +414,20 @@ MISTAKES = [
     ("sgd_momentum_step", "mutates-input", sgd_in_place),
     ("conv2d_macs", "missing-batch-sum", macs_one_image),
     ("conv2d_macs", "stride-ignored", macs_no_stride),
+    ("conv_matrix", "kernel-flipped", _conv_matrix(flip="both")),
+    ("conv_matrix", "kernel-flipped", _conv_matrix(flip="rows")),
+    ("conv_matrix", "transposed", _conv_matrix(transpose=True)),
+    ("conv_matrix", "flat-order", _conv_matrix(order="F")),
+    ("conv_matrix", "stride-ignored", _conv_matrix(stride_used=False)),
+    ("conv_matrix", "padding-ignored", _conv_matrix(padding_used=False)),
+    ("conv_matrix", "no-crop", _conv_matrix(padded_columns=True)),
+    ("checkerboard_dx", "overwrites", _checkerboard(assign=True)),
+    ("checkerboard_dx", "parity", _checkerboard(shift=1)),
+    ("checkerboard_dx", "parity", _checkerboard(shift=-1)),
+    ("checkerboard_dx", "no-crop", _checkerboard(crop=None)),
+    ("checkerboard_dx", "no-crop", _checkerboard(padding_used=False)),
+    ("checkerboard_dx", "stride-ignored", _checkerboard(stride_used=False)),
+    ("checkerboard_dx", "kernel-flipped", _checkerboard(flip=True)),
 ]
 
 
@@ -675,6 +737,45 @@ def fwb_catch_the_raise(layers):
     return None
 
 
+def cm_basis_images(w, input_size, stride=1, padding=0):
+    # column p of C is the convolution of the image that is 1 at pixel p
+    h, wd = input_size
+    basis = np.eye(h * wd).reshape(h * wd, 1, h, wd)
+    y = F.conv2d(cg.Tensor(basis), cg.Tensor(w[None, None]), None, stride,
+                 padding)
+    return y.data.reshape(h * wd, -1).T
+
+
+def cm_rows_of_autodiff(w, input_size, stride=1, padding=0):
+    # row k of C is the gradient of y[k] with respect to x
+    x = cg.Tensor(np.zeros((1, 1, *input_size)), requires_grad=True)
+    y = F.conv2d(x, cg.Tensor(w[None, None]), None, stride, padding)
+    rows = []
+    for k in range(y.data.size):
+        x.grad = None
+        dy = np.zeros(y.shape)
+        dy.reshape(-1)[k] = 1.0
+        F.conv2d(x, cg.Tensor(w[None, None]), None, stride, padding).backward(dy)
+        rows.append(np.array(x.grad).ravel())
+    return np.array(rows)
+
+
+def cbd_autodiff(w, input_size, stride=1, padding=0):
+    x = cg.Tensor(np.zeros((1, 1, *input_size)), requires_grad=True)
+    y = F.conv2d(x, cg.Tensor(w[None, None]), None, stride, padding)
+    y.backward(np.ones(y.shape))
+    return x.grad[0, 0]
+
+
+def cbd_add_at(w, input_size, stride=1, padding=0):
+    (h, wd), (k, _), s, p = input_size, w.shape, stride, padding
+    oh, ow = geometry.window((h, wd), k, s, p, 1).out
+    i, j, ki, kj = np.indices((oh, ow, k, k)).reshape(4, -1)
+    canvas = np.zeros((h + 2 * p, wd + 2 * p))
+    np.add.at(canvas, (i * s + ki, j * s + kj), w[ki, kj])
+    return canvas[p : p + h, p : p + wd]
+
+
 RIGHT = [
     ("numeric_grad", ng_basis_vectors), ("numeric_grad", ng_in_place_restored),
     ("square_plus_backward", sp_formula), ("square_plus_backward", sp_autodiff),
@@ -692,6 +793,8 @@ RIGHT = [
     ("conv2d_macs", macs_from_the_output),
     ("dilated_grouped_backward", dgb_autodiff),
     ("find_wrong_backward", fwb_catch_the_raise),
+    ("conv_matrix", cm_basis_images), ("conv_matrix", cm_rows_of_autodiff),
+    ("checkerboard_dx", cbd_autodiff), ("checkerboard_dx", cbd_add_at),
 ]
 
 
@@ -888,3 +991,19 @@ def test_the_exercise_cells_use_only_the_checkers_codes():
             f"{path.name}: no exercise cell names a mistake")
         hyphenated = set(CODE_LIKE.findall(text))
         assert hyphenated <= set(CODES), (path.name, hyphenated - set(CODES))
+
+
+def test_a_parity_mistake_says_the_stamps_are_one_pixel_off():
+    result = check("checkerboard_dx", _checkerboard(shift=1), quiet=True)
+    assert result.diagnosis == "parity", result.message
+    assert "windows starting one pixel late (i*s + 1)" in result.message
+    # case 1 is the lesson's checkerboard: the report draws the 4s moved
+    assert result.n_cases == 1 and result.got != result.expected
+
+
+def test_the_checkerboard_overwrite_report_names_the_windows():
+    result = check("checkerboard_dx", _checkerboard(assign=True), quiet=True)
+    where = next(x for x in result.message.splitlines() if "where:" in x)
+    assert "is fed by 2 window taps:" in where, where
+    assert "window (0, 0) tap (0, 2)" in where and "window (0, 1) tap (0, 0)" in where
+

@@ -369,3 +369,39 @@ def test_plot_outlines_the_first_wrong_element():
     finally:
         plt.close(fig)
     assert check("col2im", solution("col2im"), quiet=True).plot() is None
+
+
+def test_conv_matrix_is_the_convolution_and_its_transpose_the_backward():
+    import convgrad as cg
+    from convgrad import adjoint
+
+    rng = np.random.default_rng(4)
+    for case in EXERCISES["conv_matrix"].cases(rng):
+        c = solution("conv_matrix")(**case)
+        w, hw = case["w"], case["input_size"]
+        s, p = case["stride"], case["padding"]
+        np.testing.assert_array_equal(c, adjoint.conv_matrix(w, hw, s, p))
+        x = cg.Tensor(rng.standard_normal((1, 1, *hw)), requires_grad=True)
+        y = cg.F.conv2d(x, w[None, None], stride=s, padding=p)
+        np.testing.assert_allclose(c @ x.data.ravel(), y.data.ravel())
+        dy = rng.standard_normal(y.shape)
+        y.backward(dy)
+        np.testing.assert_allclose(c.T @ dy.ravel(), x.grad.ravel())
+
+
+def test_checkerboard_dx_of_ones_is_the_overlap_count():
+    from convgrad import trace
+
+    for case in EXERCISES["checkerboard_dx"].cases(np.random.default_rng(0)):
+        if not (case["w"] == 1).all():
+            continue
+        k = case["w"].shape[0]
+        count = trace.overlap_count(case["input_size"], k,
+                                    padding=case["padding"],
+                                    stride=case["stride"])
+        np.testing.assert_array_equal(solution("checkerboard_dx")(**case), count)
+    # the lesson's: kernel 3, stride 2 on 7x7, its 4s where even meets even
+    dx = solution("checkerboard_dx")(np.ones((3, 3)), (7, 7), 2)
+    assert set(np.unique(dx)) == {1, 2, 4}
+    assert {(int(r), int(c)) for r, c in np.argwhere(dx == 4)} == {
+        (2, 2), (2, 4), (4, 2), (4, 4)}

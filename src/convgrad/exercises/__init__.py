@@ -37,7 +37,10 @@ The modules, one job each:
 - :mod:`.rules`: each exercise's rules, in the order they are tried;
 - :mod:`.registry`: :data:`EXERCISES`, one :class:`Exercise` per name;
 - :mod:`.checker` and :mod:`.display`: :func:`check`, :class:`CheckResult`,
-  the report, the grid and the figure.
+  the report, the grid and the figure;
+- :mod:`.dilated_grouped`, :mod:`.bug_hunt`, :mod:`.conv_matrix` and
+  :mod:`.checkerboard`: issue 12's exercises, each one's solution and cases
+  (and, for the last two, its rules) in a module of its own.
 
 Adding an exercise
 ------------------

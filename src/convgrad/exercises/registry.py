@@ -7,8 +7,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import bug_hunt, cases, dilated_grouped, feeds, solutions
-from .diagnosis import Rule
+from . import (
+    bug_hunt,
+    cases,
+    checkerboard,
+    conv_matrix,
+    dilated_grouped,
+    feeds,
+    solutions,
+)
+from .diagnosis import GENERIC, Rule
 from .feeds import Scatter
 from .rules import rules_for
 
@@ -107,6 +115,18 @@ EXERCISES: dict[str, Exercise] = {
                  rules=rules_for("conv2d_backward"),
                  hint="taps are dilation apart; output channel o reads only "
                       "the input channels of its group, o // (C_out/g)."),
+        # issue 12: lesson 3's convolution matrix, lesson 7's checkerboard
+        Exercise("conv_matrix", 3, conv_matrix.conv_matrix, conv_matrix.cases,
+                 rules=(*conv_matrix.RULES, *GENERIC),
+                 hint="row k = i*OW + j holds w[ki, kj] in column "
+                      "p = (i*s - pad + ki)*W + (j*s - pad + kj); taps on "
+                      "the padding have no column."),
+        Exercise("checkerboard_dx", 7, checkerboard.checkerboard_dx,
+                 checkerboard.cases, feeds={"output": checkerboard.feed},
+                 rules=(*checkerboard.RULES, *GENERIC),
+                 hint="every window (i, j) adds w at (i*s, j*s) of the "
+                      "padded canvas (dy = 1 there); the adds overlap; "
+                      "then crop the padding."),
         Exercise("find_wrong_backward", 9, bug_hunt.find_wrong_backward,
                  bug_hunt.cases, expected=bug_hunt.expected,
                  hint="cg.gradcheck(fn, inputs, raise_exception=False).ok is "

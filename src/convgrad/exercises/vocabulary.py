@@ -13,16 +13,19 @@ code               exercises
 =================  ==========================================================
 overwrites         square_plus_backward, col2im, conv2d_backward (dx, dw, db),
                    maxpool_backward, avgpool_backward, conv_transpose2d,
-                   dilated_grouped_backward (dx)
+                   dilated_grouped_backward (dx), checkerboard_dx
 no-crop            col2im, conv2d_backward (dx), conv_transpose2d,
-                   dilated_grouped_backward (dx)
+                   dilated_grouped_backward (dx), conv_matrix,
+                   checkerboard_dx
 dilation-ignored   im2col, col2im, conv_output_size,
                    dilated_grouped_backward (dx, dw)
 stride-ignored     im2col, col2im, conv2d_backward (dx, dw), maxpool_forward,
                    avgpool_backward, conv_transpose2d, conv_output_size,
-                   conv2d_macs, dilated_grouped_backward (dx, dw)
+                   conv2d_macs, dilated_grouped_backward (dx, dw),
+                   conv_matrix, checkerboard_dx
 kernel-flipped     im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
-                   grouped_weight_matrix, dilated_grouped_backward (dx)
+                   grouped_weight_matrix, dilated_grouped_backward (dx),
+                   conv_matrix, checkerboard_dx
 missing-batch-sum  conv2d_backward (dw, db), conv2d_macs,
                    dilated_grouped_backward (dw)
 batch-mean         conv2d_backward (dw, db), dilated_grouped_backward (dw)
@@ -36,10 +39,16 @@ tie-last           maxpool_forward (argmax)
 pad-zero           maxpool_forward (y)
 divisor            avgpool_backward
 span               conv_output_size
+transposed         conv_matrix
+flat-order         conv_matrix
+padding-ignored    conv_matrix
+parity             checkerboard_dx
 =================  ==========================================================
 
-The last four go beyond the issue's list: they are the other mistakes
-lessons 05, 06 and 08 warn about.
+``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
+list: they are the other mistakes lessons 05, 06 and 08 warn about. The
+last four are those of lesson 03's convolution matrix and lesson 07's
+gradient checkerboard.
 """
 
 from __future__ import annotations
@@ -129,5 +138,27 @@ CODES: dict[str, tuple[str, str]] = {
     "span": (
         "the dilated window's span miscounted",
         "a window of k taps with dilation d spans d*(k - 1) + 1 pixels",
+    ),
+    "transposed": (
+        "the matrix transposed: rows are the input pixels, columns the "
+        "outputs",
+        "C maps x (H*W numbers) to y (OH*OW numbers): it has one row per "
+        "output k and one column per input pixel p, C[k, p]",
+    ),
+    "flat-order": (
+        "an image flattened column by column where ravel goes row by row",
+        "number pixel (h, w) as p = h*W + w and output (i, j) as "
+        "k = i*OW + j, as x.ravel() and y.ravel() do",
+    ),
+    "padding-ignored": (
+        "windows placed as if there were no padding",
+        "on the image, window (i, j) starts at (i*s - p, j*s - p); on the "
+        "padded canvas at (i*s, j*s), cropped by p afterwards",
+    ),
+    "parity": (
+        "the stamps one pixel off: the pattern's 4s and 2s on the wrong rows "
+        "and columns",
+        "window (i, j) starts at (i*s, j*s) on the padded canvas, counting "
+        "from 0: with stride 2 the first stamp covers rows 0 to k - 1",
     ),
 }
