@@ -1,5 +1,10 @@
 """Losses and the layers around them: log_softmax, cross_entropy, mse_loss,
-linear and dropout."""
+linear and dropout.
+
+Each ``backward`` has a twin ``vjp`` made of differentiable ops (for
+``create_graph=True``): the same formula on the input Tensors, so
+log-softmax's Jacobian, recomputed from ``inputs``, is differentiated too.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +30,11 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, dy):
         softmax = np.exp(ctx.y)
+        return dy - softmax * dy.sum(axis=ctx.axis, keepdims=True)
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        softmax = LogSoftmax.apply(inputs[0], ctx.axis).exp()
         return dy - softmax * dy.sum(axis=ctx.axis, keepdims=True)
 
 
@@ -61,6 +71,19 @@ class CrossEntropy(Function):
             scale = dy / grad.dtype.type(ctx.count)
         return grad * scale, None
 
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        softmax = LogSoftmax.apply(inputs[0], 1).exp()
+        onehot = np.zeros(softmax.shape, dtype=softmax.dtype)
+        np.put_along_axis(onehot, ctx.target[:, None], 1, axis=1)
+        if ctx.reduction == "none":
+            scale = dy.reshape(dy.shape[:1] + (1,) + dy.shape[1:])
+        elif ctx.reduction == "sum":
+            scale = dy
+        else:
+            scale = dy / float(ctx.count)
+        return (softmax - onehot) * scale, None
+
 
 class MSELoss(Function):
     @staticmethod
@@ -78,6 +101,14 @@ class MSELoss(Function):
         g = 2 * ctx.diff * dy
         if ctx.reduction == "mean":
             g = g / g.dtype.type(ctx.diff.size)
+        return g, -g
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        a, b = inputs[:2]
+        g = (a - b) * dy * 2.0
+        if ctx.reduction == "mean":
+            g = g / float(ctx.diff.size)
         return g, -g
 
 
@@ -100,6 +131,14 @@ class Linear(Function):
         db = dy.reshape(-1, dy.shape[-1]).sum(axis=0)
         return dx, dw, db
 
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        x, w, b = inputs
+        rows = dy.reshape(-1, dy.shape[-1])
+        dx = dy @ w
+        dw = rows.T @ x.reshape(-1, x.shape[-1])
+        return dx, dw, None if b is None else rows.sum(axis=0)
+
 
 class Dropout(Function):
     """Zero each element with probability ``p``; scale the rest by 1/(1-p)."""
@@ -112,4 +151,8 @@ class Dropout(Function):
 
     @staticmethod
     def backward(ctx, dy):
+        return dy * ctx.scale
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
         return dy * ctx.scale

@@ -4,6 +4,12 @@ Shapes: ``x (N, C, H, W)``, ``y (N, C, OH, OW)``. Max pooling saves
 ``ctx.argmax``, the flat ``h*W + w`` index each window picked: its backward
 routes ``dy`` there and nowhere else. Average pooling saves only the window
 ``ctx.win``: its backward spreads ``dy / divisor`` over each window.
+
+Each backward is also an op of its own, so it can be differentiated again
+(``create_graph=True``; the ``vjp`` rules): max-pool's backward is
+:class:`Route` (scatter-add at the argmax), whose adjoint is :class:`Gather`
+at the same indices, and back; average pooling's is :class:`Spread`, whose
+adjoint is average pooling; the adaptive one's is :class:`BinSpread`.
 """
 
 from __future__ import annotations
@@ -28,9 +34,12 @@ class MaxPool2d(Function):
 
     @staticmethod
     def backward(ctx, dy):
-        dx = np.zeros(ctx.x_shape, dtype=dy.dtype)
-        kernel("maxpool2d_backward")(np.ascontiguousarray(dy), ctx.argmax, dx)
-        return dx
+        return _route(dy, ctx.argmax, ctx.x_shape)
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        # the argmax is piecewise constant in x: the route's d/dx is 0
+        return Route.apply(dy, ctx.argmax, ctx.x_shape)
 
 
 class MaxUnpool2d(Function):
@@ -48,12 +57,70 @@ class MaxUnpool2d(Function):
 
     @staticmethod
     def backward(ctx, dy):
-        n, c, h, w = ctx.x_shape
-        if dy.size == 0:
-            return np.zeros(ctx.x_shape, dtype=dy.dtype), None
-        plane = dy.reshape(n, c, ctx.out_hw[0] * ctx.out_hw[1])
-        picked = np.take_along_axis(plane, ctx.indices.reshape(n, c, h * w), axis=2)
-        return picked.reshape(ctx.x_shape), None
+        return _gather(dy, ctx.indices), None, None
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        return Gather.apply(dy, ctx.indices), None, None
+
+
+class Route(Function):
+    """Max-pool's backward as an op: a zero ``x_shape`` image with each
+    ``dy[n, c, i, j]`` added at ``indices[n, c, i, j]`` (a flat ``h*W + w``).
+
+    Linear in ``dy``, so its backward is its adjoint, :class:`Gather` at the
+    same indices; and Gather's backward is Route: closed under
+    differentiation, to any order.
+    """
+
+    @staticmethod
+    def forward(ctx, dy, indices, x_shape):
+        ctx.indices, ctx.x_shape = indices, x_shape
+        return _route(dy, indices, x_shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _gather(g, ctx.indices), None, None
+
+    @staticmethod
+    def vjp(ctx, inputs, g):
+        return Gather.apply(g, ctx.indices), None, None
+
+
+class Gather(Function):
+    """``y[n, c, i, j] = x[n, c].flat[indices[n, c, i, j]]``: max-unpool's
+    backward as an op. Its backward is :class:`Route` (repeats add)."""
+
+    @staticmethod
+    def forward(ctx, x, indices):
+        ctx.indices, ctx.x_shape = indices, x.shape
+        return _gather(x, indices)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _route(g, ctx.indices, ctx.x_shape), None
+
+    @staticmethod
+    def vjp(ctx, inputs, g):
+        return Route.apply(g, ctx.indices, ctx.x_shape), None
+
+
+def _route(dy: np.ndarray, indices: np.ndarray, x_shape) -> np.ndarray:
+    """Add each ``dy`` into a zero ``x_shape`` image at its flat index."""
+    dx = np.zeros(x_shape, dtype=dy.dtype)
+    if dx.size:  # an empty plane receives nothing
+        kernel("maxpool2d_backward")(np.ascontiguousarray(dy), indices, dx)
+    return dx
+
+
+def _gather(x: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Read each plane of ``x`` at ``indices`` (an ``(N, C, h, w)`` array)."""
+    n, c = indices.shape[:2]
+    if x.size == 0:
+        return np.zeros(indices.shape, dtype=x.dtype)
+    plane = x.reshape(n, c, -1)
+    picked = np.take_along_axis(plane, indices.reshape(n, c, -1), axis=2)
+    return picked.reshape(indices.shape)
 
 
 class AvgPool2d(Function):
@@ -62,43 +129,58 @@ class AvgPool2d(Function):
 
     @staticmethod
     def forward(ctx, x, win, count_include_pad, divisor_override):
-        n, c = x.shape[:2]
-        kh, kw, sh, sw, ph, pw = win.args[:6]
-        y = np.empty((n, c, *win.out), dtype=x.dtype)
-        kernel("avgpool2d_forward")(
-            np.ascontiguousarray(x),
-            kh,
-            kw,
-            sh,
-            sw,
-            ph,
-            pw,
-            count_include_pad,
-            divisor_override,
-            y,
-        )
         ctx.win, ctx.x_shape = win, x.shape
         ctx.count_include_pad = count_include_pad
         ctx.divisor_override = divisor_override
-        return y
+        return _avg(x, win, count_include_pad, divisor_override)
 
     @staticmethod
     def backward(ctx, dy):
-        kh, kw, sh, sw, ph, pw = ctx.win.args[:6]
-        dx = np.zeros(ctx.x_shape, dtype=dy.dtype)
-        kernel("avgpool2d_backward")(
-            np.ascontiguousarray(dy),
-            kh,
-            kw,
-            sh,
-            sw,
-            ph,
-            pw,
-            ctx.count_include_pad,
-            ctx.divisor_override,
-            dx,
+        return _spread(
+            dy, ctx.win, ctx.count_include_pad, ctx.divisor_override, ctx.x_shape
         )
-        return dx
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        return Spread.apply(
+            dy, ctx.win, ctx.count_include_pad, ctx.divisor_override, ctx.x_shape
+        )
+
+
+class Spread(Function):
+    """Average pooling's backward as an op: each ``dy / divisor`` spread
+    over its window of a zero ``x_shape`` image. Its adjoint, so its
+    backward, is the average pooling itself, with the same divisors."""
+
+    @staticmethod
+    def forward(ctx, dy, win, count_include_pad, divisor_override, x_shape):
+        ctx.win, ctx.count_include_pad = win, count_include_pad
+        ctx.divisor_override = divisor_override
+        return _spread(dy, win, count_include_pad, divisor_override, x_shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _avg(g, ctx.win, ctx.count_include_pad, ctx.divisor_override)
+
+    @staticmethod
+    def vjp(ctx, inputs, g):
+        return AvgPool2d.apply(g, ctx.win, ctx.count_include_pad, ctx.divisor_override)
+
+
+def _avg(x, win, count_include_pad, divisor_override) -> np.ndarray:
+    y = np.empty((*x.shape[:2], *win.out), dtype=x.dtype)
+    kernel("avgpool2d_forward")(
+        np.ascontiguousarray(x), *win.args[:6], count_include_pad, divisor_override, y
+    )
+    return y
+
+
+def _spread(dy, win, count_include_pad, divisor_override, x_shape) -> np.ndarray:
+    dx = np.zeros(x_shape, dtype=dy.dtype)
+    kernel("avgpool2d_backward")(
+        np.ascontiguousarray(dy), *win.args[:6], count_include_pad, divisor_override, dx
+    )
+    return dx
 
 
 class AdaptiveAvgPool2d(Function):
@@ -117,15 +199,45 @@ class AdaptiveAvgPool2d(Function):
     @staticmethod
     def forward(ctx, x, row_bins, col_bins):
         ctx.rows, ctx.cols, ctx.hw = row_bins, col_bins, x.shape[2:]
-        rows = _segment_sums(x, 2, *row_bins) / _sizes(row_bins, x.dtype, 2)
-        return _segment_sums(rows, 3, *col_bins) / _sizes(col_bins, x.dtype, 3)
+        return _bin_means(x, row_bins, col_bins)
 
     @staticmethod
     def backward(ctx, dy):
-        h, w = ctx.hw
-        dy = dy / _sizes(ctx.rows, dy.dtype, 2) / _sizes(ctx.cols, dy.dtype, 3)
-        dx = _segment_sums(dy, 2, *_covering(ctx.rows, h))
-        return _segment_sums(dx, 3, *_covering(ctx.cols, w))
+        return _bin_spread(dy, ctx.rows, ctx.cols, ctx.hw)
+
+    @staticmethod
+    def vjp(ctx, inputs, dy):
+        return BinSpread.apply(dy, ctx.rows, ctx.cols, ctx.hw)
+
+
+class BinSpread(Function):
+    """Adaptive average pooling's backward as an op; its backward is the
+    adaptive average pooling (the two are adjoint)."""
+
+    @staticmethod
+    def forward(ctx, dy, row_bins, col_bins, hw):
+        ctx.rows, ctx.cols = row_bins, col_bins
+        return _bin_spread(dy, row_bins, col_bins, hw)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _bin_means(g, ctx.rows, ctx.cols)
+
+    @staticmethod
+    def vjp(ctx, inputs, g):
+        return AdaptiveAvgPool2d.apply(g, ctx.rows, ctx.cols)
+
+
+def _bin_means(x, rows, cols) -> np.ndarray:
+    means = _segment_sums(x, 2, *rows) / _sizes(rows, x.dtype, 2)
+    return _segment_sums(means, 3, *cols) / _sizes(cols, x.dtype, 3)
+
+
+def _bin_spread(dy, rows, cols, hw) -> np.ndarray:
+    h, w = hw
+    dy = dy / _sizes(rows, dy.dtype, 2) / _sizes(cols, dy.dtype, 3)
+    dx = _segment_sums(dy, 2, *_covering(rows, h))
+    return _segment_sums(dx, 3, *_covering(cols, w))
 
 
 def _sizes(bins, dtype, axis: int) -> np.ndarray:
@@ -140,8 +252,10 @@ def _covering(bins, size: int) -> tuple[np.ndarray, np.ndarray]:
     """For each position ``0 <= h < size``, the bins ``[i0, i1)`` covering it."""
     starts, ends = bins
     pos = np.arange(size)
-    return (np.searchsorted(ends, pos, side="right"),
-            np.searchsorted(starts, pos, side="right"))
+    return (
+        np.searchsorted(ends, pos, side="right"),
+        np.searchsorted(starts, pos, side="right"),
+    )
 
 
 def _segment_sums(a: np.ndarray, axis: int, starts, ends) -> np.ndarray:
