@@ -190,3 +190,100 @@ def test_padding_products_say_which_side_is_padding():
     dx_pad = next(e for e in trace.conv2d_input(x.shape, w, dy, padding=1) if e.padding)
     text = dx_pad.describe("w", "dy", "dx")
     assert "lands in the padding at dx[" in text and "dy" not in text.split("·")[-1]
+
+
+# --------------------------------------------------------------------------
+# the convolution matrix, played; the checkerboard in the gradient
+# --------------------------------------------------------------------------
+
+
+def test_conv_matrix_view_builds_c_row_by_row(make):
+    w = np.array([[0.1, 0.2, -0.3], [-0.4, 0.5, 0.6], [0.7, -0.8, 0.9]])
+    view = make(viz.ConvMatrixView, w=w)
+    assert view.synthetic == {} and view.n_frames == 4 * 9
+    c = adjoint.conv_matrix(w, (4, 4))
+    view.update(view.n_frames - 1)
+    grid = view.grids["C"]
+    np.testing.assert_array_equal(np.ma.getdata(grid.image.get_array()), c)
+    # the zeros are never written: blank, so the sparsity shows
+    hidden = np.ma.getmaskarray(grid.image.get_array())
+    np.testing.assert_array_equal(hidden, c == 0)
+    # row by row: the first 9 steps write row 0, the window of output 0
+    assert [e.k for e in view.events[:9]] == [0] * 9
+    view.update(5)
+    e = view.events[5]
+    assert cell_of(grid.marks["dst"]) == (e.k, e.p)
+    assert cell_of(view.grids["w"].marks["src"]) == e.tap
+    assert cell_of(view.grids["x"].marks["src"]) == e.pixel
+    assert f"C[{e.k},{e.p}]" in view.caption and "row k=0" in view.caption
+
+
+def test_conv_matrix_view_backward_is_ct_dy_column_by_column(make, torch):
+    w = np.array([[0.1, -0.2, 0.3], [0.4, 0.5, -0.6], [0.7, -0.8, 0.9]])
+    dy = np.array([[1.0, -2.0], [0.5, 3.0]])
+    view = make(viz.ConvMatrixView, w=w, dy=dy, backward=True, padding=1,
+                stride=2, input_size=(4, 4))  # fmt: skip
+    c = adjoint.conv_matrix(w, (4, 4), 2, 1)
+    view.update(view.n_frames - 1)
+    dx = np.ma.getdata(view.grids["dx"].image.get_array())
+    np.testing.assert_allclose(dx.ravel(), c.T @ dy.ravel())
+    tx = torch.zeros((1, 1, 4, 4), dtype=torch.float64, requires_grad=True)
+    y = torch.nn.functional.conv2d(tx, torch.tensor(w[None, None]), stride=2,
+                                   padding=1)  # fmt: skip
+    y.backward(torch.tensor(dy[None, None]))
+    np.testing.assert_allclose(dx, tx.grad.numpy()[0, 0])
+    # while column k plays, the column panel is column k of Cᵀ as an image
+    for i in (0, 9, view.n_frames - 1):
+        view.update(i)
+        e = view.events[i]
+        col = np.ma.getdata(view.grids["col"].image.get_array())
+        np.testing.assert_array_equal(col, c.T[:, e.k].reshape(4, 4))
+        assert cell_of(view.grids["dy"].marks["src"]) == divmod(e.k, 2)
+    assert [e.k for e in view.events] == sorted(e.k for e in view.events)
+    assert any(e.padding for e in view.events)
+    pad = next(e for e in view.events if e.padding)
+    assert "lands on padding: dropped" in pad.describe()
+    assert "Cᵀ" in view.title and "col2im" in view.title
+
+
+def test_conv_matrix_view_names_bad_parameters(make):
+    with pytest.raises(ValueError, match="backward must be True or False"):
+        viz.ConvMatrixView(backward="yes")
+    with pytest.raises(ValueError, match="input_size"):
+        viz.ConvMatrixView(input_size=0)
+    with pytest.raises(ValueError, match="does not fit"):
+        viz.ConvMatrixView(kernel_size=5)
+    view = make(viz.ConvMatrixView, w=np.ones((2, 2)))  # the kernel is 3x3
+    assert set(view.synthetic) == {"w"} and "stand-in" in view.grids["w"].ax.get_title()
+
+
+def test_gradient_checkerboard_view_ends_at_the_overlap_count(make):
+    view = make(viz.GradientCheckerboardView)
+    view.update(view.n_frames - 1)
+    dx = np.ma.getdata(view.grids["dx"].image.get_array())
+    count = trace.overlap_count((7, 7), 3, stride=2)
+    np.testing.assert_array_equal(dx, count)
+    assert set(np.unique(dx)) == {1, 2, 4}
+    assert view.grids["count"].ax.get_title() == "overlap count: 1, 2, 4"
+    e = view.events[4]
+    view.update(4)
+    assert cell_of(view.grids["dy"].marks["src"]) == e.b[2:]
+    assert cell_of(view.grids["w"].marks["src"]) == e.a[2:]
+    assert cell_of(view.grids["dx"].marks["dst"]) == e.dst[2:]
+
+
+def test_gradient_checkerboard_view_plays_the_learners_numbers(make, torch):
+    rng = np.random.default_rng(2)
+    w, dy = rng.standard_normal((3, 3)), rng.standard_normal((5, 4))
+    view = make(viz.GradientCheckerboardView, input_size=(9, 8), w=w, dy=dy,
+                padding=1)  # fmt: skip
+    assert view.synthetic == {}
+    want = torch.nn.grad.conv2d_input(
+        (1, 1, 9, 8), torch.tensor(w[None, None]), torch.tensor(dy[None, None]),
+        2, 1,
+    )
+    view.update(view.n_frames - 1)
+    dx = np.ma.getdata(view.grids["dx"].image.get_array())
+    np.testing.assert_allclose(dx, want.numpy()[0, 0], atol=1e-12)
+    view.rebuild(stride=1)  # dy no longer fits: a marked stand-in
+    assert set(view.synthetic) == {"dy"}

@@ -365,6 +365,12 @@ FIT_CASES = [
         (viz.MaxPoolForwardView, dict(padding=1, ceil_mode=True)),
         (viz.MaxPoolRoutingView, dict(input_size=(7, 7), padding=1)),
         (viz.AvgPoolSpreadView, dict(kernel_size=3, padding=1)),
+        (viz.ConvMatrixView, {}),
+        (viz.ConvMatrixView, dict(padding=1)),
+        (viz.ConvMatrixView, dict(backward=True)),
+        (viz.ConvMatrixView, dict(backward=True, padding=1, stride=2)),
+        (viz.GradientCheckerboardView, {}),
+        (viz.GradientCheckerboardView, dict(input_size=(9, 9), padding=1)),
     ]
 ]
 
@@ -421,6 +427,8 @@ def test_numbers_show_in_the_lesson_sized_views(make):
         viz.AvgPoolSpreadView,
         viz.ConvTransposeView,
         viz.OverlapView,
+        viz.ConvMatrixView,
+        viz.GradientCheckerboardView,
     ):
         view = make(cls)
         assert all(g.show_numbers for g in view.grids.values()), cls

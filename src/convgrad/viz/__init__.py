@@ -14,6 +14,7 @@ displays as its static animation instead: what slide exports use.
 from __future__ import annotations
 
 from ._base import Control, Model, View, live_views
+from .adjoint_views import ConvMatrixView, GradientCheckerboardView
 from .checker_views import ConvTransposeView, OverlapView
 from .field_views import ReceptiveFieldView, conv_matrix_figure
 from .grad_views import ChannelsView, WeightGradView
@@ -25,7 +26,9 @@ __all__ = [
     "ChannelsView",
     "Col2imView",
     "Control",
+    "ConvMatrixView",
     "ConvTransposeView",
+    "GradientCheckerboardView",
     "Im2colView",
     "MaxPoolForwardView",
     "MaxPoolRoutingView",
