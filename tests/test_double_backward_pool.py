@@ -19,7 +19,7 @@ import pytest
 from oracle import _torch, tol
 
 import convgrad as cg
-from convgrad import F
+from convgrad import F, exercises
 
 pytestmark = [pytest.mark.torch, pytest.mark.usefixtures("each_backend")]
 
@@ -417,3 +417,41 @@ def test_second_derivative_against_finite_differences(fn, shapes):
     inputs = [rng.standard_normal(s) for s in shapes]
     report = cg.gradgradcheck(fn, inputs)
     assert report.ok, str(report)
+
+
+# --------------------------------------------------------------------------
+# lesson 4's exercise 4.4 (convgrad.exercises.double_backward)
+# --------------------------------------------------------------------------
+
+
+def _cdb_autodiff(w, dy, v, stride=1, padding=0):
+    """A right answer in the other style: cg.grad, twice."""
+    wt, dyt = cg.Tensor(w, requires_grad=True), cg.Tensor(dy, requires_grad=True)
+    x = cg.Tensor(np.zeros(v.shape), requires_grad=True)
+    y = F.conv2d(x, wt, stride=stride, padding=padding)
+    (dx,) = cg.grad(y, x, dyt, create_graph=True)
+    ddy, dw = cg.grad((dx * v).sum(), [dyt, wt])
+    return ddy.data, dw.data
+
+
+def _cdb_wrong(flip=False, step=None, images=None):
+    ref = exercises.solution("conv_double_backward")
+
+    def answer(w, dy, v, stride=1, padding=0):
+        wk = w[..., ::-1, ::-1] if flip else w
+        ddy, dw = ref(wk, dy, v, stride if step is None else step, padding)
+        if images is not None:
+            dw = ref(w, dy[:images], v[:images], stride, padding)[1]
+        return ddy, dw
+
+    return answer
+
+
+def test_exercise_4_4_passes_autodiff_and_names_the_mistakes():
+    check = exercises.check
+    assert check("conv_double_backward", _cdb_autodiff, quiet=True).passed
+    for wrong, code in [(_cdb_wrong(flip=True), "kernel-flipped"),
+                        (_cdb_wrong(step=1), "stride-ignored"),
+                        (_cdb_wrong(images=1), "missing-batch-sum")]:
+        result = check("conv_double_backward", wrong, quiet=True)
+        assert not result.passed and result.diagnosis == code, result.message

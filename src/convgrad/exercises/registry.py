@@ -13,6 +13,7 @@ from . import (
     checkerboard,
     conv_matrix,
     dilated_grouped,
+    double_backward,
     feeds,
     solutions,
 )
@@ -127,6 +128,13 @@ EXERCISES: dict[str, Exercise] = {
                  hint="every window (i, j) adds w at (i*s, j*s) of the "
                       "padded canvas (dy = 1 there); the adds overlap; "
                       "then crop the padding."),
+        # issue 17: lesson 4's double backward
+        Exercise("conv_double_backward", 4,
+                 double_backward.conv_double_backward, double_backward.cases,
+                 outputs=("ddy", "dw"),
+                 rules=(*double_backward.RULES, *GENERIC),
+                 hint="sum(v * dx) = sum(dy * conv2d(v, w)): ddy is that conv "
+                      "of v; dw adds dy times v's patch, as in 4.1."),
         Exercise("find_wrong_backward", 9, bug_hunt.find_wrong_backward,
                  bug_hunt.cases, expected=bug_hunt.expected,
                  hint="cg.gradcheck(fn, inputs, raise_exception=False).ok is "
