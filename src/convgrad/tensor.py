@@ -380,7 +380,8 @@ def _seed(out: Tensor, gradient: Any, name: str, create_graph: bool) -> Any:
                 f"{name} must have the output's shape {out.shape}, got {gradient.shape}"
             )
         if create_graph:
-            return _as_dtype(gradient, out.dtype)
+            with enable_grad():  # a cast is recorded even under no_grad
+                return _as_dtype(gradient, out.dtype)
         gradient = gradient.data
     try:
         seed = np.asarray(gradient, dtype=out.dtype)
@@ -456,7 +457,21 @@ def _backprop(
     With ``targets`` (ids of tensors), return the gradient that reached
     each of them, visit only the part of the graph that leads to one, and
     touch no ``.grad``. Without, accumulate into every leaf's ``.grad``.
+    With ``create_graph`` the whole walk runs with grad mode on (as
+    torch's), so the sums and reshapes between rules are recorded too.
     """
+    if create_graph:
+        with enable_grad():
+            return _walk(roots, seeds, True, targets)
+    return _walk(roots, seeds, False, targets)
+
+
+def _walk(
+    roots: list[Tensor],
+    seeds: list[Any],
+    create_graph: bool,
+    targets: set[int] | None,
+) -> dict[int, Any]:
     order = _topological_order(roots)
     needed = None
     if targets is not None:  # the tensors with a target at or behind them
@@ -486,14 +501,21 @@ def _backprop(
                 _accumulate(t, g, create_graph)
             continue
         _function.check_saved(node.fn, node.ctx)
-        if create_graph:
-            if node.fn.vjp is None:
-                raise _no_vjp(node.fn)
-            with enable_grad(), np.errstate(all="ignore"):
-                in_grads = node.fn.vjp(node.ctx, node.inputs, g)
-        else:
+        if create_graph and node.fn.vjp is None:
+            raise _no_vjp(node.fn)
+        asked = node.ctx.needs_input_grad
+        if needed is not None:  # grad(): skip inputs no target lies behind
+            node.ctx.needs_input_grad = tuple(
+                n and id(i) in needed for n, i in zip(asked, node.inputs, strict=True)
+            )
+        try:
             with np.errstate(all="ignore"):  # as forward: IEEE, silent
-                in_grads = node.fn.backward(node.ctx, g)
+                if create_graph:
+                    in_grads = node.fn.vjp(node.ctx, node.inputs, g)
+                else:
+                    in_grads = node.fn.backward(node.ctx, g)
+        finally:
+            node.ctx.needs_input_grad = asked
         if not isinstance(in_grads, tuple):
             in_grads = (in_grads,)
         for inp, ig in zip(node.inputs, in_grads, strict=False):
