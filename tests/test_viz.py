@@ -564,6 +564,12 @@ async def main():
     assert isinstance(v.fig.canvas, ipywidgets.DOMWidget), type(v.fig.canvas)
     shown = []
     v.fig.canvas.mpl_connect("draw_event", lambda e: shown.append(v.caption))
+    # no front end has said it is ready: nothing is pushed to it (a picture
+    # sent before then arrives broken; a ready front end asks for the figure)
+    v.update(1)
+    await asyncio.sleep(_base.SETTLE_S * 2)
+    assert shown == [], shown
+    v.fig.canvas.syncing_data_url = False  # what ipympl does on 'initialized'
     # the browser's ask for a picture is lost (no browser here): the view
     # draws the last change itself once the changes stop
     v.update(1)

@@ -223,7 +223,7 @@ class View:
         self._changes += 1
         canvas = self.fig.canvas
         canvas.draw_idle()
-        if hasattr(canvas, "handle_draw"):  # a browser canvas (ipympl, nbagg)
+        if hasattr(canvas, "syncing_data_url"):  # ipympl's canvas widget
             self._settle_later()
         for hook in self._on_draw:
             hook()
@@ -236,7 +236,11 @@ class View:
         between the kernel drawing and the browser receiving is then never
         drawn, and the canvas stays one step behind (a quick Reset then step
         forward shows it). So, once the changes stop for ``SETTLE_S``, a
-        change that no draw has shown yet is drawn and pushed directly.
+        change that no draw has shown yet is drawn and pushed directly; but
+        only to a front end that has said it is ready for pictures (ipympl
+        stops ``syncing_data_url`` then): one pushed earlier arrives broken,
+        and the canvas stays blank. A front end that is not ready yet asks
+        for the whole figure when it is.
         """
         try:
             loop = asyncio.get_running_loop()
@@ -248,8 +252,9 @@ class View:
 
     def _draw_if_behind(self) -> None:
         self._settle = None
-        if self._drawn != self._changes:
-            self.fig.canvas.draw()
+        canvas = self.fig.canvas
+        if self._drawn != self._changes and not canvas.syncing_data_url:
+            canvas.draw()
 
     def _on_drawn(self, _event: Any) -> None:
         self._drawn = self._changes
