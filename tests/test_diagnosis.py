@@ -776,6 +776,17 @@ def cbd_add_at(w, input_size, stride=1, padding=0):
     return canvas[p : p + h, p : p + wd]
 
 
+def cdb_autodiff(w, dy, v, stride=1, padding=0):
+    """conv_double_backward by autodiff: dx = grad of conv2d, then grad of
+    sum(v * dx) with respect to dy and w."""
+    wt, dyt = cg.Tensor(w, requires_grad=True), cg.Tensor(dy, requires_grad=True)
+    x = cg.Tensor(np.zeros(v.shape), requires_grad=True)
+    y = F.conv2d(x, wt, stride=stride, padding=padding)
+    (dx,) = cg.grad(y, x, dyt, create_graph=True)
+    ddy, dw = cg.grad((dx * v).sum(), [dyt, wt])
+    return ddy.data, dw.data
+
+
 RIGHT = [
     ("numeric_grad", ng_basis_vectors), ("numeric_grad", ng_in_place_restored),
     ("square_plus_backward", sp_formula), ("square_plus_backward", sp_autodiff),
@@ -795,6 +806,7 @@ RIGHT = [
     ("find_wrong_backward", fwb_catch_the_raise),
     ("conv_matrix", cm_basis_images), ("conv_matrix", cm_rows_of_autodiff),
     ("checkerboard_dx", cbd_autodiff), ("checkerboard_dx", cbd_add_at),
+    ("conv_double_backward", cdb_autodiff),
 ]
 
 
