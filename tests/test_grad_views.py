@@ -287,3 +287,26 @@ def test_gradient_checkerboard_view_plays_the_learners_numbers(make, torch):
     np.testing.assert_allclose(dx, want.numpy()[0, 0], atol=1e-12)
     view.rebuild(stride=1)  # dy no longer fits: a marked stand-in
     assert set(view.synthetic) == {"dy"}
+
+
+@pytest.mark.parametrize("cls, kwargs", [
+    (viz.ConvMatrixView, {}),
+    (viz.ConvMatrixView, {"backward": True}),
+    (viz.GradientCheckerboardView, {}),
+])  # fmt: skip
+def test_the_new_views_export_as_static_animations(monkeypatch, cls, kwargs):
+    import json
+    import re
+
+    from convgrad.viz import export
+
+    monkeypatch.setattr(viz.View, "static", True)
+    monkeypatch.setattr(viz.View, "static_options", {"dpi": 30})
+    view = cls(**kwargs)
+    n = view.n_frames
+    shown = view.widget()
+    assert isinstance(shown, export.StaticAnimation)
+    page = shown._repr_html_()
+    data = re.search(r'class="cgp-data">(.*?)</script>', page, re.S).group(1)
+    assert json.loads(data)["steps"] == list(range(1, n + 1))
+    assert view not in viz.live_views()
