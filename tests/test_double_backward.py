@@ -776,3 +776,26 @@ def test_gradient_penalty_first_order_backward_matches_torch(backend, torch):
     for o, t in zip(ours, theirs, strict=True):
         assert isinstance(o.grad, np.ndarray)
         np.testing.assert_allclose(o.grad, t.grad.numpy(), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "xs, ws", [((2, 0, 4, 4), (3, 0, 3, 3)), ((0, 2, 4, 4), (3, 2, 3, 3))]
+)
+def test_conv2d_double_backward_of_empty_inputs(xs, ws, backend):
+    """No input channels, or an empty batch: every gradient of every order
+    is an array of zeros of the input's shape, as in first order."""
+    x = cg.Tensor(np.zeros(xs), requires_grad=True)
+    w = cg.Tensor(np.ones(ws), requires_grad=True)
+    b = cg.Tensor(np.ones(ws[0]), requires_grad=True)
+    y = F.conv2d(x, w, b, padding=1)
+    u = cg.Tensor(np.ones(y.shape), requires_grad=True)
+    gs = cg.grad(y, [x, w, b], u, create_graph=True)
+    first = cg.grad(y, [x, w, b], u.data)
+    for g, f, t in zip(gs, first, (x, w, b), strict=True):
+        assert g.shape == t.shape
+        np.testing.assert_array_equal(g.data, f.data)
+    s = sum((g * g).sum() for g in gs)
+    if s.requires_grad:
+        hs = cg.grad(s, [x, w, u], allow_unused=True)
+        for h, t in zip(hs, (x, w, u), strict=True):
+            assert h is None or (h.shape == t.shape and not h.data.any())
