@@ -352,7 +352,33 @@ def _checkerboard(assign=False, shift=0, crop="p", stride_used=True,
 
 
 # (exercise, code, wrong answer): one row per mistake an exercise can make
+def _cdb(flip=False, stride_used=True, images=None):
+    """conv_double_backward as a learner writes it, loops over dy, with one
+    mistake: the kernel flipped, the stride left out, or dw from the first
+    image(s) only."""
+
+    def answer(w, dy, v, stride=1, padding=0):
+        k, p = w.shape[-1], padding
+        s = stride if stride_used else 1
+        wk = w[..., ::-1, ::-1] if flip else w
+        vp = np.pad(v, ((0, 0), (0, 0), (p, p), (p, p)))
+        ddy, dw = np.zeros(dy.shape), np.zeros(w.shape)
+        for n, o, i, j in np.ndindex(*dy.shape):
+            patch = vp[n, :, i * s : i * s + k, j * s : j * s + k]
+            if patch.shape[-2:] != (k, k):  # a window off the edge
+                continue
+            ddy[n, o, i, j] = np.sum(wk[o] * patch)
+            if images is None or n < images:
+                dw[o] += dy[n, o, i, j] * patch
+        return ddy, dw
+
+    return answer
+
+
 MISTAKES = [
+    ("conv_double_backward", "kernel-flipped", _cdb(flip=True)),
+    ("conv_double_backward", "stride-ignored", _cdb(stride_used=False)),
+    ("conv_double_backward", "missing-batch-sum", _cdb(images=1)),
     ("numeric_grad", "one-sided", ng_one_sided),
     ("numeric_grad", "not-restored", ng_in_place_no_restore),
     ("numeric_grad", "not-restored", ng_copy_no_restore),

@@ -40,7 +40,9 @@ The modules, one job each:
   the report, the grid and the figure;
 - :mod:`.dilated_grouped`, :mod:`.bug_hunt`, :mod:`.conv_matrix` and
   :mod:`.checkerboard`: issue 12's exercises, each one's solution and cases
-  (and, for the last two, its rules) in a module of its own.
+  (and, for the last two, its rules) in a module of its own;
+  :mod:`.double_backward`: lesson 04's second derivative (issue 17), the
+  same way.
 
 Adding an exercise
 ------------------

@@ -22,12 +22,12 @@ dilation-ignored   im2col, col2im, conv_output_size,
 stride-ignored     im2col, col2im, conv2d_backward (dx, dw), maxpool_forward,
                    avgpool_backward, conv_transpose2d, conv_output_size,
                    conv2d_macs, dilated_grouped_backward (dx, dw),
-                   conv_matrix, checkerboard_dx
+                   conv_matrix, checkerboard_dx, conv_double_backward
 kernel-flipped     im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
                    grouped_weight_matrix, dilated_grouped_backward (dx),
-                   conv_matrix, checkerboard_dx
+                   conv_matrix, checkerboard_dx, conv_double_backward
 missing-batch-sum  conv2d_backward (dw, db), conv2d_macs,
-                   dilated_grouped_backward (dw)
+                   dilated_grouped_backward (dw), conv_double_backward (dw)
 batch-mean         conv2d_backward (dw, db), dilated_grouped_backward (dw)
 one-sided          numeric_grad
 not-restored       numeric_grad
