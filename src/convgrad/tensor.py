@@ -416,10 +416,8 @@ def _unbroadcast_tensor(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     return g.reshape(shape)
 
 
-def _fit(ig: Any, inp: Tensor, create_graph: bool) -> Any:
-    """A rule's gradient for ``inp``, summed back to its shape and dtype."""
-    if not create_graph:
-        return unbroadcast(np.asarray(ig), inp.shape).astype(inp.dtype, copy=False)
+def _fit(ig: Any, inp: Tensor) -> Tensor:
+    """A vjp's gradient for ``inp``, summed back to its shape and dtype."""
     if not isinstance(ig, Tensor):  # a rule may return a constant array
         ig = Tensor._from_op(np.asarray(ig), False)
     return _as_dtype(_unbroadcast_tensor(ig, inp.shape), inp.dtype)
@@ -526,7 +524,12 @@ def _walk(
             key = id(inp)
             if needed is not None and key not in needed:
                 continue
-            ig = _fit(ig, inp, create_graph)
+            if create_graph:
+                ig = _fit(ig, inp)
+            else:  # first order, inline: the hot loop of every backward()
+                ig = unbroadcast(np.asarray(ig), inp.shape).astype(
+                    inp.dtype, copy=False
+                )
             if key in grads:
                 grads[key] = grads[key] + ig
             else:
