@@ -439,3 +439,25 @@ def test_the_fingerprint_sees_any_single_element_change_and_a_swap():
         b.flat[[0, 5]] = b.flat[[5, 0]]
         assert fingerprint(b) != before
         assert fingerprint(a.copy()) == before
+
+
+@pytest.mark.parametrize("make", [
+    lambda ps: cg.optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01),
+    lambda ps: cg.optim.Adam(ps, lr=0.1),
+])
+def test_a_step_after_backward_with_create_graph_uses_the_gradient_values(make):
+    rng = np.random.default_rng(3)
+    x, w0 = rng.standard_normal((2, 1, 5, 5)), rng.standard_normal((2, 1, 3, 3))
+    steps = []
+    for create_graph in (False, True):
+        w = cg.Tensor(w0.copy(), requires_grad=True)
+        opt = make([w])
+        for _ in range(2):
+            opt.zero_grad()
+            loss = (F.conv2d(x, w) ** 2).sum()
+            loss.backward(create_graph=create_graph)
+            assert isinstance(w.grad, cg.Tensor) == create_graph
+            opt.step()
+        assert isinstance(w.data, np.ndarray)  # never a Tensor
+        steps.append(w.data)
+    np.testing.assert_allclose(steps[1], steps[0], rtol=1e-12)

@@ -89,6 +89,14 @@ class Optimizer:
     def step(self) -> None:
         raise NotImplementedError
 
+    @staticmethod
+    def _grad(p: Tensor) -> np.ndarray | None:
+        """``p.grad`` as an ndarray: after ``backward(create_graph=True)``
+        it is a Tensor, whose values are what a step uses (as torch's
+        optimizers, which never record their update in the graph)."""
+        g = p.grad
+        return g.data if isinstance(g, Tensor) else g
+
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
         for i, g in enumerate(self.param_groups):
@@ -143,9 +151,9 @@ class SGD(Optimizer):
             lr, mom = group["lr"], group["momentum"]
             wd, damp = group["weight_decay"], group["dampening"]
             for p in group["params"]:
-                if p.grad is None:
+                g = self._grad(p)
+                if g is None:
                     continue
-                g = p.grad
                 if wd != 0:
                     g = g + wd * p.data
                 if mom != 0:
@@ -200,9 +208,9 @@ class Adam(Optimizer):
             lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
             b1, b2 = group["betas"]
             for p in group["params"]:
-                if p.grad is None:
+                g = self._grad(p)
+                if g is None:
                     continue
-                g = p.grad
                 if wd != 0:
                     g = g + wd * p.data
                 state = self.state.setdefault(id(p), {})
