@@ -657,6 +657,18 @@ def names_step(caption: str, step: int, n: int) -> bool:
     return re.search(rf"\bstep {step}/{n}(?!\d)", caption) is not None
 
 
+def _save_canvas(nb: OpenNotebook, canvas) -> None:
+    """What the canvas holds, as a PNG beside the failure screenshot."""
+    import base64
+
+    try:
+        url = canvas_data_url(canvas)
+        data = base64.b64decode(url.split(",", 1)[1])
+        (nb.shot_dir / f"{nb.stem}-canvas.png").write_bytes(data)
+    except Exception:  # a diagnostic only: never hide the failure
+        pass
+
+
 def signature_diff(canvas, signature: dict) -> float | None:
     """Max grey-block difference between the canvas and the kernel's rendering."""
     return canvas.evaluate(
@@ -687,6 +699,7 @@ def wait_canvas_shows(
     except Exception as exc:
         size = canvas.evaluate("c => [c.width, c.height]")
         diff = signature_diff(canvas, signature)
+        _save_canvas(nb, canvas)
         raise nb.fail(
             f"{what}: the canvas does not show the kernel's figure after "
             f"{timeout} s (canvas {size[0]}x{size[1]}, figure "
