@@ -123,10 +123,20 @@ class Function:
 
 _BLOCK = 4096
 _COLUMN_WEIGHTS: dict[np.dtype, np.ndarray] = {}
+_ROW_WEIGHTS: dict[np.dtype, np.ndarray] = {}
 
 
 def _odd_weights(n: int, k: int, dtype: np.dtype) -> np.ndarray:
     return (np.arange(n, dtype=np.uint64) * np.uint64(k) | np.uint64(1)).astype(dtype)
+
+
+def _row_weights(n: int, dtype: np.dtype) -> np.ndarray:
+    # the first n row weights, from a table grown on demand (each weight
+    # depends only on its index, so a prefix of a longer table is the same)
+    table = _ROW_WEIGHTS.get(dtype)
+    if table is None or table.size < n:
+        table = _ROW_WEIGHTS[dtype] = _odd_weights(max(n, 64), 40503, dtype)
+    return table[:n]
 
 
 def fingerprint(a: np.ndarray) -> tuple:
@@ -137,7 +147,9 @@ def fingerprint(a: np.ndarray) -> tuple:
     weighs ``row_weight[r] * col_weight[c]``. An odd weight is invertible,
     so a change to any single element always changes the sum; swaps and
     larger changes go unseen only by coincidence. The XOR of all words is
-    kept too.
+    kept too. (The weighted sums run through ``einsum``, which wraps modulo
+    the word size as ``dot`` does, at two to four times its speed on
+    integers.)
     """
     shape, a = a.shape, np.ascontiguousarray(a)  # (0-d comes back 1-d)
     words = a.reshape(-1).view(f"u{a.itemsize}")
@@ -147,11 +159,14 @@ def fingerprint(a: np.ndarray) -> tuple:
             _BLOCK, 2654435761, words.dtype
         )
     rows, tail = divmod(words.size, _BLOCK)
-    per_row = np.empty(rows + 1, dtype=words.dtype)
-    per_row[:rows] = np.dot(words[: rows * _BLOCK].reshape(rows, _BLOCK), cols)
-    per_row[rows] = np.dot(words[rows * _BLOCK :], cols[:tail])
-    total = np.dot(per_row, _odd_weights(rows + 1, 40503, words.dtype))
     xor = np.bitwise_xor.reduce(words) if words.size else 0
+    if not rows:  # one short row, of weight 1
+        return shape, a.dtype.str, int(np.dot(words, cols[:tail])), int(xor)
+    per_row = np.empty(rows + 1, dtype=words.dtype)
+    np.einsum("ij,j->i", words[: rows * _BLOCK].reshape(rows, _BLOCK), cols,
+              out=per_row[:rows])
+    per_row[rows] = np.dot(words[rows * _BLOCK :], cols[:tail])
+    total = np.dot(per_row, _row_weights(rows + 1, words.dtype))
     return shape, a.dtype.str, int(total), int(xor)
 
 
