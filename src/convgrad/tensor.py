@@ -214,7 +214,6 @@ class Tensor:
         _backprop([self], [seed], create_graph)
 
     # ----------------------------------------------------------- operators
-    # ----------------------------------------------------------- operators
     def __add__(self, other: Any) -> Tensor:
         return _basic.Add.apply(self, _operand(other, self))
 
