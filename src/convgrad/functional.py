@@ -48,6 +48,9 @@ def as_tensor(value: Any, name: str) -> Tensor:
 
 
 def _same_dtype(**tensors: Tensor | None) -> None:
+    dtypes = {t.data.dtype for t in tensors.values() if t is not None}
+    if len(dtypes) == 1:  # the usual case, in one pass
+        return
     items = [(k, t) for k, t in tensors.items() if t is not None]
     first_name, first = items[0]
     for name, t in items[1:]:

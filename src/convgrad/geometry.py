@@ -42,6 +42,53 @@ def _is_int(v: object) -> bool:
     return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
+# --------------------------------------------------------------------------
+# memo: a training loop validates the same geometry every step
+# --------------------------------------------------------------------------
+
+_MEMO_SIZE = 512
+
+
+def _exact(v: object) -> bool:
+    """``v`` is None, an ``int``, a ``bool``, a ``str``, or a tuple of
+    ``int``s, each of exactly that type: a value whose dict key no other
+    argument can share. (``True == 1 == 1.0`` and ``np.int64(1) == 1``
+    hash alike, so a key on values would hand a ``1`` the result checked
+    for a ``True``; a key on exact types cannot.)"""
+    t = type(v)
+    if v is None or t is int or t is bool or t is str:
+        return True
+    return t is tuple and all(type(i) is int for i in v)
+
+
+def _memo(fn):
+    """Remember ``fn``'s result for repeated calls with the same exact
+    arguments (see :func:`_exact`); anything else, and every call that
+    raises, takes the full path, so every error message stays. The key
+    holds each argument's type and :func:`memory_limit`, and every result
+    is a frozen dataclass or a tuple of them, safe to share."""
+    cache: dict[tuple, object] = {}
+
+    @functools.wraps(fn)
+    def memoized(*args, **kwargs):
+        if not all(map(_exact, args)) or not kwargs.keys() <= {"itemsize"}:
+            return fn(*args, **kwargs)
+        itemsize = kwargs.get("itemsize", 8)
+        if type(itemsize) is not int:
+            return fn(*args, **kwargs)
+        key = (*map(type, args), *args, itemsize, memory_limit())
+        hit = cache.get(key)
+        if hit is None:
+            hit = fn(*args, **kwargs)
+            if len(cache) >= _MEMO_SIZE:
+                cache.clear()
+            cache[key] = hit
+        return hit
+
+    memoized.cache_clear = cache.clear  # type: ignore[attr-defined]
+    return memoized
+
+
 def pair(value: object, name: str, *, minimum: int = 0) -> Pair:
     """Turn an int or a pair of ints into a checked ``(h, w)`` pair."""
     if _is_int(value):
@@ -207,6 +254,7 @@ def _window_args(kernel_size, stride, padding, dilation) -> str:
     )
 
 
+@_memo
 def unfold_geometry(
     x_shape: tuple[int, ...], kernel_size, dilation, padding, stride,
     *, itemsize: int = 8,
@@ -223,6 +271,7 @@ def unfold_geometry(
     return win
 
 
+@_memo
 def fold_geometry(
     col_shape: tuple[int, ...], output_size, kernel_size, dilation, padding, stride,
     *, itemsize: int = 8,
@@ -356,6 +405,7 @@ class TransposeGeometry:
     out: Pair
 
 
+@_memo
 def conv2d_geometry(
     x_shape, w_shape, b_shape, stride, padding, dilation, groups,
     *, itemsize: int = 8,
@@ -400,6 +450,7 @@ def conv2d_geometry(
     return ConvGeometry(win, g, c_in, c_out, extra)
 
 
+@_memo
 def conv_transpose2d_geometry(
     x_shape, w_shape, b_shape, stride, padding, output_padding, groups, dilation,
     *, itemsize: int = 8,
@@ -508,6 +559,7 @@ def _taps_text(start: int, k: int, d: int) -> str:
     return ", ".join(map(str, taps)) + more
 
 
+@_memo
 def pool_window(
     x_shape,
     kernel_size,

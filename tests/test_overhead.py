@@ -1,0 +1,113 @@
+"""The per-step shortcuts of a training loop keep every rule (issue 16).
+
+Memoized geometry, byte snapshots as fingerprints, ReLU's bitwise select:
+each is checked here against the slow path it replaces.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import convgrad as cg
+from convgrad import functional as F
+from convgrad import geometry as geo
+from convgrad.function import SNAPSHOT_BYTES, Context, fingerprint
+from convgrad.ops.basic import ReLU
+
+
+@pytest.fixture
+def x():
+    return cg.Tensor(np.random.default_rng(0).standard_normal((2, 3, 8, 8)))
+
+
+@pytest.mark.parametrize("bad", [True, 1.0, "1"])
+def test_a_cached_stride_does_not_stand_in_for_an_equal_value(x, bad):
+    w = cg.Tensor(np.ones((4, 3, 3, 3)))
+    F.conv2d(x, w, stride=1)  # cached for the int 1
+    with pytest.raises(TypeError, match="stride must be an int or a pair of ints"):
+        F.conv2d(x, w, stride=bad)
+    with pytest.raises(TypeError, match="stride"):
+        F.conv2d(x, w, stride=(1, bad))
+
+
+def test_a_cached_ceil_mode_does_not_accept_an_int(x):
+    F.max_pool2d(x, 2, ceil_mode=True)
+    F.max_pool2d(x, 2, ceil_mode=False)
+    for bad in (1, 0):
+        with pytest.raises(TypeError, match="ceil_mode must be a bool"):
+            F.max_pool2d(x, 2, ceil_mode=bad)
+
+
+def test_numpy_ints_still_take_the_full_path_and_agree(x):
+    a = geo.pool_window(x.shape, 2, None, 0, 1, False)
+    b = geo.pool_window(x.shape, np.int64(2), None, np.int32(0), 1, False)
+    assert a == b
+
+
+def test_errors_are_not_cached(x):
+    for _ in range(2):
+        with pytest.raises(ValueError, match="padding must be at most half"):
+            F.max_pool2d(x, 2, padding=2)
+
+
+def test_the_memo_sees_a_smaller_memory_limit(x, monkeypatch):
+    w = cg.Tensor(np.ones((4, 3, 3, 3)))
+    F.conv2d(x, w, padding=1)
+    monkeypatch.setattr(geo, "memory_limit", lambda: 1000)
+    with pytest.raises(ValueError, match="more than this machine's"):
+        F.conv2d(x, w, padding=1)
+
+
+def test_memoized_and_full_results_are_equal(x):
+    args = (x.shape, (4, 3, 3, 3), (4,), 2, 1, 1, 1)
+    assert geo.conv2d_geometry(*args, itemsize=4) == geo.conv2d_geometry.__wrapped__(
+        *args, itemsize=4
+    )
+
+
+@pytest.mark.parametrize("n", [7, SNAPSHOT_BYTES // 8, SNAPSHOT_BYTES // 8 + 1, 30000])
+def test_both_fingerprints_see_the_smallest_change(n):
+    a = np.random.default_rng(1).standard_normal(n)
+    before = fingerprint(a)
+    for i in (0, n // 2, n - 1):
+        b = a.copy()
+        b[i] = np.nextafter(b[i], np.inf)
+        assert fingerprint(b) != before
+    assert fingerprint(a.copy()) == before
+    assert fingerprint(a.reshape(1, -1)) != before  # the shape counts too
+
+
+def test_a_changed_small_saved_input_still_raises():
+    x = cg.Tensor(np.ones((2, 4)), requires_grad=True)
+    w = cg.Tensor(np.ones((3, 4)), requires_grad=True)
+    y = F.linear(x, w).sum()
+    w.data[1, 2] += 1e-12
+    with pytest.raises(RuntimeError, match="modified in place"):
+        y.backward()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_is_where_bit_for_bit(dtype):
+    v = [1.0, -1.0, 0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-45, -1e-45]
+    a = np.array(v, dtype)
+    dy = np.array(v[::-1], dtype)
+    ctx = Context()
+    y = ReLU.forward(ctx, a)
+    words = f"u{a.itemsize}"
+    expect = np.where(~(a <= 0), a, dtype(0))
+    assert y.dtype == dtype
+    np.testing.assert_array_equal(y.view(words), expect.view(words))
+    np.testing.assert_array_equal(ctx.mask, ~(a <= 0))
+    dx = ReLU.backward(ctx, dy)
+    np.testing.assert_array_equal(
+        dx.view(words), np.where(ctx.mask, dy, dtype(0)).view(words)
+    )
+    dx = ReLU.backward(ctx, np.broadcast_to(dtype(2), a.shape))
+    np.testing.assert_array_equal(dx, np.where(ctx.mask, 2, 0))
+
+
+def test_relu_of_a_strided_view():
+    a = np.random.default_rng(2).standard_normal((5, 6)).astype(np.float32)[:, ::2]
+    y = F.relu(cg.Tensor(a, requires_grad=True))
+    np.testing.assert_array_equal(y.data, np.where(a > 0, a, 0))
