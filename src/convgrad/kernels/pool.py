@@ -2,7 +2,11 @@
 
 Every kernel loops over ``(n, c)`` planes on the outside; a plane's output
 (and, for the scatters, its ``dx``) is written by that iteration alone, so
-the ``prange`` never races even where windows overlap.
+the ``prange`` never races even where windows overlap. For the same
+reason a call can be cut into runs of planes: the four pool kernels below
+are wrapped by :func:`.pool_threads.plane_threads`, which runs calls from
+1M elements over numba's threads that way (the serial build on each run;
+``serial`` and ``parallel`` stay reachable as attributes).
 
 * ``maxpool2d_forward``: padding counts as -inf; the window is scanned in
   row-major order and a value is taken if ``val > best or isnan(val)``
@@ -24,6 +28,7 @@ from numba import prange
 
 from ._jit import jit, jit_parallel
 from .im2col import inside_run
+from .pool_threads import plane_threads
 
 
 @jit
@@ -58,6 +63,7 @@ def _divisors(
         )
 
 
+@plane_threads
 @jit_parallel
 def maxpool2d_forward(x, kh, kw, sh, sw, ph, pw, dh, dw, y, argmax):
     """Fill ``y`` with each window's maximum and ``argmax`` with where it was."""
@@ -99,6 +105,7 @@ def maxpool2d_forward(x, kh, kw, sh, sw, ph, pw, dh, dw, y, argmax):
                 ap[i, j] = idx
 
 
+@plane_threads
 @jit_parallel
 def maxpool2d_backward(dy, argmax, dx):
     """Add ``dy[n, c, i, j]`` into ``dx[n, c].flat[argmax[n, c, i, j]]``."""
@@ -115,6 +122,7 @@ def maxpool2d_backward(dy, argmax, dx):
             dxf[base + np.uint64(af[first + k])] += dyf[first + k]
 
 
+@plane_threads
 @jit_parallel
 def avgpool2d_forward(
     x, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override, y
@@ -156,6 +164,7 @@ def avgpool2d_forward(
                 yf[out + j] = acc[j] / div[j]
 
 
+@plane_threads
 @jit_parallel
 def avgpool2d_backward(
     dy, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override, dx
