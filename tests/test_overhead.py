@@ -111,3 +111,54 @@ def test_relu_of_a_strided_view():
     a = np.random.default_rng(2).standard_normal((5, 6)).astype(np.float32)[:, ::2]
     y = F.relu(cg.Tensor(a, requires_grad=True))
     np.testing.assert_array_equal(y.data, np.where(a > 0, a, 0))
+
+
+def _adam_reference(p, g, m, v, t, lr, b1, b2, eps):
+    """The update as written before it ran in place (issue 16's base)."""
+    m += (1 - b1) * (g - m)
+    v *= b2
+    v += (1 - b2) * g * g
+    step_size = lr / (1 - b1**t)
+    denom = np.sqrt(v) / np.sqrt(1 - b2**t) + eps
+    p -= step_size * (m / denom)
+
+
+@pytest.mark.parametrize("dtype, gdtype", [
+    (np.float32, np.float32), (np.float64, np.float64), (np.float32, np.float64),
+    (np.float64, np.float32),
+])
+def test_adam_in_place_is_the_formula_bit_for_bit(dtype, gdtype):
+    rng = np.random.default_rng(3)
+    p = cg.Tensor(rng.standard_normal((5, 7)).astype(dtype), requires_grad=True)
+    ref = p.data.copy()
+    m, v = np.zeros_like(ref), np.zeros_like(ref)
+    opt = cg.optim.Adam([p], lr=0.01)
+    for t in range(1, 6):
+        g = rng.standard_normal(ref.shape).astype(gdtype)
+        p.grad = g
+        opt.step()
+        _adam_reference(ref, g, m, v, t, 0.01, 0.9, 0.999, 1e-8)
+        np.testing.assert_array_equal(p.data.view(np.uint8), ref.view(np.uint8))
+    assert p.data.dtype == dtype
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_picks_as_take_along_axis(reduction):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((6, 5)).astype(np.float32)
+    logits = cg.Tensor(x, requires_grad=True)
+    target = rng.integers(0, 5, 6)
+    loss = F.cross_entropy(logits, target, reduction=reduction)
+    shifted = logits.data - logits.data.max(axis=1, keepdims=True)
+    logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    picked = -np.take_along_axis(logp, target[:, None], axis=1)[:, 0]
+    want = {"none": picked, "sum": picked.sum(), "mean": picked.sum() / np.float32(6)}
+    np.testing.assert_array_equal(loss.data, want[reduction])
+    dy = rng.standard_normal(loss.shape).astype(np.float32)
+    loss.backward(dy)
+    onehot = np.zeros_like(logp)
+    np.put_along_axis(onehot, target[:, None], 1, axis=1)
+    scale = dy[:, None] if reduction == "none" else dy
+    if reduction == "mean":
+        scale = dy / np.float32(6)
+    np.testing.assert_array_equal(logits.grad, (np.exp(logp) - onehot) * scale)

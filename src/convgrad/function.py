@@ -195,7 +195,7 @@ def _fingerprints(ctx: Context, raw: list, out: np.ndarray) -> list:
         if id(a) in seen or not a.size:
             continue
         seen.add(id(a))
-        if any(np.may_share_memory(a, v) for v in saved):
+        if any(v is a or np.may_share_memory(a, v) for v in saved):
             prints.append((label, a, fingerprint(a)))
     return prints
 

@@ -221,9 +221,20 @@ class Adam(Optimizer):
                 state["step"] += 1
                 t = state["step"]
                 m, v = state["exp_avg"], state["exp_avg_sq"]
-                m += (1 - b1) * (g - m)  # torch's lerp form of b1*m + (1-b1)*g
+                # the formulas in the docstring, in place where the result
+                # is the same to the bit (x*y == y*x in IEEE arithmetic)
+                tmp = g - m  # torch's lerp form of b1*m + (1-b1)*g
+                tmp *= 1 - b1
+                m += tmp
                 v *= b2
-                v += (1 - b2) * g * g
+                tmp = g * (1 - b2)
+                tmp *= g
+                v += tmp
                 step_size = lr / (1 - b1**t)
-                denom = np.sqrt(v) / np.sqrt(1 - b2**t) + eps
-                p.data -= step_size * (m / denom)
+                # a NumPy float64 divisor: the rest runs in float64, as
+                # np.sqrt(v) / np.sqrt(1 - b2**t) + eps always has
+                denom = np.sqrt(v) / np.sqrt(1 - b2**t)
+                denom += eps
+                update = np.divide(m, denom, out=denom)
+                update *= step_size
+                p.data -= update

@@ -463,6 +463,54 @@ def _backprop(
     return _walk(roots, seeds, False, targets)
 
 
+def _step(
+    node: Node,
+    g: Any,
+    grads: dict[int, Any],
+    create_graph: bool,
+    needed: set[int] | None,
+) -> None:
+    """Run one node's rule on its output's gradient ``g`` and add what it
+    returns into ``grads``, the gradients of its inputs."""
+    _function.check_saved(node.fn, node.ctx)
+    if create_graph and node.fn.vjp is None:
+        raise _no_vjp(node.fn)
+    ctx, inputs = node.ctx, node.inputs
+    rule = node.fn.vjp if create_graph else None
+    if needed is None:
+        in_grads = rule(ctx, inputs, g) if rule else node.fn.backward(ctx, g)
+    else:  # grad(): skip inputs no target lies behind
+        asked = ctx.needs_input_grad
+        ctx.needs_input_grad = tuple(
+            n and id(i) in needed for n, i in zip(asked, inputs, strict=True)
+        )
+        try:
+            in_grads = rule(ctx, inputs, g) if rule else node.fn.backward(ctx, g)
+        finally:
+            ctx.needs_input_grad = asked
+    if not isinstance(in_grads, tuple):
+        in_grads = (in_grads,)
+    for inp, ig in zip(inputs, in_grads, strict=False):
+        if ig is None or not isinstance(inp, Tensor) or not inp.requires_grad:
+            continue
+        key = id(inp)
+        if needed is not None and key not in needed:
+            continue
+        if create_graph:
+            ig = _fit(ig, inp)
+        else:  # first order, inline: the hot loop of every backward()
+            data = inp.data
+            ig = np.asarray(ig)
+            if ig.shape != data.shape:
+                ig = unbroadcast(ig, data.shape)
+            if ig.dtype != data.dtype:
+                ig = ig.astype(data.dtype)
+        if key in grads:
+            grads[key] = grads[key] + ig
+        else:
+            grads[key] = ig
+
+
 def _walk(
     roots: list[Tensor],
     seeds: list[Any],
@@ -483,56 +531,24 @@ def _walk(
         key = id(r)
         grads[key] = seed if key not in grads else grads[key] + seed
     found: dict[int, Any] = {}
-    for t in reversed(order):
-        g = grads.pop(id(t), None)
-        if g is None:
-            continue
-        if needed is not None:
-            if id(t) not in needed:
+    # IEEE arithmetic, silent as forward's (and torch's), for the rules and
+    # the sums between them: one errstate for the walk, not one per node
+    with np.errstate(all="ignore"):
+        for t in reversed(order):
+            g = grads.pop(id(t), None)
+            if g is None:
                 continue
-            if id(t) in targets:
-                found[id(t)] = g
-        node = t._node
-        if node is None:  # a leaf that asked for a gradient
-            if targets is None:
-                _accumulate(t, g, create_graph)
-            continue
-        _function.check_saved(node.fn, node.ctx)
-        if create_graph and node.fn.vjp is None:
-            raise _no_vjp(node.fn)
-        asked = node.ctx.needs_input_grad
-        if needed is not None:  # grad(): skip inputs no target lies behind
-            node.ctx.needs_input_grad = tuple(
-                n and id(i) in needed for n, i in zip(asked, node.inputs, strict=True)
-            )
-        try:
-            with np.errstate(all="ignore"):  # as forward: IEEE, silent
-                if create_graph:
-                    in_grads = node.fn.vjp(node.ctx, node.inputs, g)
-                else:
-                    in_grads = node.fn.backward(node.ctx, g)
-        finally:
-            node.ctx.needs_input_grad = asked
-        if not isinstance(in_grads, tuple):
-            in_grads = (in_grads,)
-        for inp, ig in zip(node.inputs, in_grads, strict=False):
-            if ig is None or not isinstance(inp, Tensor):
+            if needed is not None:
+                if id(t) not in needed:
+                    continue
+                if id(t) in targets:
+                    found[id(t)] = g
+            node = t._node
+            if node is None:  # a leaf that asked for a gradient
+                if targets is None:
+                    _accumulate(t, g, create_graph)
                 continue
-            if not inp.requires_grad:
-                continue
-            key = id(inp)
-            if needed is not None and key not in needed:
-                continue
-            if create_graph:
-                ig = _fit(ig, inp)
-            else:  # first order, inline: the hot loop of every backward()
-                ig = unbroadcast(np.asarray(ig), inp.shape).astype(
-                    inp.dtype, copy=False
-                )
-            if key in grads:
-                grads[key] = grads[key] + ig
-            else:
-                grads[key] = ig
+            _step(node, g, grads, create_graph, needed)
     return found
 
 

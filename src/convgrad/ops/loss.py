@@ -38,6 +38,14 @@ class LogSoftmax(Function):
         return dy - softmax * dy.sum(axis=ctx.axis, keepdims=True)
 
 
+def _pick(logp: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """``logp[i, target[i]]`` for each row (of axis 1, when ``logp`` is
+    ``(N, C, d1, ...)``)."""
+    if logp.ndim == 2:
+        return logp[np.arange(logp.shape[0]), target]
+    return np.take_along_axis(logp, target[:, None], axis=1)[:, 0]
+
+
 class CrossEntropy(Function):
     """Mean (or sum, or per-sample) of ``-log_softmax(logits)[i, target[i]]``."""
 
@@ -46,8 +54,7 @@ class CrossEntropy(Function):
         n = logits.shape[0]
         ctx.logp = _log_softmax(logits, 1)
         ctx.target, ctx.reduction = target, reduction
-        # logits may be (N, C) or (N, C, d1, ...): pick along axis 1
-        picked = np.take_along_axis(ctx.logp, target[:, None], axis=1)[:, 0]
+        picked = _pick(ctx.logp, target)
         losses = -picked
         if reduction == "none":
             return losses
@@ -60,9 +67,12 @@ class CrossEntropy(Function):
     @staticmethod
     def backward(ctx, dy):
         grad = np.exp(ctx.logp)  # softmax
-        onehot = np.zeros_like(grad)
-        np.put_along_axis(onehot, ctx.target[:, None], 1, axis=1)
-        grad -= onehot
+        if grad.ndim == 2:  # softmax - onehot: 1 off each row's target
+            grad[np.arange(grad.shape[0]), ctx.target] -= 1
+        else:
+            onehot = np.zeros_like(grad)
+            np.put_along_axis(onehot, ctx.target[:, None], 1, axis=1)
+            grad -= onehot
         if ctx.reduction == "none":
             scale = np.expand_dims(dy, 1)
         elif ctx.reduction == "sum":
