@@ -5,7 +5,7 @@ Every kernel loops over ``(n, c)`` planes on the outside; a plane's output
 the ``prange`` never races even where windows overlap. For the same
 reason a call can be cut into runs of planes: the four pool kernels below
 are wrapped by :func:`.pool_threads.plane_threads`, which runs calls from
-1M elements over numba's threads that way (the serial build on each run;
+4M elements over numba's threads that way (the serial build on each run;
 ``serial`` and ``parallel`` stay reachable as attributes).
 
 * ``maxpool2d_forward``: padding counts as -inf; the window is scanned in

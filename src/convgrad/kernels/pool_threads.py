@@ -15,15 +15,18 @@ releasing the GIL, but
   shared box a thread the scheduler parks holds up one chunk, not half the
   call.
 * **The caller is one of the threads,** and a worker that has not started
-  by the time the chunks are gone is cancelled, not waited for: a call is
-  never slower than serial by more than one chunk and the hand-off.
+  by the time the chunks are gone is cancelled, not waited for. (One that
+  started a chunk and was then parked is waited for: that stall, a
+  scheduler slice of a few ms on this box, is why small calls stay
+  serial.)
 * **No BLAS to hold down,** so no threadpoolctl.
 
-This replaces the ``prange`` build (numba's OpenMP threads) for the pools:
-on the large float32 cases it was as fast or slower (max-pool backward
-5.9 ms against 4.2, avg-pool k2 forward 10.7 against 6.7, 2 threads; see
-``benchmarks/probe_pool_threads.py``), and it parallelises only above 8M
-elements.
+For these four kernels it replaces the ``prange`` build (numba's OpenMP
+threads, from 8M elements of the *first* argument: never the backward
+passes of issue 16's large pools, whose ``dy`` has 3.2M). Measured
+(``benchmarks/probe_pool_threads.py`` and the kernels alone, large
+float32, 2 threads): max-pool backward 4.2 ms against prange's 5.9,
+avg-pool k2 forward 6.7 against 10.7, the others alike or better.
 """
 
 from __future__ import annotations
@@ -36,8 +39,12 @@ import numpy as np
 from ._jit import ARRAY_DTYPES
 
 #: elements (of the call's largest array) from which a call is split over
-#: threads; below it the serial kernel runs in the calling thread
-MIN_ELEMENTS = 1 << 20
+#: threads; below it the serial kernel runs in the calling thread. The
+#: kernels alone gain from ~0.4M elements when the second core is free;
+#: but with the box's other load, forward + backward on (32, 32, 32, 32)
+#: (1M) took 2.7-8.1 ms split against 2.4-6.8 serial, and at 3.2M no
+#: better either; at 6.4M and 12.8M the split won (0.75-0.95x).
+MIN_ELEMENTS = 1 << 22
 
 #: elements per chunk, about: enough that the per-chunk Python cost (a
 #: dispatch of some 10 us) stays under 1% of the chunk
