@@ -162,3 +162,58 @@ def test_cross_entropy_picks_as_take_along_axis(reduction):
     if reduction == "mean":
         scale = dy / np.float32(6)
     np.testing.assert_array_equal(logits.grad, (np.exp(logp) - onehot) * scale)
+
+
+def _adam_run(shapes, steps, wd=0.0, skip=None, dtypes=None, rng_seed=5):
+    """Adam on len(shapes) parameters, with the reference alongside; skip
+    maps a step to the parameter whose grad is None at it."""
+    rng = np.random.default_rng(rng_seed)
+    dtypes = dtypes or [np.float32] * len(shapes)
+    ps = [cg.Tensor(rng.standard_normal(s).astype(d), requires_grad=True)
+          for s, d in zip(shapes, dtypes, strict=True)]
+    refs = [(p.data.copy(), np.zeros_like(p.data), np.zeros_like(p.data), [0])
+            for p in ps]
+    opt = cg.optim.Adam(ps, lr=0.01, weight_decay=wd)
+    for t in range(steps):
+        for i, (p, (ref, m, v, n)) in enumerate(zip(ps, refs, strict=True)):
+            if skip and skip.get(t) == i:
+                p.grad = None
+                continue
+            p.grad = rng.standard_normal(p.shape).astype(p.dtype)
+            n[0] += 1
+            g = p.grad + wd * ref if wd else p.grad
+            _adam_reference(ref, g, m, v, n[0], 0.01, 0.9, 0.999, 1e-8)
+        opt.step()
+        for p, (ref, m, v, _) in zip(ps, refs, strict=True):
+            np.testing.assert_array_equal(p.data.view(np.uint8), ref.view(np.uint8))
+            np.testing.assert_array_equal(opt.state[id(p)]["exp_avg"], m)
+            np.testing.assert_array_equal(opt.state[id(p)]["exp_avg_sq"], v)
+    return opt, ps
+
+
+SHAPES = [(4, 1, 3, 3), (4,), (3, 5), (0, 2)]
+
+
+@pytest.mark.parametrize("wd", [0.0, 0.01])
+def test_adam_on_flat_buffers_is_the_formula_bit_for_bit(wd):
+    opt, ps = _adam_run(SHAPES, 6, wd=wd)
+    assert opt._flat  # the flat path ran
+    m = opt.state[id(ps[0])]["exp_avg"]
+    assert m.shape == ps[0].shape and np.shares_memory(m, opt._flat[0].m)
+
+
+def test_adam_falls_back_per_parameter_and_stays_exact():
+    _adam_run(SHAPES, 6, skip={2: 1})  # a missing grad: steps diverge
+    _adam_run(SHAPES, 4, dtypes=[np.float32, np.float64, np.float32, np.float32])
+
+
+def test_adam_sees_a_replaced_state():
+    opt, ps = _adam_run(SHAPES, 2)
+    st = opt.state[id(ps[2])]
+    st["exp_avg"] = st["exp_avg"].copy()  # no longer a view of the buffer
+    before = st["exp_avg"].copy()
+    ps[2].grad = np.ones(ps[2].shape, np.float32)
+    for p in (ps[0], ps[1], ps[3]):
+        p.grad = np.zeros(p.shape, np.float32)
+    opt.step()
+    assert not np.array_equal(st["exp_avg"], before)  # updated where it lives

@@ -106,19 +106,25 @@ class Function:
     def apply_with_ctx(cls, *args: Any, **kwargs: Any) -> tuple[_t.Tensor, Context]:
         """Like :meth:`apply`, but also return the context (e.g. ``argmax``)."""
         ctx = Context()
-        ctx.needs_input_grad = tuple(
-            isinstance(a, _t.Tensor) and a.requires_grad for a in args
-        )
-        raw = [a.data if isinstance(a, _t.Tensor) else a for a in args]
+        tensor = _t.Tensor
+        raw, need = [], []
+        for a in args:
+            if isinstance(a, tensor):
+                raw.append(a.data)
+                need.append(a.requires_grad)
+            else:
+                raw.append(a)
+                need.append(False)
+        ctx.needs_input_grad = need = tuple(need)
         # IEEE arithmetic, silent as torch's: NaN and inf in, NaN and inf
         # out, with no RuntimeWarning; a 0-d result is a 0-d array
         with np.errstate(all="ignore"):
             out = np.asarray(cls.forward(ctx, *raw, **kwargs))
-        requires_grad = _t.is_grad_enabled() and any(ctx.needs_input_grad)
-        result = _t.Tensor._from_op(out, requires_grad)
+        requires_grad = any(need) and _t.is_grad_enabled()
+        result = tensor._from_op(out, requires_grad)
         if requires_grad:
             ctx._saved = _fingerprints(ctx, raw, out)
-            result._node = _t.Node(cls, ctx, tuple(args))
+            result._node = _t.Node(cls, ctx, args)
         return result, ctx
 
 
@@ -187,15 +193,14 @@ def _fingerprints(ctx: Context, raw: list, out: np.ndarray) -> list:
     saved = [v for v in vars(ctx).values() if isinstance(v, np.ndarray)]
     if not saved:
         return []
-    arrays = [(f"input {i}", a) for i, a in enumerate(raw) if isinstance(a, np.ndarray)]
-    arrays.append(("output", out))
     seen: set[int] = set()
     prints = []
-    for label, a in arrays:
-        if id(a) in seen or not a.size:
+    for i, a in enumerate((*raw, out)):
+        if not isinstance(a, np.ndarray) or not a.size or id(a) in seen:
             continue
         seen.add(id(a))
         if any(v is a or np.may_share_memory(a, v) for v in saved):
+            label = "output" if i == len(raw) else f"input {i}"
             prints.append((label, a, fingerprint(a)))
     return prints
 

@@ -12,9 +12,10 @@ An optimiser holds parameter groups (``param_groups``, a list of dicts with
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -189,6 +190,7 @@ class Adam(Optimizer):
         weight_decay: float = 0.0,
     ) -> None:
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay}
+        self._flat: dict[int, _FlatMoments] = {}  # group index -> moments
         super().__init__(params, defaults)
 
     def _check_group(self, group: dict[str, Any]) -> None:
@@ -204,37 +206,120 @@ class Adam(Optimizer):
         group["betas"] = (float(betas[0]), float(betas[1]))
 
     def step(self) -> None:
-        for group in self.param_groups:
-            lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
-            b1, b2 = group["betas"]
-            for p in group["params"]:
-                g = self._grad(p)
-                if g is None:
-                    continue
-                if wd != 0:
-                    g = g + wd * p.data
-                state = self.state.setdefault(id(p), {})
-                if not state:
-                    state["step"] = 0
-                    state["exp_avg"] = np.zeros_like(p.data)
-                    state["exp_avg_sq"] = np.zeros_like(p.data)
-                state["step"] += 1
-                t = state["step"]
-                m, v = state["exp_avg"], state["exp_avg_sq"]
-                # the formulas in the docstring, in place where the result
-                # is the same to the bit (x*y == y*x in IEEE arithmetic)
-                tmp = g - m  # torch's lerp form of b1*m + (1-b1)*g
-                tmp *= 1 - b1
-                m += tmp
-                v *= b2
-                tmp = g * (1 - b2)
-                tmp *= g
-                v += tmp
-                step_size = lr / (1 - b1**t)
-                # a NumPy float64 divisor: the rest runs in float64, as
-                # np.sqrt(v) / np.sqrt(1 - b2**t) + eps always has
-                denom = np.sqrt(v) / np.sqrt(1 - b2**t)
-                denom += eps
-                update = np.divide(m, denom, out=denom)
-                update *= step_size
-                p.data -= update
+        for i, group in enumerate(self.param_groups):
+            live = [(p, g) for p in group["params"] if (g := self._grad(p)) is not None]
+            if not self._step_flat(i, group, live):
+                for p, g in live:
+                    self._step_one(group, p, g)
+
+    def _step_one(self, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
+        """The docstring's update of one parameter."""
+        lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
+        b1, b2 = group["betas"]
+        if wd != 0:
+            g = g + wd * p.data
+        state = self.state.setdefault(id(p), {})
+        if not state:
+            state["step"] = 0
+            state["exp_avg"] = np.zeros_like(p.data)
+            state["exp_avg_sq"] = np.zeros_like(p.data)
+        state["step"] += 1
+        _update(p.data, g, state["exp_avg"], state["exp_avg_sq"], state["step"],
+                lr, b1, b2, eps)
+
+    def _step_flat(self, index: int, group: dict[str, Any], live: list) -> bool:
+        """Update every parameter of ``live`` at once: the same elementwise
+        update on one flat copy of their gradients and on flat moment
+        buffers, of which each state's ``exp_avg`` and ``exp_avg_sq`` are
+        views. Ten NumPy calls instead of ten per parameter: the small
+        layers of a lesson's network spend more in the calls than in the
+        arithmetic. Returns False, having changed nothing, unless the
+        parameters and gradients share one dtype and their shapes, and
+        every state is new or is this optimizer's view at the same step.
+        """
+        if len(live) < 2:
+            return False
+        dtype = live[0][0].data.dtype
+        for p, g in live:
+            if p.data.dtype != dtype or g.dtype != dtype or g.shape != p.data.shape:
+                return False
+        key = tuple(id(p) for p, _ in live)
+        if len(set(key)) != len(key):
+            return False
+        states = [self.state.get(k) for k in key]
+        flat = self._flat.get(index)
+        if not any(states):  # a first step: the buffers, and views of them
+            flat = _FlatMoments.new([p.data.shape for p, _ in live], dtype)
+            states = [{"step": 0, "exp_avg": m, "exp_avg_sq": v}
+                      for m, v in zip(flat.m_views, flat.v_views, strict=True)]
+            self.state.update(zip(key, states, strict=True))
+            self._flat[index] = flat = flat._replace(key=key)
+        elif flat is None or flat.key != key or not flat.owns(states):
+            return False
+        for st in states:
+            st["step"] += 1
+        g = np.concatenate([g.reshape(-1) for _, g in live])
+        if group["weight_decay"] != 0:
+            pd = np.concatenate([p.data.reshape(-1) for p, _ in live])
+            g = g + group["weight_decay"] * pd
+        b1, b2 = group["betas"]
+        update = _update(None, g, flat.m, flat.v, states[0]["step"], group["lr"],
+                         b1, b2, group["eps"])
+        start = 0
+        for p, _ in live:
+            stop = start + p.data.size
+            p.data -= update[start:stop].reshape(p.data.shape)
+            start = stop
+        return True
+
+
+class _FlatMoments(NamedTuple):
+    """Adam's moment buffers for a parameter group, flat, and the views of
+    them that the group's states hold."""
+
+    key: tuple
+    m: np.ndarray
+    v: np.ndarray
+    m_views: list
+    v_views: list
+
+    @classmethod
+    def new(cls, shapes: list, dtype: np.dtype) -> _FlatMoments:
+        sizes = [math.prod(s) for s in shapes]
+        m, v = np.zeros(sum(sizes), dtype), np.zeros(sum(sizes), dtype)
+        bounds = np.cumsum([0, *sizes]).tolist()
+        cut = [(a, b, s) for a, b, s in zip(bounds, bounds[1:], shapes, strict=False)]
+        return cls((), m, v, [m[a:b].reshape(s) for a, b, s in cut],
+                   [v[a:b].reshape(s) for a, b, s in cut])
+
+    def owns(self, states: list) -> bool:
+        """Whether ``states`` still hold these views, all at one step."""
+        t = states[0]["step"] if states[0] else None
+        return all(
+            st and st.get("step") == t and st.get("exp_avg") is m
+            and st.get("exp_avg_sq") is v
+            for st, m, v in zip(states, self.m_views, self.v_views, strict=True)
+        )
+
+
+def _update(p, g, m, v, t, lr, b1, b2, eps):
+    """Adam's update at step ``t``, in place on ``m``, ``v`` and (unless
+    None) ``p``; returns the update. In place where the result is the same
+    to the bit (x*y == y*x in IEEE arithmetic)."""
+    tmp = g - m  # torch's lerp form of b1*m + (1-b1)*g
+    tmp *= 1 - b1
+    m += tmp
+    v *= b2
+    tmp = g * (1 - b2)
+    tmp *= g
+    v += tmp
+    step_size = lr / (1 - b1**t)
+    # a NumPy float64 divisor: the rest runs in float64, as
+    # np.sqrt(v) / np.sqrt(1 - b2**t) + eps always has
+    denom = np.sqrt(v) / np.sqrt(1 - b2**t)
+    denom += eps
+    update = np.divide(m, denom, out=denom)
+    update *= step_size
+    if p is not None:
+        p -= update
+    return update
