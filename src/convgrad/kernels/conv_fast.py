@@ -21,6 +21,9 @@ runs ``w · col`` per image. This path computes the same sums, differently:
 * **Reused scratch space** (:mod:`.workspace`), bounded by one block.
 * **Threads over images** (:func:`_split`), not BLAS threads, for calls
   big enough to pay for the hand-off.
+* **Winograd** for 3×3 kernels at stride 1 in float32 (:mod:`.winograd`,
+  switched by :data:`WINOGRAD`): 4 multiply-adds per output where the
+  direct GEMMs spend 9, with the same blocks, scratch space and threads.
 
 Kernels here are serial ``@jit`` functions on arrays (one block is small);
 the drivers below them are plain Python over arrays, like the ops' own
@@ -33,9 +36,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import workspace
+from . import winograd, workspace
 from ._jit import jit
 from .im2col import inside_run
+
+#: run 3×3 stride-1 float32 convolutions through Winograd's F(2×2, 3×3)
+#: (:mod:`.winograd`); False keeps the direct pixel-major GEMMs for all
+WINOGRAD = True
 
 #: multiply-adds (forward) below which the ops keep the textbook path. On
 #: lesson 9's digits CNN (convs of 0.3M and 2.4M multiply-adds, 4x4 and
@@ -239,9 +246,15 @@ def _store(t: np.ndarray, out: np.ndarray, n0: int, b: int) -> None:
     )
 
 
+def _winograd(w, args, dtype) -> bool:
+    return WINOGRAD and winograd.eligible(w.shape, args, dtype)
+
+
 def conv2d_forward(x, w, args, groups, out_hw):
     """``y (N, C_out, OH, OW)``: the convolution of ``x`` with ``w`` (no
     bias); ``args`` is ``kh, kw, sh, sw, ph, pw, dh, dw``."""
+    if _winograd(w, args, x.dtype):
+        return winograd.forward(x, w, args, groups, out_hw, _split)
     n = x.shape[0]
     co, cg, kh, kw = w.shape
     oh, ow = out_hw
@@ -264,6 +277,8 @@ def conv2d_forward(x, w, args, groups, out_hw):
 def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True):
     """``(dx, dw)`` of :func:`conv2d_forward` for upstream ``dy`` (None for
     what is not needed): ``dw = Σ dy · rows``; ``dx = row2im(dyᵀ · w)``."""
+    if _winograd(w, args, x.dtype):
+        return winograd.backward(x, w, dy, args, groups, need_dx, need_dw, _split)
     n = x.shape[0]
     co, cg, kh, kw = w.shape
     oh, ow = dy.shape[2:]
@@ -300,6 +315,9 @@ def conv_transpose2d_forward(x, w, args, groups, out_hw):
     row2im(xᵀ · w)``; ``args`` is the window of that conv2d (``y`` → ``x``)."""
     n, ci, h, w_ = x.shape
     _, cog, kh, kw = w.shape
+    if _winograd(w, args, x.dtype):  # conv2d's dx, with x as its dy
+        shape = (n, cog * groups, *out_hw)
+        return winograd.backward(None, w, x, args, groups, True, False, _split, shape)[0]
     k, p = cog * kh * kw, h * w_
     y = np.zeros((n, cog * groups, *out_hw), x.dtype)
     wg = w.reshape(groups, ci // groups, k)
@@ -319,6 +337,10 @@ def conv_transpose2d_forward(x, w, args, groups, out_hw):
 def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True):
     """``(dx, dw)`` of :func:`conv_transpose2d_forward`: ``dx`` is conv2d of
     ``dy`` with ``w``; ``dw = Σ x · rows(dy)``, the rows gathered once."""
+    if _winograd(w, args, x.dtype):  # conv2d of dy, and its dw with x as its dy
+        dx = winograd.forward(dy, w, args, groups, x.shape[2:], _split) if need_dx else None
+        dw = winograd.backward(dy, w, x, args, groups, False, True, _split)[1] if need_dw else None
+        return dx, dw
     n, ci, h, w_ = x.shape
     _, cog, kh, kw = w.shape
     k, cig, p = cog * kh * kw, ci // groups, h * w_

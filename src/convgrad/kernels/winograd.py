@@ -1,0 +1,628 @@
+"""Winograd's F(2×2, 3×3): 3×3 stride-1 convolutions in fewer multiplies.
+
+The fast path's direct pipeline (:mod:`.conv_fast`) spends 9 multiply-adds
+per output pixel, input channel and output channel. Winograd's minimal
+filtering algorithm computes a 2×2 block of outputs from a 4×4 tile of
+input with 16 products instead of 36: transform the tile, ``V = Bᵀ d B``,
+and the kernel, ``U = G g Gᵀ``, multiply them elementwise, and transform
+back, ``Y = Aᵀ M A``. Summed over input channels, the 16 elementwise
+products become 16 matrix products, one per position ``ξ`` of the 4×4
+transform domain:
+
+    M[ξ] (tiles × C_out) = V[ξ] (tiles × C_in) · U[ξ] (C_in × C_out)
+
+4 multiply-adds per output pixel and channel pair instead of 9. The
+transforms only add and subtract (``G`` has halves), and run here as
+Numba loops over one band of tile rows at a time, vectorised over
+channels: a band's tiles are gathered into a channel-minor scratch row
+first, so every transform reads and writes unit-stride channel vectors.
+
+**Backward is the same algorithm, run backwards.** The forward pass is a
+chain of linear maps, ``x → V → M → y``, so its adjoint is the chain of
+their transposes:
+
+* ``dM = A dY Aᵀ`` per tile (:func:`grad_tiles`);
+* ``dV[ξ] = dM[ξ] · U[ξ]ᵀ`` and ``dU[ξ] = Σ V[ξ]ᵀ · dM[ξ]`` (GEMMs);
+* ``dx``: ``B dV Bᵀ`` added back onto the tile's 4×4 pixels, overlapping
+  tiles adding up, as col2im's windows do (:func:`input_tiles_adjoint`);
+* ``dw = Gᵀ dU G``.
+
+So ``dx`` and ``dw`` cost what the forward costs, and the transposed
+convolution (conv2d's ``dx``) and its gradients reuse the same pieces.
+
+**Dilation** ``d`` splits into ``d²`` phases: the outputs ``y[d·m + r,
+d·n + s]`` read only inputs ``x[d·u + r - p, d·v + s - p]``, an undilated
+3×3 convolution of that subsampled input. Each phase gathers its own
+subsampled tiles; the phases write disjoint outputs.
+
+float32 only: the transforms round a little more than the direct sums do
+(about twice the error, well inside the oracle tests' tolerances), and
+float64 is already faster than torch on the direct path; a float64 user
+(gradcheck) keeps the direct sums. The textbook im2col path, the traces and
+the lessons are untouched.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import workspace
+from ._jit import jit
+from .im2col import inside_run
+
+#: G of F(2x2, 3x3): U = G g Gᵀ
+G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
+
+#: tiles per block (a band of whole tile rows, at least one): the block's
+#: V, M and dM stay in L2-sized scratch; measured (benchmarks/probe_winograd.py)
+BLOCK_TILES = 512
+
+
+def eligible(w_shape, args, dtype) -> bool:
+    """Does :func:`forward` compute this convolution? 3×3 kernels at
+    stride 1, in float32 (any padding, dilation and groups)."""
+    kh, kw, sh, sw = args[:4]
+    return kh == 3 and kw == 3 and sh == 1 and sw == 1 and np.dtype(dtype) == np.float32
+
+
+@jit
+def padded(n):
+    """A plane stride of at least ``n`` elements that is an odd number of
+    64-byte lines (for 4-byte floats): the 16 planes a transform reads or
+    writes at once then fall in 16 different L1 sets, where planes a
+    power of two apart (512 tiles of 32 channels is 64 KiB) would all
+    compete for one."""
+    lines = (n + 15) // 16
+    return 16 * (lines | 1)
+
+
+@jit
+def _split_pair(xr, first, ne, no, dw, ev, od):
+    """``ev[m] = xr[first + 2*dw*m]`` (``m < ne``) and ``od[m] = xr[first +
+    dw + 2*dw*m]`` (``m < no``, ``no`` is ``ne`` or ``ne - 1``): a row
+    split into its even and odd columns, in one interleaved loop when
+    ``dw == 1``."""
+    src = xr[first:]
+    if dw == 1 and no <= ne <= no + 1:
+        for m in range(no):
+            ev[m] = src[2 * m]
+            od[m] = src[2 * m + 1]
+        if ne > no:
+            ev[no] = src[2 * no]
+    else:
+        for m in range(ne):
+            ev[m] = src[2 * dw * m]
+        for m in range(no):
+            od[m] = src[2 * dw * m + dw]
+
+
+@jit
+def _put_pair(ev, od, ne, no, first, dw, yr):
+    """The inverse of :func:`_split_pair`: write ``ev`` and ``od`` back
+    into the row's even and odd columns."""
+    dst = yr[first:]
+    if dw == 1 and no <= ne <= no + 1:
+        for m in range(no):
+            dst[2 * m] = ev[m]
+            dst[2 * m + 1] = od[m]
+        if ne > no:
+            dst[2 * no] = ev[no]
+    else:
+        for m in range(ne):
+            dst[2 * dw * m] = ev[m]
+        for m in range(no):
+            dst[2 * dw * m + dw] = od[m]
+
+
+@jit
+def _add_pair(ev, od, ne, no, first, dw, yr):
+    """As :func:`_put_pair`, adding into the row."""
+    dst = yr[first:]
+    if dw == 1 and no <= ne <= no + 1:
+        for m in range(no):
+            dst[2 * m] += ev[m]
+            dst[2 * m + 1] += od[m]
+        if ne > no:
+            dst[2 * no] += ev[no]
+    else:
+        for m in range(ne):
+            dst[2 * dw * m] += ev[m]
+        for m in range(no):
+            dst[2 * dw * m + dw] += od[m]
+
+
+@jit
+def _parities(offw, dw, tw, w_):
+    """Where a tile row's ``2*tw + 2`` subsampled columns ``u`` (input
+    column ``dw*u + offw``) lie inside the image, split by parity: slots
+    ``e0 .. e1`` of the even columns ``u = 2m``, ``o0 .. o1`` of the odd
+    ones, and the input columns of the first of each."""
+    u0, u1 = inside_run(offw, dw, 2 * tw + 2, w_)
+    e0, e1 = (u0 + 1) // 2, (u1 + 1) // 2
+    o0, o1 = u0 // 2, u1 // 2
+    return e0, max(e1, e0), o0, max(o1, o0), 2 * dw * e0 + offw, 2 * dw * o0 + dw + offw
+
+
+@jit
+def _split_rows(x, b, nb, ci, ta, tb, tw, offh, offw, dh, dw, pb):
+    """Split the subsampled rows ``2*ta .. 2*tb+1`` of channel ``ci`` of
+    images ``b .. b+nb`` into four runs of ``pb`` (``4 * ln``, ``ln =
+    nb*R*S + 1``, ``R = tb-ta+1`` rows per image and ``S = tw + 1`` slots
+    per row): even rows' even and odd columns, odd rows' even and odd
+    columns, image after image; 0 outside."""
+    _, _, h_, w_ = x.shape
+    sl = tw + 1
+    rr = tb - ta + 1
+    ln = nb * rr * sl + 1
+    e0, e1, o0, o1, fe, fo = _parities(offw, dw, tw, w_)
+    pb[: 4 * ln] = 0
+    for k in range(2 * rr * nb):
+        j, kk = k // (2 * rr), k % (2 * rr)
+        r = dh * (2 * ta + kk) + offh
+        if r < 0 or r >= h_:
+            continue
+        xr = x[b + j, ci, r]
+        at = (kk % 2) * 2 * ln + (j * rr + kk // 2) * sl
+        oo, no = o0, o1 - o0
+        if oo < e0 and no > 0:  # the first column inside is an odd one
+            pb[at + ln + oo] = xr[fo]
+            oo += 1
+            no -= 1
+        _split_pair(xr, fe, e1 - e0, no, dw, pb[at + e0 : at + sl], pb[at + ln + oo : at + ln + sl])
+
+
+@jit
+def input_tiles(x, b, nb, ta, tb, tw, offh, offw, dh, dw, vf, g_, ps, pb):
+    """``V = Bᵀ d B`` of the tiles of tile rows ``ta .. tb`` of images ``b
+    .. b+nb`` into ``vf``: plane ``(g, ξ)`` at ``(g*16 + ξ)*ps`` holds
+    ``(C/G, T)``, ``T = (nb*R - 1) * S`` slots per channel: ``S = tw + 1``
+    per tile row (the last unused), ``R = tb-ta+1`` tile rows per image (the
+    last unused, between one image and the next); unused slots are 0. ``d`` is the 4×4 patch of subsampled rows
+    ``2*ti .. 2*ti+3`` and columns ``2*tj .. 2*tj+3``; subsampled pixel
+    ``(u, w)`` is ``x[dh*u + offh, dw*w + offw]``, 0 outside.
+
+    Tile-minor and without transposes: each channel's rows are split into
+    even and odd rows and columns (:func:`_split_rows`), and then tile
+    ``tj`` of row ``ti`` sits at slot ``f = ti*S + tj`` of every run, its
+    right neighbour's columns at ``f + 1``, the rows below at ``f + S``:
+    every transform is one long unit-stride loop over the block's slots.
+    (Loops index 1-d views from 0: an index LLVM cannot prove non-negative
+    keeps numba's wraparound test in the loop, which stops it vectorising.)
+    """
+    c_ = x.shape[1]
+    cg_ = c_ // g_
+    sl = tw + 1
+    rr = tb - ta + 1
+    t_ = (nb * rr - 1) * sl
+    ln = nb * rr * sl + 1
+    for ci in range(c_):
+        _split_rows(x, b, nb, ci, ta, tb, tw, offh, offw, dh, dw, pb)
+        g = ci // cg_
+        base = g * 16 * ps + (ci - g * cg_) * t_
+        for i in range(4):
+            # row i of Bᵀ d: d0 - d2, d1 + d2, d2 - d1, d1 - d3, where
+            # d0 = even row, d1 = odd row, d2 = next even, d3 = next odd
+            if i == 0:
+                ra, rb, sg = 0, sl, -1.0
+            elif i == 1:
+                ra, rb, sg = 2 * ln, sl, 1.0
+            elif i == 2:
+                ra, rb, sg = sl, 2 * ln, -1.0
+            else:
+                ra, rb, sg = 2 * ln, 2 * ln + sl, -1.0
+            ae, ae1 = pb[ra : ra + t_], pb[ra + 1 : ra + 1 + t_]
+            ao, ao1 = pb[ra + ln : ra + ln + t_], pb[ra + ln + 1 : ra + ln + 1 + t_]
+            be, be1 = pb[rb : rb + t_], pb[rb + 1 : rb + 1 + t_]
+            bo, bo1 = pb[rb + ln : rb + ln + t_], pb[rb + ln + 1 : rb + ln + 1 + t_]
+            k0 = base + 4 * i * ps
+            v0 = vf[k0 : k0 + t_]
+            v1 = vf[k0 + ps : k0 + ps + t_]
+            v2 = vf[k0 + 2 * ps : k0 + 2 * ps + t_]
+            v3 = vf[k0 + 3 * ps : k0 + 3 * ps + t_]
+            for f in range(t_):
+                # columns 2tj .. 2tj+3 of that row, then · B
+                c0 = ae[f] + sg * be[f]
+                c1 = ao[f] + sg * bo[f]
+                c2 = ae1[f] + sg * be1[f]
+                c3 = ao1[f] + sg * bo1[f]
+                v0[f] = c0 - c2
+                v1[f] = c1 + c2
+                v2[f] = c2 - c1
+                v3[f] = c1 - c3
+        for k in range(16):  # the unused slots
+            pk = base + k * ps
+            for ti in range(nb * rr - 1):
+                if ti % rr == rr - 1:
+                    vf[pk + ti * sl : pk + (ti + 1) * sl] = 0
+                else:
+                    vf[pk + ti * sl + tw] = 0
+
+
+@jit
+def input_tiles_adjoint(dvf, b, nb, ta, tb, tw, offh, offw, dh, dw, dx, g_, ps, pb, dd):
+    """The adjoint of :func:`input_tiles`: add ``B dV Bᵀ`` of every tile of
+    tile rows ``ta .. tb`` of images ``b .. b+nb`` onto the pixels of ``dx``
+    its patch came from (overlapping tiles add up; padding is dropped). Per
+    channel: the 16 values of ``B dV Bᵀ`` (scratch ``dd``, ``16 * (T + S +
+    1)``, each run led by ``S + 1`` zeros), then each split row as one sum
+    over the four tiles that share its pixels (``pb`` as :func:`_split_rows`
+    lays it out), then into ``dx``'s rows."""
+    _, c_, h_, w_ = dx.shape
+    cg_ = c_ // g_
+    sl = tw + 1
+    rr = tb - ta + 1
+    t_ = (nb * rr - 1) * sl
+    ln = nb * rr * sl + 1
+    lead = sl + 1
+    dl = t_ + lead + sl + 1  # one run of dd, with room past the end too
+    e0, e1, o0, o1, fe, fo = _parities(offw, dw, tw, w_)
+    for k in range(16):
+        dd[k * dl : k * dl + lead] = 0
+        dd[k * dl + lead + t_ : (k + 1) * dl] = 0
+    for ci in range(c_):
+        g = ci // cg_
+        base = g * 16 * ps + (ci - g * cg_) * t_
+        p0 = dvf[base + 0 * ps : base + 0 * ps + t_]
+        p1 = dvf[base + 1 * ps : base + 1 * ps + t_]
+        p2 = dvf[base + 2 * ps : base + 2 * ps + t_]
+        p3 = dvf[base + 3 * ps : base + 3 * ps + t_]
+        p4 = dvf[base + 4 * ps : base + 4 * ps + t_]
+        p5 = dvf[base + 5 * ps : base + 5 * ps + t_]
+        p6 = dvf[base + 6 * ps : base + 6 * ps + t_]
+        p7 = dvf[base + 7 * ps : base + 7 * ps + t_]
+        p8 = dvf[base + 8 * ps : base + 8 * ps + t_]
+        p9 = dvf[base + 9 * ps : base + 9 * ps + t_]
+        p10 = dvf[base + 10 * ps : base + 10 * ps + t_]
+        p11 = dvf[base + 11 * ps : base + 11 * ps + t_]
+        p12 = dvf[base + 12 * ps : base + 12 * ps + t_]
+        p13 = dvf[base + 13 * ps : base + 13 * ps + t_]
+        p14 = dvf[base + 14 * ps : base + 14 * ps + t_]
+        p15 = dvf[base + 15 * ps : base + 15 * ps + t_]
+        zz0 = dd[lead + 0 * dl : lead + 0 * dl + t_]
+        zz1 = dd[lead + 1 * dl : lead + 1 * dl + t_]
+        zz2 = dd[lead + 2 * dl : lead + 2 * dl + t_]
+        zz3 = dd[lead + 3 * dl : lead + 3 * dl + t_]
+        zz4 = dd[lead + 4 * dl : lead + 4 * dl + t_]
+        zz5 = dd[lead + 5 * dl : lead + 5 * dl + t_]
+        zz6 = dd[lead + 6 * dl : lead + 6 * dl + t_]
+        zz7 = dd[lead + 7 * dl : lead + 7 * dl + t_]
+        zz8 = dd[lead + 8 * dl : lead + 8 * dl + t_]
+        zz9 = dd[lead + 9 * dl : lead + 9 * dl + t_]
+        zz10 = dd[lead + 10 * dl : lead + 10 * dl + t_]
+        zz11 = dd[lead + 11 * dl : lead + 11 * dl + t_]
+        zz12 = dd[lead + 12 * dl : lead + 12 * dl + t_]
+        zz13 = dd[lead + 13 * dl : lead + 13 * dl + t_]
+        zz14 = dd[lead + 14 * dl : lead + 14 * dl + t_]
+        zz15 = dd[lead + 15 * dl : lead + 15 * dl + t_]
+        # rows of z = B dV: R0 | R1 - R2 + R3 | R1 + R2 - R0 | -R3, then
+        # each row's columns, z Bᵀ: w0 | w1 - w2 + w3 | w1 + w2 - w0 | -w3
+        f0, f1, f2, f3 = zz0, zz1, zz2, zz3
+        for f in range(t_):
+            w0, w1, w2, w3 = p0[f], p1[f], p2[f], p3[f]
+            f0[f] = w0
+            f1[f] = w1 - w2 + w3
+            f2[f] = w1 + w2 - w0
+            f3[f] = -w3
+        f0, f1, f2, f3 = zz4, zz5, zz6, zz7
+        for f in range(t_):
+            w0 = p4[f] - p8[f] + p12[f]
+            w1 = p5[f] - p9[f] + p13[f]
+            w2 = p6[f] - p10[f] + p14[f]
+            w3 = p7[f] - p11[f] + p15[f]
+            f0[f] = w0
+            f1[f] = w1 - w2 + w3
+            f2[f] = w1 + w2 - w0
+            f3[f] = -w3
+        f0, f1, f2, f3 = zz8, zz9, zz10, zz11
+        for f in range(t_):
+            w0 = p4[f] + p8[f] - p0[f]
+            w1 = p5[f] + p9[f] - p1[f]
+            w2 = p6[f] + p10[f] - p2[f]
+            w3 = p7[f] + p11[f] - p3[f]
+            f0[f] = w0
+            f1[f] = w1 - w2 + w3
+            f2[f] = w1 + w2 - w0
+            f3[f] = -w3
+        f0, f1, f2, f3 = zz12, zz13, zz14, zz15
+        for f in range(t_):
+            w0, w1, w2, w3 = p12[f], p13[f], p14[f], p15[f]
+            f0[f] = -w0
+            f1[f] = -(w1 - w2 + w3)
+            f2[f] = -(w1 + w2 - w0)
+            f3[f] = w3
+        # split row sums: tile (ti, tj) at slot f puts its rows 0..3 on even
+        # row ti, odd row ti, even row ti+1, odd row ti+1, and its columns
+        # 0..3 on even slot f, odd slot f, even f+1, odd f+1
+        for run in range(4):  # even rows' even / odd cols, odd rows' ...
+            top = run // 2  # 0: rows 0 and 2 land here; 1: rows 1 and 3
+            col = run % 2  # 0: columns 0 and 2; 1: columns 1 and 3
+            at = top * 2 * ln + col * ln
+            out = pb[at : at + t_ + sl]
+            k_aa = (top * 4 + col) * dl + lead  # row top, col col: slot f
+            k_ab = (top * 4 + col + 2) * dl + lead - 1  # col + 2: slot f - 1
+            k_ba = ((top + 2) * 4 + col) * dl + lead - sl  # row + 2: f - S
+            k_bb = ((top + 2) * 4 + col + 2) * dl + lead - sl - 1
+            daa, dab = dd[k_aa : k_aa + t_ + sl], dd[k_ab : k_ab + t_ + sl]
+            dba, dbb = dd[k_ba : k_ba + t_ + sl], dd[k_bb : k_bb + t_ + sl]
+            for f in range(t_ + sl):
+                out[f] = (daa[f] + dab[f]) + (dba[f] + dbb[f])
+        for k in range(2 * rr * nb):
+            j, kk = k // (2 * rr), k % (2 * rr)
+            r = dh * (2 * ta + kk) + offh
+            if r < 0 or r >= h_:
+                continue
+            xr = dx[b + j, ci, r]
+            at = (kk % 2) * 2 * ln + (j * rr + kk // 2) * sl
+            oo, no = o0, o1 - o0
+            if oo < e0 and no > 0:
+                xr[fo] += pb[at + ln + oo]
+                oo += 1
+                no -= 1
+            _add_pair(pb[at + e0 : at + sl], pb[at + ln + oo : at + ln + sl], e1 - e0, no, fe,
+                      dw, xr)
+
+
+@jit
+def output_tiles(mf, b, nb, ta, tb, tw, oh_, ow_, r0, s0, dh, dw, y, g_, ps, ob):
+    """``y[b, co, dh*i + r0, dw*j + s0] = (Aᵀ M A)`` of each tile of tile
+    rows ``ta .. tb`` of image ``b`` (one phase's outputs, ``i < oh_``,
+    ``j < ow_``), for ``co = g*C_out/G + c`` from planes ``(g, ξ)`` of
+    ``mf`` (laid out as :func:`input_tiles`'s). Per channel: the 2×2
+    outputs of all its tiles as four runs (scratch ``ob``, ``4 * T``), then
+    into ``y``'s rows."""
+    c_ = y.shape[1]
+    cog_ = c_ // g_
+    sl = tw + 1
+    rr = tb - ta + 1
+    t_ = (nb * rr - 1) * sl
+    je, jo = (ow_ + 1) // 2, ow_ // 2  # even, odd output columns
+    y00, y01 = ob[:t_], ob[t_ : 2 * t_]
+    y10, y11 = ob[2 * t_ : 3 * t_], ob[3 * t_ : 4 * t_]
+    for co in range(c_):
+        g = co // cog_
+        base = g * 16 * ps + (co - g * cog_) * t_
+        m0 = mf[base + 0 * ps : base + 0 * ps + t_]
+        m1 = mf[base + 1 * ps : base + 1 * ps + t_]
+        m2 = mf[base + 2 * ps : base + 2 * ps + t_]
+        m3 = mf[base + 3 * ps : base + 3 * ps + t_]
+        m4 = mf[base + 4 * ps : base + 4 * ps + t_]
+        m5 = mf[base + 5 * ps : base + 5 * ps + t_]
+        m6 = mf[base + 6 * ps : base + 6 * ps + t_]
+        m7 = mf[base + 7 * ps : base + 7 * ps + t_]
+        m8 = mf[base + 8 * ps : base + 8 * ps + t_]
+        m9 = mf[base + 9 * ps : base + 9 * ps + t_]
+        m10 = mf[base + 10 * ps : base + 10 * ps + t_]
+        m11 = mf[base + 11 * ps : base + 11 * ps + t_]
+        m12 = mf[base + 12 * ps : base + 12 * ps + t_]
+        m13 = mf[base + 13 * ps : base + 13 * ps + t_]
+        m14 = mf[base + 14 * ps : base + 14 * ps + t_]
+        m15 = mf[base + 15 * ps : base + 15 * ps + t_]
+        # Aᵀ M A, one output of the 2×2 per loop (LLVM vectorises loops
+        # with few store streams only)
+        for f in range(t_):
+            y00[f] = ((m0[f] + m1[f] + m2[f]) + (m4[f] + m5[f] + m6[f])
+                      + (m8[f] + m9[f] + m10[f]))
+        for f in range(t_):
+            y01[f] = ((m1[f] - m2[f] - m3[f]) + (m5[f] - m6[f] - m7[f])
+                      + (m9[f] - m10[f] - m11[f]))
+        for f in range(t_):
+            y10[f] = ((m4[f] + m5[f] + m6[f]) - (m8[f] + m9[f] + m10[f])
+                      - (m12[f] + m13[f] + m14[f]))
+        for f in range(t_):
+            y11[f] = ((m5[f] - m6[f] - m7[f]) - (m9[f] - m10[f] - m11[f])
+                      - (m13[f] - m14[f] - m15[f]))
+        for jt in range(nb * (tb - ta)):
+            j, ti = jt // (tb - ta), ta + jt % (tb - ta)
+            f = (j * rr + ti - ta) * sl
+            i = 2 * ti
+            _put_pair(y00[f:], y01[f:], je, jo, s0, dw, y[b + j, co, dh * i + r0])
+            if i + 1 < oh_:
+                _put_pair(y10[f:], y11[f:], je, jo, s0, dw, y[b + j, co, dh * (i + 1) + r0])
+
+
+@jit
+def grad_tiles(dy, b, nb, ta, tb, tw, oh_, ow_, r0, s0, dh, dw, dmf, g_, ps, ob):
+    """The adjoint of :func:`output_tiles`: ``dM = A dY Aᵀ`` into planes
+    ``(g, ξ)`` of ``dmf``, where ``dY`` is the 2×2 block of ``dy`` tile
+    ``t`` produced (0 past the phase's last row or column, and in each
+    tile row's unused slot)."""
+    c_ = dy.shape[1]
+    cog_ = c_ // g_
+    sl = tw + 1
+    rr = tb - ta + 1
+    t_ = (nb * rr - 1) * sl
+    je, jo = (ow_ + 1) // 2, ow_ // 2
+    ob[: 4 * t_] = 0
+    y00, y01 = ob[:t_], ob[t_ : 2 * t_]
+    y10, y11 = ob[2 * t_ : 3 * t_], ob[3 * t_ : 4 * t_]
+    for co in range(c_):
+        g = co // cog_
+        for jt in range(nb * (tb - ta)):
+            j, ti = jt // (tb - ta), ta + jt % (tb - ta)
+            f = (j * rr + ti - ta) * sl
+            i = 2 * ti
+            _split_pair(dy[b + j, co, dh * i + r0], s0, je, jo, dw, y00[f:], y01[f:])
+            if i + 1 < oh_:
+                _split_pair(dy[b + j, co, dh * (i + 1) + r0], s0, je, jo, dw, y10[f:], y11[f:])
+        base = g * 16 * ps + (co - g * cog_) * t_
+        d0 = dmf[base + 0 * ps : base + 0 * ps + t_]
+        d1 = dmf[base + 1 * ps : base + 1 * ps + t_]
+        d2 = dmf[base + 2 * ps : base + 2 * ps + t_]
+        d3 = dmf[base + 3 * ps : base + 3 * ps + t_]
+        d4 = dmf[base + 4 * ps : base + 4 * ps + t_]
+        d5 = dmf[base + 5 * ps : base + 5 * ps + t_]
+        d6 = dmf[base + 6 * ps : base + 6 * ps + t_]
+        d7 = dmf[base + 7 * ps : base + 7 * ps + t_]
+        d8 = dmf[base + 8 * ps : base + 8 * ps + t_]
+        d9 = dmf[base + 9 * ps : base + 9 * ps + t_]
+        d10 = dmf[base + 10 * ps : base + 10 * ps + t_]
+        d11 = dmf[base + 11 * ps : base + 11 * ps + t_]
+        d12 = dmf[base + 12 * ps : base + 12 * ps + t_]
+        d13 = dmf[base + 13 * ps : base + 13 * ps + t_]
+        d14 = dmf[base + 14 * ps : base + 14 * ps + t_]
+        d15 = dmf[base + 15 * ps : base + 15 * ps + t_]
+        # dM = A dY Aᵀ, a row of four positions per loop (one loop with all
+        # 16 stores is not vectorised)
+        for f in range(t_):
+            a0, a1 = y00[f], y01[f]
+            d0[f] = a0
+            d1[f] = a0 + a1
+            d2[f] = a0 - a1
+            d3[f] = -a1
+        for f in range(t_):
+            p0, p1 = y00[f] + y10[f], y01[f] + y11[f]
+            d4[f] = p0
+            d5[f] = p0 + p1
+            d6[f] = p0 - p1
+            d7[f] = -p1
+        for f in range(t_):
+            n0, n1 = y00[f] - y10[f], y01[f] - y11[f]
+            d8[f] = n0
+            d9[f] = n0 + n1
+            d10[f] = n0 - n1
+            d11[f] = -n1
+        for f in range(t_):
+            a2, a3 = y10[f], y11[f]
+            d12[f] = -a2
+            d13[f] = -a2 - a3
+            d14[f] = a3 - a2
+            d15[f] = a3
+
+
+# --------------------------------------------------------------------------
+# the drivers
+# --------------------------------------------------------------------------
+
+
+def kernel_transform(w: np.ndarray, groups: int) -> np.ndarray:
+    """``U (G, 16, C_in/G, C_out/G)`` of ``w (C_out, C_in/G, 3, 3)``."""
+    co, cg = w.shape[:2]
+    wg = w.reshape(groups, co // groups, cg, 3, 3).astype(np.float64)
+    u = np.einsum("ai,gocij,bj->gabco", G, wg, G, optimize=True)
+    return np.ascontiguousarray(u.reshape(groups, 16, cg, co // groups), w.dtype)
+
+
+def kernel_transform_adjoint(du: np.ndarray, w_shape) -> np.ndarray:
+    """``dw = Gᵀ dU G`` for ``du (G, 16, C_in/G, C_out/G)``, as ``w_shape``."""
+    g, _, cg, cog = du.shape
+    d = du.astype(np.float64).reshape(g, 4, 4, cg, cog)
+    dw = np.einsum("ai,gabco,bj->gocij", G, d, G, optimize=True)
+    return dw.reshape(w_shape).astype(du.dtype)
+
+
+def _planes(role, groups, c, t, dtype):
+    """Scratch for one block's ``(G, 16, c, t)`` transform planes: the flat
+    buffer the kernels index, the view the GEMMs take (its planes
+    :func:`padded` apart), and that plane stride."""
+    ps = padded(c * t)
+    flat = workspace.get(role, (groups * 16 * ps,), dtype)
+    view = flat.reshape(groups, 16, ps)[:, :, : c * t].reshape(groups, 16, c, t)
+    return flat, view, ps
+
+
+def _phases(args, x_hw, y_hw):
+    """One entry per dilation phase ``(r, s)``: the phase's output rows and
+    columns ``(oh_, ow_)``, its tile counts ``(th, tw)``, and the offsets of
+    its subsampled input ``(offh, offw)``; empty phases are left out."""
+    _, _, _, _, ph, pw, dh, dw = args
+    oh, ow = y_hw
+    for r in range(dh):
+        oh_ = (oh - r + dh - 1) // dh
+        for s in range(dw):
+            ow_ = (ow - s + dw - 1) // dw
+            if oh_ > 0 and ow_ > 0:
+                yield (r, s, oh_, ow_, (oh_ + 1) // 2, (ow_ + 1) // 2, r - ph, s - pw)
+
+
+def _bands(lo: int, hi: int, th: int, tw: int):
+    """Blocks over images ``lo .. hi``, of about :data:`BLOCK_TILES` tiles:
+    ``(b, nb, ta, tb)``, tile rows ``ta .. tb`` of images ``b .. b+nb``.
+    Several whole images where two or more fit, else bands of one."""
+    sl = tw + 1
+    per_image = (th + 1) * sl
+    if 2 * per_image <= BLOCK_TILES:
+        step = BLOCK_TILES // per_image
+        for b in range(lo, hi, step):
+            yield b, min(step, hi - b), 0, th
+        return
+    step = max(1, min(th, BLOCK_TILES // sl))
+    for b in range(lo, hi):
+        for ta in range(0, th, step):
+            yield b, 1, ta, min(th, ta + step)
+
+
+def _slots(b, nb, ta, tb, tw):
+    """Slots per channel of a block: :func:`input_tiles`'s ``T``."""
+    return (nb * (tb - ta + 1) - 1) * (tw + 1)
+
+
+def _scratch(dtype, t, tw):
+    """This thread's scratch for a block of ``t`` slots: split rows, one
+    channel's four output runs, and the adjoint's 16 runs."""
+    sl = tw + 1
+    return (workspace.get("wpb", (4 * (t + sl + 1),), dtype),
+            workspace.get("wob", (4 * t,), dtype),
+            workspace.get("wdd", (16 * (t + 2 * sl + 2),), dtype))
+
+
+def forward(x, w, args, groups, out_hw, split):
+    """``y (N, C_out, *out_hw)``: conv2d of ``x`` with 3×3 ``w`` at stride 1
+    (no bias). ``split(n, work, part)`` runs ``part(lo, hi)`` over images."""
+    n = x.shape[0]
+    co, cg = w.shape[:2]
+    cog = co // groups
+    ut = np.ascontiguousarray(kernel_transform(w, groups).transpose(0, 1, 3, 2))
+    y = np.empty((n, co, *out_hw), x.dtype)
+    dh, dw = args[6:]
+
+    def part(lo, hi):
+        for r, s, oh_, ow_, th, tw, offh, offw in _phases(args, x.shape[2:], out_hw):
+            for blk in _bands(lo, hi, th, tw):
+                t = _slots(*blk, tw)
+                pb, ob, _ = _scratch(x.dtype, t, tw)
+                vf, v, vs = _planes("wv", groups, cg, t, x.dtype)
+                input_tiles(x, *blk, tw, offh, offw, dh, dw, vf, groups, vs, pb)
+                mf, m, ms = _planes("wm", groups, cog, t, x.dtype)
+                np.matmul(ut, v, out=m)
+                output_tiles(mf, *blk, tw, oh_, ow_, r, s, dh, dw, y, groups, ms, ob)
+
+    split(n, n * co * cg * 9 * out_hw[0] * out_hw[1], part)
+    return y
+
+
+def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None):
+    """``(dx, dw)`` of :func:`forward` for upstream ``dy`` (None for what is
+    not needed). ``x`` may be None when only ``dx`` is asked for; then
+    ``x_shape`` gives its shape (the transposed conv's forward)."""
+    x_shape = x.shape if x is not None else x_shape
+    n = x_shape[0]
+    co, cg = w.shape[:2]
+    cog = co // groups
+    dtype = dy.dtype
+    u = kernel_transform(w, groups) if need_dx else None
+    dx = np.zeros(x_shape, dtype) if need_dx else None
+    dh, dw_ = args[6:]
+    y_hw = dy.shape[2:]
+
+    def part(lo, hi):
+        du = np.zeros((groups, 16, cg, cog), dtype) if need_dw else None
+        for r, s, oh_, ow_, th, tw, offh, offw in _phases(args, x_shape[2:], y_hw):
+            for blk in _bands(lo, hi, th, tw):
+                t = _slots(*blk, tw)
+                pb, ob, dd = _scratch(dtype, t, tw)
+                dmf, dm, ms = _planes("wdm", groups, cog, t, dtype)
+                grad_tiles(dy, *blk, tw, oh_, ow_, r, s, dh, dw_, dmf, groups, ms, ob)
+                vf, v, vs = _planes("wv", groups, cg, t, dtype)
+                if need_dw:
+                    input_tiles(x, *blk, tw, offh, offw, dh, dw_, vf, groups, vs, pb)
+                    du += np.matmul(v, dm.transpose(0, 1, 3, 2))
+                if need_dx:
+                    np.matmul(u, dm, out=v)
+                    input_tiles_adjoint(vf, *blk, tw, offh, offw, dh, dw_, dx, groups, vs,
+                                        pb, dd)
+        return du
+
+    work = n * co * cg * 9 * y_hw[0] * y_hw[1] * (need_dx + need_dw)
+    du = split(n, work, part)
+    dwt = None if du is None else kernel_transform_adjoint(du, w.shape)
+    return dx, dwt
