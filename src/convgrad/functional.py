@@ -47,17 +47,14 @@ def as_tensor(value: Any, name: str) -> Tensor:
         raise TypeError(f"{name}: {err}") from None
 
 
-def _same_dtype(**tensors: Tensor | None) -> None:
-    dtypes = {t.data.dtype for t in tensors.values() if t is not None}
-    if len(dtypes) == 1:  # the usual case, in one pass
-        return
-    items = [(k, t) for k, t in tensors.items() if t is not None]
-    first_name, first = items[0]
-    for name, t in items[1:]:
-        if t.dtype != first.dtype:
+def _same_dtype(x: Tensor, w: Tensor, b: Tensor | None) -> None:
+    """``weight`` and ``bias`` (if any) must have ``input``'s dtype."""
+    dt = x.data.dtype
+    for name, t in (("weight", w), ("bias", b)):
+        if t is not None and t.data.dtype != dt:
             raise TypeError(
-                f"{name} must have the same dtype as {first_name}: got "
-                f"{name}.dtype={t.dtype} and {first_name}.dtype={first.dtype}"
+                f"{name} must have the same dtype as input: got "
+                f"{name}.dtype={t.dtype} and input.dtype={x.dtype}"
             )
 
 
@@ -133,7 +130,7 @@ def conv2d(
         groups,
         itemsize=x.dtype.itemsize,
     )
-    _same_dtype(input=x, weight=w, bias=b)
+    _same_dtype(x, w, b)
     return conv.Conv2d.apply(x, w, b, geom)
 
 
@@ -165,7 +162,7 @@ def conv_transpose2d(
         dilation,
         itemsize=x.dtype.itemsize,
     )
-    _same_dtype(input=x, weight=w, bias=b)
+    _same_dtype(x, w, b)
     return conv.ConvTranspose2d.apply(x, w, b, geom)
 
 
@@ -310,7 +307,7 @@ def linear(input: Any, weight: Any, bias: Any = None) -> Tensor:
         )
     if b is not None and b.shape != (w.shape[0],):
         raise ValueError(f"bias must have shape ({w.shape[0]},), got {b.shape}")
-    _same_dtype(input=x, weight=w, bias=b)
+    _same_dtype(x, w, b)
     return loss.Linear.apply(x, w, b)
 
 

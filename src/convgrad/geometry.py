@@ -56,9 +56,12 @@ def _exact(v: object) -> bool:
     hash alike, so a key on values would hand a ``1`` the result checked
     for a ``True``; a key on exact types cannot.)"""
     t = type(v)
-    if v is None or t is int or t is bool or t is str:
-        return True
-    return t is tuple and all(type(i) is int for i in v)
+    if t is tuple:
+        return not v or set(map(type, v)) == _INT
+    return v is None or t is int or t is bool or t is str
+
+
+_INT = {int}
 
 
 def _memo(fn):
