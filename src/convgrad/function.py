@@ -199,9 +199,11 @@ def _fingerprints(ctx: Context, raw: list, out: np.ndarray) -> list:
         if not isinstance(a, np.ndarray) or not a.size or id(a) in seen:
             continue
         seen.add(id(a))
-        if any(v is a or np.may_share_memory(a, v) for v in saved):
-            label = "output" if i == len(raw) else f"input {i}"
-            prints.append((label, a, fingerprint(a)))
+        for v in saved:
+            if v is a or np.may_share_memory(a, v):
+                label = "output" if i == len(raw) else f"input {i}"
+                prints.append((label, a, fingerprint(a)))
+                break
     return prints
 
 
