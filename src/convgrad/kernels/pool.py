@@ -92,7 +92,9 @@ def maxpool2d_forward(x, kh, kw, sh, sw, ph, pw, dh, dw, y, argmax):
     for nc in prange(n_ * c_):
         best = np.empty(ow_, xf.dtype)
         idx = np.empty(ow_, np.int64)
-        phase = np.empty(sw * span, xf.dtype)
+        # -inf where a slot's column is outside the input: the same slots
+        # in every row, so only the inside runs are dealt, row by row
+        phase = np.full(sw * span, -math.inf, xf.dtype)
         # first column inside the input, per window: with the first row
         # inside, the index torch reports when the whole window is -inf
         first = np.empty(ow_, np.int64)
@@ -115,18 +117,14 @@ def maxpool2d_forward(x, kh, kw, sh, sw, ph, pw, dh, dw, y, argmax):
                     continue
                 row = (nc * h_ + h) * w_
                 for r in range(sw):
-                    # slot t of phase r: column (t + qmin)*sw + r, or -inf
+                    # slot t of phase r: column (t + qmin)*sw + r, inside
+                    # the input for t0 <= t < t1
                     t0 = min(-qmin, span)
                     t1 = max(t0, min(span, (w_ - 1 - r) // sw - qmin + 1))
-                    at = r * span
-                    for t in range(t0):
-                        phase[at + t] = -math.inf
                     src = np.uint64(row + (t0 + qmin) * sw + r)
-                    dst = np.uint64(at + t0)
+                    dst = np.uint64(r * span + t0)
                     for t in range(np.uint64(t1 - t0)):
                         phase[dst + t] = xf[src + t * step]
-                    for t in range(t1, span):
-                        phase[at + t] = -math.inf
                 for kj in range(kw):
                     off = kj * dw - pw
                     q = off // sw
