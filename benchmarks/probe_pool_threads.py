@@ -13,10 +13,10 @@ Contenders, at ``k`` = 1 and 2 threads (``torch.set_num_threads(k)``;
 
 * ``torch k``: torch's CPU kernels;
 * ``ours k``: the Numba backend as it ships (``kernels/pool_threads.py``:
-  calls from 1M elements cut into runs of planes over numba's threads);
-* ``before k``: the same, with the kernel table holding the plain size
-  switches instead (serial below 8M elements, numba's ``prange`` above),
-  what the backend did before.
+  calls from 4M elements cut into runs of planes over numba's threads);
+* ``before k``: the same kernels, with the kernel table holding the plain
+  size switches instead (serial below 8M elements of the first argument,
+  numba's ``prange`` above): the threading the backend had before.
 
 Printed: each median in ms and ours ÷ torch at the same thread count, with
 the load average before and after.
