@@ -246,14 +246,20 @@ def _store(t: np.ndarray, out: np.ndarray, n0: int, b: int) -> None:
     )
 
 
-def _winograd(w, args, dtype) -> bool:
-    return WINOGRAD and winograd.eligible(w.shape, args, dtype)
+def _winograd(w, args, out_w, *arrays) -> bool:
+    """Run this call through :mod:`.winograd`? Its geometry, the conv2d
+    output's width ``out_w`` and the dtype must suit, and every operand be
+    finite: a tile's transforms mix all its pixels, so an inf would turn
+    into nan on outputs whose windows never held it (the sum overflowing to
+    inf only sends a call the direct way)."""
+    return (WINOGRAD and winograd.eligible(w.shape, args, arrays[0].dtype, out_w)
+            and all(np.isfinite(a.sum()) for a in arrays))
 
 
 def conv2d_forward(x, w, args, groups, out_hw):
     """``y (N, C_out, OH, OW)``: the convolution of ``x`` with ``w`` (no
     bias); ``args`` is ``kh, kw, sh, sw, ph, pw, dh, dw``."""
-    if _winograd(w, args, x.dtype):
+    if _winograd(w, args, out_hw[1], x, w):
         return winograd.forward(x, w, args, groups, out_hw, _split)
     n = x.shape[0]
     co, cg, kh, kw = w.shape
@@ -277,7 +283,7 @@ def conv2d_forward(x, w, args, groups, out_hw):
 def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True):
     """``(dx, dw)`` of :func:`conv2d_forward` for upstream ``dy`` (None for
     what is not needed): ``dw = Σ dy · rows``; ``dx = row2im(dyᵀ · w)``."""
-    if _winograd(w, args, x.dtype):
+    if _winograd(w, args, dy.shape[3], x, dy, *((w,) if need_dx else ())):
         return winograd.backward(x, w, dy, args, groups, need_dx, need_dw, _split)
     n = x.shape[0]
     co, cg, kh, kw = w.shape
@@ -315,7 +321,7 @@ def conv_transpose2d_forward(x, w, args, groups, out_hw):
     row2im(xᵀ · w)``; ``args`` is the window of that conv2d (``y`` → ``x``)."""
     n, ci, h, w_ = x.shape
     _, cog, kh, kw = w.shape
-    if _winograd(w, args, x.dtype):  # conv2d's dx, with x as its dy
+    if _winograd(w, args, x.shape[3], x, w):  # conv2d's dx, with x as its dy
         shape = (n, cog * groups, *out_hw)
         return winograd.backward(None, w, x, args, groups, True, False, _split, shape)[0]
     k, p = cog * kh * kw, h * w_
@@ -337,10 +343,11 @@ def conv_transpose2d_forward(x, w, args, groups, out_hw):
 def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True):
     """``(dx, dw)`` of :func:`conv_transpose2d_forward`: ``dx`` is conv2d of
     ``dy`` with ``w``; ``dw = Σ x · rows(dy)``, the rows gathered once."""
-    if _winograd(w, args, x.dtype):  # conv2d of dy, and its dw with x as its dy
-        dx = winograd.forward(dy, w, args, groups, x.shape[2:], _split) if need_dx else None
-        dw = winograd.backward(dy, w, x, args, groups, False, True, _split)[1] if need_dw else None
-        return dx, dw
+    if _winograd(w, args, x.shape[3], x, dy, w):  # conv2d of dy; its dw with x as dy
+        if not need_dw:
+            return winograd.forward(dy, w, args, groups, x.shape[2:], _split), None
+        return winograd.forward(dy, w, args, groups, x.shape[2:], _split, g=x,
+                                need_y=need_dx)
     n, ci, h, w_ = x.shape
     _, cog, kh, kw = w.shape
     k, cig, p = cog * kh * kw, ci // groups, h * w_

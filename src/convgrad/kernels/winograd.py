@@ -55,14 +55,32 @@ G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0
 
 #: tiles per block (a band of whole tile rows, at least one): the block's
 #: V, M and dM stay in L2-sized scratch; measured (benchmarks/probe_winograd.py)
-BLOCK_TILES = 512
+BLOCK_TILES = 1024
 
 
-def eligible(w_shape, args, dtype) -> bool:
-    """Does :func:`forward` compute this convolution? 3×3 kernels at
-    stride 1, in float32 (any padding, dilation and groups)."""
-    kh, kw, sh, sw = args[:4]
-    return kh == 3 and kw == 3 and sh == 1 and sw == 1 and np.dtype(dtype) == np.float32
+#: the largest dilation the fast path sends here. :func:`forward` computes
+#: any (its phases), but at dilation 2 the medium layer ran slower than the
+#: direct GEMMs (31 ms against 21 fwd+bwd, one thread: the phases' images
+#: are 16×16 and their column split costs a pass), so it stays direct
+MAX_DILATION = 1
+
+
+#: the narrowest output (columns) sent here: a tile row's loops run over
+#: its ``OW/2 + 1`` slots, and below this the per-row set-up wins. 8×8
+#: planes (256 images, 16→32) took 16.6 ms fwd+bwd against 13.4 for the
+#: direct GEMMs; 16×16 planes 19.0 against 24.6 (one thread)
+MIN_OUT_WIDTH = 12
+
+
+def eligible(w_shape, args, dtype, out_w=MIN_OUT_WIDTH) -> bool:
+    """Should the fast path run this convolution through :func:`forward`?
+    3×3 kernels at stride 1 and dilation up to :data:`MAX_DILATION`, in
+    float32 (any padding and groups), with conv2d outputs at least
+    :data:`MIN_OUT_WIDTH` wide."""
+    kh, kw, sh, sw, _, _, dh, dw = args
+    return (kh == 3 and kw == 3 and sh == 1 and sw == 1
+            and max(dh, dw) <= MAX_DILATION and out_w >= MIN_OUT_WIDTH
+            and np.dtype(dtype) == np.float32)
 
 
 @jit
@@ -89,6 +107,12 @@ def _split_pair(xr, first, ne, no, dw, ev, od):
             od[m] = src[2 * m + 1]
         if ne > no:
             ev[no] = src[2 * no]
+    elif dw == 2 and no <= ne <= no + 1:  # a dilation-2 phase
+        for m in range(no):
+            ev[m] = src[4 * m]
+            od[m] = src[4 * m + 2]
+        if ne > no:
+            ev[no] = src[4 * no]
     else:
         for m in range(ne):
             ev[m] = src[2 * dw * m]
@@ -107,6 +131,12 @@ def _put_pair(ev, od, ne, no, first, dw, yr):
             dst[2 * m + 1] = od[m]
         if ne > no:
             dst[2 * no] = ev[no]
+    elif dw == 2 and no <= ne <= no + 1:
+        for m in range(no):
+            dst[4 * m] = ev[m]
+            dst[4 * m + 2] = od[m]
+        if ne > no:
+            dst[4 * no] = ev[no]
     else:
         for m in range(ne):
             dst[2 * dw * m] = ev[m]
@@ -124,6 +154,12 @@ def _add_pair(ev, od, ne, no, first, dw, yr):
             dst[2 * m + 1] += od[m]
         if ne > no:
             dst[2 * no] += ev[no]
+    elif dw == 2 and no <= ne <= no + 1:
+        for m in range(no):
+            dst[4 * m] += ev[m]
+            dst[4 * m + 2] += od[m]
+        if ne > no:
+            dst[4 * no] += ev[no]
     else:
         for m in range(ne):
             dst[2 * dw * m] += ev[m]
@@ -495,19 +531,19 @@ def grad_tiles(dy, b, nb, ta, tb, tw, oh_, ow_, r0, s0, dh, dw, dmf, g_, ps, ob)
 
 
 def kernel_transform(w: np.ndarray, groups: int) -> np.ndarray:
-    """``U (G, 16, C_in/G, C_out/G)`` of ``w (C_out, C_in/G, 3, 3)``."""
+    """``U (G, 16, C_in/G, C_out/G)`` of ``w (C_out, C_in/G, 3, 3)``: ``G g Gᵀ``
+    per kernel, in float64, rounded once."""
     co, cg = w.shape[:2]
-    wg = w.reshape(groups, co // groups, cg, 3, 3).astype(np.float64)
-    u = np.einsum("ai,gocij,bj->gabco", G, wg, G, optimize=True)
-    return np.ascontiguousarray(u.reshape(groups, 16, cg, co // groups), w.dtype)
+    u = G @ w.astype(np.float64) @ G.T  # (C_out, C_in/G, 4, 4)
+    u = u.reshape(groups, co // groups, cg, 16).transpose(0, 3, 2, 1)
+    return np.ascontiguousarray(u, w.dtype)
 
 
 def kernel_transform_adjoint(du: np.ndarray, w_shape) -> np.ndarray:
     """``dw = Gᵀ dU G`` for ``du (G, 16, C_in/G, C_out/G)``, as ``w_shape``."""
     g, _, cg, cog = du.shape
-    d = du.astype(np.float64).reshape(g, 4, 4, cg, cog)
-    dw = np.einsum("ai,gabco,bj->gocij", G, d, G, optimize=True)
-    return dw.reshape(w_shape).astype(du.dtype)
+    d = du.astype(np.float64).transpose(0, 3, 2, 1).reshape(g * cog, cg, 4, 4)
+    return (G.T @ d @ G).reshape(w_shape).astype(du.dtype)
 
 
 def _planes(role, groups, c, t, dtype):
@@ -520,18 +556,92 @@ def _planes(role, groups, c, t, dtype):
     return flat, view, ps
 
 
-def _phases(args, x_hw, y_hw):
-    """One entry per dilation phase ``(r, s)``: the phase's output rows and
-    columns ``(oh_, ow_)``, its tile counts ``(th, tw)``, and the offsets of
-    its subsampled input ``(offh, offw)``; empty phases are left out."""
+@jit
+def split_columns(a, d, out):
+    """``out[b, c, h*d + σ, v] = a[b, c, h, d*v + σ]`` (0 past the last
+    column): each row dealt into its ``d`` column phases, one after the
+    other, so a dilation-``d`` phase reads unit-stride rows."""
+    n_, c_, h_, w_ = a.shape
+    wd = out.shape[3]
+    for b in range(n_):
+        for c in range(c_):
+            for r in range(h_):
+                src = a[b, c, r]
+                for sg in range(d):
+                    dst = out[b, c, r * d + sg]
+                    cnt = (w_ - sg + d - 1) // d
+                    part = src[sg:]
+                    if d == 2:
+                        for v in range(cnt):
+                            dst[v] = part[2 * v]
+                    else:
+                        for v in range(cnt):
+                            dst[v] = part[d * v]
+                    dst[cnt:wd] = 0
+
+
+@jit
+def merge_columns(a, d, out):
+    """The inverse of :func:`split_columns`: ``out[b, c, h, d*v + σ] =
+    a[b, c, h*d + σ, v]``, each of ``out``'s columns written once."""
+    n_, c_, h_, w_ = out.shape
+    for b in range(n_):
+        for c in range(c_):
+            for r in range(h_):
+                dst = out[b, c, r]
+                for sg in range(d):
+                    src = a[b, c, r * d + sg]
+                    cnt = (w_ - sg + d - 1) // d
+                    part = dst[sg:]
+                    if d == 2:
+                        for v in range(cnt):
+                            part[2 * v] = src[v]
+                    else:
+                        for v in range(cnt):
+                            part[d * v] = src[v]
+
+
+def _phases(args, y_hw):
+    """One entry per dilation phase ``(r, s)`` (empty ones left out): its
+    output rows and columns, its tile counts, and the kernels' maps (input
+    ``offh, offw, dh, dw``; output ``r0, s0, dh, dw``).
+
+    Row phases read and write every ``dh``-th row in place. Column phases
+    (``dw > 1``) read and write column-split copies (:func:`split_columns`):
+    phase ``s`` reads split row ``h*dw + σ`` from column ``(s - pw) // dw``
+    on, ``σ = (s - pw) % dw``, and writes split row ``(dh*i + r)*dw + s``.
+    """
     _, _, _, _, ph, pw, dh, dw = args
     oh, ow = y_hw
     for r in range(dh):
         oh_ = (oh - r + dh - 1) // dh
         for s in range(dw):
             ow_ = (ow - s + dw - 1) // dw
-            if oh_ > 0 and ow_ > 0:
-                yield (r, s, oh_, ow_, (oh_ + 1) // 2, (ow_ + 1) // 2, r - ph, s - pw)
+            if oh_ <= 0 or ow_ <= 0:
+                continue
+            tiles = (oh_, ow_, (oh_ + 1) // 2, (ow_ + 1) // 2)
+            if dw == 1:
+                yield (*tiles, (r - ph, s - pw, dh, 1), (r, s, dh, 1))
+            else:
+                sg, cofs = (s - pw) % dw, (s - pw) // dw
+                yield (*tiles, ((r - ph) * dw + sg, cofs, dh * dw, 1),
+                       (r * dw + s, 0, dh * dw, 1))
+
+
+def _split(a, d, role):
+    """``a``'s column phases (:func:`split_columns`) in scratch space, or
+    ``a`` itself for ``d == 1``."""
+    if d == 1:
+        return a
+    n, c, h, w = a.shape
+    out = workspace.get(role, (n, c, h * d, -(-w // d)), a.dtype)
+    split_columns(a, d, out)
+    return out
+
+
+def _split_shape(shape, d):
+    n, c, h, w = shape
+    return (n, c, h * d, -(-w // d))
 
 
 def _bands(lo: int, hi: int, th: int, tw: int):
@@ -565,29 +675,53 @@ def _scratch(dtype, t, tw):
             workspace.get("wdd", (16 * (t + 2 * sl + 2),), dtype))
 
 
-def forward(x, w, args, groups, out_hw, split):
+def forward(x, w, args, groups, out_hw, split, g=None, need_y=True):
     """``y (N, C_out, *out_hw)``: conv2d of ``x`` with 3×3 ``w`` at stride 1
-    (no bias). ``split(n, work, part)`` runs ``part(lo, hi)`` over images."""
+    (no bias). ``split(n, work, part)`` runs ``part(lo, hi)`` over images.
+
+    With ``g`` (an upstream gradient of that output) it also returns ``dw``,
+    from the same input tiles: ``(y, dw)``, ``y`` None unless ``need_y``.
+    The transposed conv's backward is exactly this pair (its ``dx`` is
+    conv2d of its ``dy``; its ``dw`` pairs that ``dy`` with its ``x``).
+    """
     n = x.shape[0]
     co, cg = w.shape[:2]
     cog = co // groups
-    ut = np.ascontiguousarray(kernel_transform(w, groups).transpose(0, 1, 3, 2))
-    y = np.empty((n, co, *out_hw), x.dtype)
-    dh, dw = args[6:]
+    ut = np.ascontiguousarray(kernel_transform(w, groups).transpose(0, 1, 3, 2)) if need_y else None
+    y = np.empty((n, co, *out_hw), x.dtype) if need_y else None
+    d = args[7]
 
     def part(lo, hi):
-        for r, s, oh_, ow_, th, tw, offh, offw in _phases(args, x.shape[2:], out_hw):
-            for blk in _bands(lo, hi, th, tw):
+        du = np.zeros((groups, 16, cg, cog), x.dtype) if g is not None else None
+        xl = _split(x[lo:hi], d, "wxs")
+        gl = _split(g[lo:hi], d, "wys") if g is not None else None
+        yl = None
+        if need_y:
+            yl = y[lo:hi] if d == 1 else workspace.get(
+                "wyo", _split_shape(y[lo:hi].shape, d), x.dtype)
+        for oh_, ow_, th, tw, imap, omap in _phases(args, out_hw):
+            for blk in _bands(0, hi - lo, th, tw):
                 t = _slots(*blk, tw)
                 pb, ob, _ = _scratch(x.dtype, t, tw)
                 vf, v, vs = _planes("wv", groups, cg, t, x.dtype)
-                input_tiles(x, *blk, tw, offh, offw, dh, dw, vf, groups, vs, pb)
-                mf, m, ms = _planes("wm", groups, cog, t, x.dtype)
-                np.matmul(ut, v, out=m)
-                output_tiles(mf, *blk, tw, oh_, ow_, r, s, dh, dw, y, groups, ms, ob)
+                input_tiles(xl, *blk, tw, *imap, vf, groups, vs, pb)
+                if need_y:
+                    mf, m, ms = _planes("wm", groups, cog, t, x.dtype)
+                    np.matmul(ut, v, out=m)
+                    output_tiles(mf, *blk, tw, oh_, ow_, *omap, yl, groups, ms, ob)
+                if g is not None:
+                    dmf, dm, ms = _planes("wdm", groups, cog, t, x.dtype)
+                    grad_tiles(gl, *blk, tw, oh_, ow_, *omap, dmf, groups, ms, ob)
+                    du += np.matmul(v, dm.transpose(0, 1, 3, 2))
+        if need_y and d > 1:
+            merge_columns(yl, d, y[lo:hi])
+        return du
 
-    split(n, n * co * cg * 9 * out_hw[0] * out_hw[1], part)
-    return y
+    work = n * co * cg * 9 * out_hw[0] * out_hw[1] * (need_y + (g is not None))
+    du = split(n, work, part)
+    if g is None:
+        return y
+    return y, kernel_transform_adjoint(du, w.shape)
 
 
 def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None):
@@ -601,25 +735,34 @@ def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None):
     dtype = dy.dtype
     u = kernel_transform(w, groups) if need_dx else None
     dx = np.zeros(x_shape, dtype) if need_dx else None
-    dh, dw_ = args[6:]
+    d = args[7]
     y_hw = dy.shape[2:]
 
     def part(lo, hi):
         du = np.zeros((groups, 16, cg, cog), dtype) if need_dw else None
-        for r, s, oh_, ow_, th, tw, offh, offw in _phases(args, x_shape[2:], y_hw):
-            for blk in _bands(lo, hi, th, tw):
+        dyl = _split(dy[lo:hi], d, "wys")
+        xl = _split(x[lo:hi], d, "wxs") if need_dw else None
+        dxl = None
+        if need_dx:
+            dxl = dx[lo:hi] if d == 1 else workspace.get(
+                "wdxs", _split_shape(dx[lo:hi].shape, d), dtype)
+            if d > 1:
+                dxl[...] = 0
+        for oh_, ow_, th, tw, imap, omap in _phases(args, y_hw):
+            for blk in _bands(0, hi - lo, th, tw):
                 t = _slots(*blk, tw)
                 pb, ob, dd = _scratch(dtype, t, tw)
                 dmf, dm, ms = _planes("wdm", groups, cog, t, dtype)
-                grad_tiles(dy, *blk, tw, oh_, ow_, r, s, dh, dw_, dmf, groups, ms, ob)
+                grad_tiles(dyl, *blk, tw, oh_, ow_, *omap, dmf, groups, ms, ob)
                 vf, v, vs = _planes("wv", groups, cg, t, dtype)
                 if need_dw:
-                    input_tiles(x, *blk, tw, offh, offw, dh, dw_, vf, groups, vs, pb)
+                    input_tiles(xl, *blk, tw, *imap, vf, groups, vs, pb)
                     du += np.matmul(v, dm.transpose(0, 1, 3, 2))
                 if need_dx:
                     np.matmul(u, dm, out=v)
-                    input_tiles_adjoint(vf, *blk, tw, offh, offw, dh, dw_, dx, groups, vs,
-                                        pb, dd)
+                    input_tiles_adjoint(vf, *blk, tw, *imap, dxl, groups, vs, pb, dd)
+        if need_dx and d > 1:
+            merge_columns(dxl, d, dx[lo:hi])
         return du
 
     work = n * co * cg * 9 * y_hw[0] * y_hw[1] * (need_dx + need_dw)

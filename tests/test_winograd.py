@@ -1,0 +1,296 @@
+"""Winograd's F(2×2, 3×3) on the fast path (kernels/winograd.py).
+
+The Numba backend runs 3×3 stride-1 float32 convolutions (conv2d, its
+gradients, conv_transpose2d and its gradients) through Winograd's transforms
+once they are big enough. Here every call takes that path (``MIN_WORK = 0``)
+and is checked against torch and against the direct fast path, for random
+geometries: padding 0-4 (past the kernel), dilation 1-3 (its phases), groups,
+odd and tiny planes, one image or several per block, bands of tile rows,
+threads; plus the adjoint identities of each transform pair, with the unused
+slots the layout leaves. Small shapes: these also run with
+``NUMBA_DISABLE_JIT=1``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import convgrad as cg
+from convgrad import F
+from convgrad.kernels import conv_fast, winograd
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(autouse=True)
+def winograd_always(monkeypatch):
+    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    monkeypatch.setattr(conv_fast, "WINOGRAD", True)
+    monkeypatch.setattr(winograd, "MAX_DILATION", 3)  # the phases too
+    monkeypatch.setattr(winograd, "MIN_OUT_WIDTH", 1)  # and the narrowest planes
+    with cg.use_backend("numba"):
+        yield
+
+
+def _geometries(count, seed):
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        g = int(rng.choice([1, 1, 2, 3]))
+        ci, co = g * int(rng.integers(1, 4)), g * int(rng.integers(1, 4))
+        d = int(rng.choice([1, 1, 2, 3]))
+        p = int(rng.integers(0, 5))
+        h, w = (int(v) for v in rng.integers(1, 12, size=2))
+        n = int(rng.integers(1, 4))
+        if h + 2 * p - 2 * d < 1 or w + 2 * p - 2 * d < 1:
+            continue
+        out.append((n, ci, co, h, w, p, d, g))
+    return out
+
+
+def _torch_conv2d(x, w, dy, p, d, g):
+    xt = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    wt = torch.tensor(w, dtype=torch.float64, requires_grad=True)
+    y = torch.nn.functional.conv2d(xt, wt, padding=p, dilation=d, groups=g)
+    y.backward(torch.tensor(dy, dtype=torch.float64))
+    return y.detach().numpy(), xt.grad.numpy(), wt.grad.numpy()
+
+
+def _close(got, want, what):
+    # float32 against a float64 oracle: relative to the result's scale
+    scale = max(1.0, float(np.abs(want).max(initial=0)))
+    np.testing.assert_allclose(got, want, rtol=0, atol=2e-5 * scale, err_msg=what)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("geom", _geometries(40, seed=16), ids=str)
+def test_conv2d_matches_torch(geom):
+    n, ci, co, h, w, p, d, g = geom
+    rng = np.random.default_rng(sum(geom))
+    x = rng.standard_normal((n, ci, h, w)).astype(np.float32)
+    wt = rng.standard_normal((co, ci // g, 3, 3)).astype(np.float32)
+    xs, ws = cg.Tensor(x, requires_grad=True), cg.Tensor(wt, requires_grad=True)
+    y = F.conv2d(xs, ws, padding=p, dilation=d, groups=g)
+    dy = rng.standard_normal(y.shape).astype(np.float32)  # random, never ones
+    y.backward(dy)
+    want = _torch_conv2d(x, wt, dy, p, d, g)
+    for got, ref, what in zip((y.data, xs.grad, ws.grad), want, ("y", "dx", "dw"),
+                              strict=True):
+        assert got.dtype == np.float32, what
+        _close(got, ref, what)
+
+
+def _transposed_geometries(count, seed):
+    """As :func:`_geometries`, for conv_transpose2d: an output of at least
+    one pixel, and output_padding < dilation (stride 1)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        g = int(rng.choice([1, 1, 2, 3]))
+        ci, co = g * int(rng.integers(1, 4)), g * int(rng.integers(1, 4))
+        d = int(rng.choice([1, 1, 2, 3]))
+        p, op = int(rng.integers(0, 4)), int(rng.integers(0, d))
+        h, w = (int(v) for v in rng.integers(1, 10, size=2))
+        if min(h, w) + 2 * d - 2 * p + op < 1:
+            continue
+        out.append((int(rng.integers(1, 4)), ci, co, h, w, p, d, g, op))
+    return out
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("geom", _transposed_geometries(20, seed=61), ids=str)
+def test_conv_transpose2d_matches_torch(geom):
+    n, ci, co, h, w, p, d, g, op = geom
+    rng = np.random.default_rng(sum(geom) + 1)
+    x = rng.standard_normal((n, ci, h, w)).astype(np.float32)
+    wt = rng.standard_normal((ci, co // g, 3, 3)).astype(np.float32)
+    kw = dict(padding=p, dilation=d, groups=g, output_padding=op)
+    want_y = torch.nn.functional.conv_transpose2d(
+        torch.tensor(x, dtype=torch.float64), torch.tensor(wt, dtype=torch.float64), **kw)
+    xs, ws = cg.Tensor(x, requires_grad=True), cg.Tensor(wt, requires_grad=True)
+    y = F.conv_transpose2d(xs, ws, **kw)
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    y.backward(dy)
+    xt = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    wtt = torch.tensor(wt, dtype=torch.float64, requires_grad=True)
+    yt = torch.nn.functional.conv_transpose2d(xt, wtt, **kw)
+    yt.backward(torch.tensor(dy, dtype=torch.float64))
+    _close(y.data, want_y.numpy(), "y")
+    _close(xs.grad, xt.grad.numpy(), "dx")
+    _close(ws.grad, wtt.grad.numpy(), "dw")
+
+
+def _direct_and_winograd(x, w, dy, args, groups, out_hw, monkeypatch):
+    got = []
+    for on in (False, True):
+        monkeypatch.setattr(conv_fast, "WINOGRAD", on)
+        y = conv_fast.conv2d_forward(x, w, args, groups, out_hw)
+        dx, dw = conv_fast.conv2d_backward(x, w, dy, args, groups)
+        got.append((y, dx, dw))
+    return got
+
+
+@pytest.mark.parametrize("block", [1, 20, 64, 512, 1 << 16])
+def test_every_blocking_agrees_with_the_direct_path(block, monkeypatch):
+    """Bands of one tile row, bands of several, whole images several to a
+    block: the same sums."""
+    rng = np.random.default_rng(block)
+    x = rng.standard_normal((5, 3, 9, 11)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    dy = rng.standard_normal((5, 4, 9, 11)).astype(np.float32)
+    monkeypatch.setattr(winograd, "BLOCK_TILES", block)
+    direct, wino = _direct_and_winograd(x, w, dy, (3, 3, 1, 1, 1, 1, 1, 1), 1, (9, 11),
+                                        monkeypatch)
+    for a, b, what in zip(direct, wino, ("y", "dx", "dw"), strict=True):
+        _close(b, a.astype(np.float64), what)
+
+
+def test_threads_over_images_agree_with_one_thread(monkeypatch):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((6, 4, 8, 8)).astype(np.float32)
+    w = rng.standard_normal((6, 2, 3, 3)).astype(np.float32)
+    dy = rng.standard_normal((6, 6, 6, 6)).astype(np.float32)
+    args = (3, 3, 1, 1, 1, 1, 2, 2)
+    one = (conv_fast.conv2d_forward(x, w, args, 2, (6, 6)),
+           *conv_fast.conv2d_backward(x, w, dy, args, 2))
+    monkeypatch.setattr(conv_fast, "THREAD_MIN_WORK", 0)
+    monkeypatch.setattr(conv_fast, "threads_for", lambda n, work: 2)
+    two = (conv_fast.conv2d_forward(x, w, args, 2, (6, 6)),
+           *conv_fast.conv2d_backward(x, w, dy, args, 2))
+    np.testing.assert_array_equal(one[0], two[0])  # disjoint images: same bits
+    np.testing.assert_array_equal(one[1], two[1])
+    np.testing.assert_allclose(one[2], two[2], rtol=1e-5, atol=1e-5)  # dw: partial sums
+
+
+def test_only_3x3_stride_1_float32_takes_winograd():
+    ok = (3, 3, 1, 1, 1, 1, 1, 1)
+    assert winograd.eligible((4, 2, 3, 3), ok, np.float32)
+    assert not winograd.eligible((4, 2, 3, 3), ok, np.float64)  # keeps the direct sums
+    assert not winograd.eligible((4, 2, 5, 5), (5, 5, 1, 1, 2, 2, 1, 1), np.float32)
+    assert not winograd.eligible((4, 2, 3, 3), (3, 3, 2, 2, 1, 1, 1, 1), np.float32)
+    dilated = (3, 3, 1, 1, 2, 2, 2, 2)
+    assert winograd.eligible((4, 2, 3, 3), dilated, np.float32)  # MAX_DILATION here
+    winograd.MAX_DILATION = 1
+    assert not winograd.eligible((4, 2, 3, 3), dilated, np.float32)
+    winograd.MIN_OUT_WIDTH = 12
+    assert winograd.eligible((4, 2, 3, 3), ok, np.float32, out_w=12)
+    assert not winograd.eligible((4, 2, 3, 3), ok, np.float32, out_w=11)
+    assert not winograd.eligible((4, 2, 3, 1), (3, 1, 1, 1, 1, 0, 1, 1), np.float32)
+
+
+def test_float64_keeps_the_direct_sums(monkeypatch):
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((2, 3, 6, 6)), rng.standard_normal((4, 3, 3, 3))
+    args = (3, 3, 1, 1, 1, 1, 1, 1)
+    monkeypatch.setattr(conv_fast, "WINOGRAD", False)
+    want = conv_fast.conv2d_forward(x, w, args, 1, (6, 6))
+    monkeypatch.setattr(conv_fast, "WINOGRAD", True)
+    np.testing.assert_array_equal(conv_fast.conv2d_forward(x, w, args, 1, (6, 6)), want)
+
+
+def test_error_against_float64_stays_near_the_direct_sums():
+    """Winograd rounds more than the direct sums, but by a small factor."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((4, 16, 16, 16))
+    w = rng.standard_normal((16, 16, 3, 3)) / 10
+    args = (3, 3, 1, 1, 1, 1, 1, 1)
+    x32, w32 = x.astype(np.float32), w.astype(np.float32)
+    exact32 = conv_fast.conv2d_forward(x32.astype(np.float64), w32.astype(np.float64),
+                                       args, 1, (16, 16))
+    err_w = np.abs(winograd.forward(x32, w32, args, 1, (16, 16), conv_fast._split)
+                   - exact32)
+    conv_fast.WINOGRAD = False
+    try:
+        err_d = np.abs(conv_fast.conv2d_forward(x32, w32, args, 1, (16, 16)) - exact32)
+    finally:
+        conv_fast.WINOGRAD = True
+    assert err_w.max() < 8 * err_d.max() + 1e-6
+    assert err_w.max() < 1e-5 * np.abs(exact32).max()
+
+
+def _slots_layout(blk, tw):
+    """Mask of the slots of a block that hold a tile (the rest are unused)."""
+    b, nb, ta, tb = blk
+    t = winograd._slots(*blk, tw)
+    used = np.zeros(t, bool)
+    rr, sl = tb - ta + 1, tw + 1
+    for tr in range(nb * rr - 1):
+        if tr % rr != rr - 1:
+            used[tr * sl : tr * sl + tw] = True
+    return used
+
+
+@pytest.mark.parametrize("blk, pad, dil", [
+    ((0, 1, 0, 3), 1, 1), ((1, 2, 0, 3), 0, 1), ((0, 1, 1, 2), 2, 1), ((2, 1, 0, 2), 1, 2),
+])
+def test_the_input_transform_and_its_adjoint_are_adjoint(blk, pad, dil):
+    """<input_tiles(x), dV> = <x, input_tiles_adjoint(dV)> for dV zero in the
+    unused slots, and input_tiles leaves those slots zero."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 2, 7, 6)).astype(np.float32)
+    oh = 7 + 2 * pad - 2 * dil
+    ow = 6 + 2 * pad - 2 * dil
+    # phase (0, 0) of the dilation: its tiles
+    th, tw = (-(-oh // dil) + 1) // 2, (-(-ow // dil) + 1) // 2
+    b, nb, ta, tb = blk
+    tb = min(tb, th)
+    blk = (b, nb, min(ta, tb - 1), tb) if nb == 1 else (b, nb, 0, th)
+    t = winograd._slots(*blk, tw)
+    used = _slots_layout(blk, tw)
+    vf, v, vs = winograd._planes("test-v", 1, 2, t, np.float32)
+    pb, _, dd = winograd._scratch(np.float32, t, tw)
+    winograd.input_tiles(x, *blk, tw, -pad, -pad, dil, dil, vf, 1, vs, pb)
+    fwd = v.copy()
+    assert not fwd[..., ~used].any()
+    dv = rng.standard_normal(v.shape).astype(np.float32) * used
+    v[...] = dv
+    dx = np.zeros_like(x)
+    winograd.input_tiles_adjoint(vf, *blk, tw, -pad, -pad, dil, dil, dx, 1, vs, pb, dd)
+    lhs = float((fwd.astype(np.float64) * dv).sum())
+    rhs = float((x.astype(np.float64) * dx).sum())
+    assert lhs == pytest.approx(rhs, rel=1e-5, abs=1e-4)
+
+
+def test_the_output_transform_and_its_adjoint_are_adjoint():
+    rng = np.random.default_rng(6)
+    blk, tw, oh, ow = (0, 2, 0, 3), 3, 5, 5
+    t = winograd._slots(*blk, tw)
+    used = _slots_layout(blk, tw)
+    mf, m, ms = winograd._planes("test-m", 1, 3, t, np.float32)
+    _, ob, _ = winograd._scratch(np.float32, t, tw)
+    m[...] = rng.standard_normal(m.shape).astype(np.float32) * used
+    y = np.zeros((2, 3, oh, ow), np.float32)
+    winograd.output_tiles(mf, *blk, tw, oh, ow, 0, 0, 1, 1, y, 1, ms, ob)
+    fwd = m.copy()
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    winograd.grad_tiles(dy, *blk, tw, oh, ow, 0, 0, 1, 1, mf, 1, ms, ob)
+    assert not m[..., ~used].any()  # the gradient leaves unused slots zero
+    lhs = float((y.astype(np.float64) * dy).sum())
+    rhs = float((fwd.astype(np.float64) * m).sum())
+    assert lhs == pytest.approx(rhs, rel=1e-5, abs=1e-4)
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_a_non_finite_value_reaches_only_the_windows_that_hold_it(bad):
+    """A tile's transforms mix its 16 pixels, so inf - inf would put nan on
+    outputs whose 3×3 windows never saw the inf: such calls keep the direct
+    sums (torch's answer), forward and backward."""
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 2, 8, 8)).astype(np.float32)
+    x[1, 0, 3, 4] = bad
+    w = rng.standard_normal((2, 2, 3, 3)).astype(np.float32)
+    xs, ws = cg.Tensor(x, requires_grad=True), cg.Tensor(w, requires_grad=True)
+    y = F.conv2d(xs, ws, padding=1)
+    want = np.zeros((8, 8), bool)
+    want[2:5, 3:6] = True
+    for c in range(2):
+        assert (~np.isfinite(y.data[1, c]) == want).all()
+    assert np.isfinite(y.data[0]).all()
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    dy[0, 1, 5, 5] = bad
+    y.backward(dy)
+    wantx = np.zeros((8, 8), bool)
+    wantx[4:7, 4:7] = True
+    assert (~np.isfinite(xs.grad[0, 0]) == wantx).all()
+    assert np.isfinite(xs.grad[1]).all()
