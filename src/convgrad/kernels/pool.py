@@ -72,14 +72,17 @@ def maxpool2d_forward(x, kh, kw, sh, sw, ph, pw, dh, dw, y, argmax):
     running maxima ``best`` and indices ``idx`` are updated tap by tap
     ``(ki, kj)``, each tap a contiguous run over the row's windows ``j``.
     The run is contiguous because input row ``h`` is first dealt into
-    ``sw`` phases, phase ``r`` holding columns ``m*sw + r`` (so tap offset
+    phases, phase ``r`` holding columns ``m*sw + r`` (so tap offset
     ``off = q*sw + r`` of window ``j`` is slot ``j + q`` of phase ``r``),
-    with -inf for columns outside the input. Each window still sees its
-    taps in row-major order, and a padding -inf is never taken (it is
-    neither ``> best`` nor NaN), so ``y`` and ``argmax`` are the
-    window-by-window scan's bit for bit. The update is branch-free
-    (``idx += take * (new - idx)``): a mispredicted branch per tap was the
-    cost of the window-by-window kernel (4x slower on k3 s2).
+    with -inf for columns outside the input. Only phases ``r < W`` hold a
+    column at all (a tap with ``r >= W`` is outside for every window, and
+    skipped): ``min(sw, W)`` phases, so a huge stride needs no huge
+    buffer. Each window still sees its taps in row-major order, and a
+    padding -inf is never taken (it is neither ``> best`` nor NaN), so
+    ``y`` and ``argmax`` are the window-by-window scan's bit for bit. The
+    update is branch-free (``idx += take * (new - idx)``): a mispredicted
+    branch per tap was the cost of the window-by-window kernel (4x slower
+    on k3 s2).
     """
     n_, c_, h_, w_ = x.shape
     oh_, ow_ = y.shape[2], y.shape[3]
@@ -88,13 +91,14 @@ def maxpool2d_forward(x, kh, kw, sh, sw, ph, pw, dh, dw, y, argmax):
     af = argmax.reshape(argmax.size)
     qmin = (-pw) // sw  # the lowest slot offset q, <= 0
     span = ow_ + ((kw - 1) * dw - pw) // sw - qmin  # slots per phase
+    phases = min(sw, w_)
     step = np.uint64(sw)
     for nc in prange(n_ * c_):
         best = np.empty(ow_, xf.dtype)
         idx = np.empty(ow_, np.int64)
         # -inf where a slot's column is outside the input: the same slots
         # in every row, so only the inside runs are dealt, row by row
-        phase = np.full(sw * span, -math.inf, xf.dtype)
+        phase = np.full(phases * span, -math.inf, xf.dtype)
         # first column inside the input, per window: with the first row
         # inside, the index torch reports when the whole window is -inf
         first = np.empty(ow_, np.int64)
@@ -116,7 +120,7 @@ def maxpool2d_forward(x, kh, kw, sh, sw, ph, pw, dh, dw, y, argmax):
                 if h < 0 or h >= h_:
                     continue
                 row = (nc * h_ + h) * w_
-                for r in range(sw):
+                for r in range(phases):
                     # slot t of phase r: column (t + qmin)*sw + r, inside
                     # the input for t0 <= t < t1
                     t0 = min(-qmin, span)
@@ -128,7 +132,10 @@ def maxpool2d_forward(x, kh, kw, sh, sw, ph, pw, dh, dw, y, argmax):
                 for kj in range(kw):
                     off = kj * dw - pw
                     q = off // sw
-                    slot = np.uint64((off - q * sw) * span + q - qmin)
+                    r = off - q * sw
+                    if r >= phases:
+                        continue
+                    slot = np.uint64(r * span + q - qmin)
                     at = h * w_ + off  # the flat index of window 0's tap
                     for j in range(ow_):
                         v = phase[slot + np.uint64(j)]
