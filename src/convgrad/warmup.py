@@ -3,7 +3,8 @@
 Run ``python -m convgrad.warmup`` after installing (Binder's ``postBuild``
 does, and CI). Every kernel is compiled for float32 and float64, in its
 serial and its parallel build (the fast conv path's ``im2row``/``row2im``:
-serial only), and written to Numba's cache; the timing of
+serial only; its Winograd transforms, ``winograd``: float32 only, the one
+dtype they run in), and written to Numba's cache; the timing of
 each is printed. A second run only loads the cache and takes a moment.
 
 Set ``NUMBA_CPU_NAME=generic`` at build time *and* run time when the cache
@@ -25,8 +26,9 @@ import numpy as np
 
 BUILDS = ("serial", "parallel")
 DTYPES = (np.float32, np.float64)
-#: the fast conv path's kernels (kernels/conv_fast.py): serial builds only
-FAST = ("im2row", "row2im")
+#: the fast conv path's kernels (kernels/conv_fast.py): serial builds only;
+#: "winograd" is kernels/winograd.py's transforms, together
+FAST = ("im2row", "row2im", "winograd")
 
 
 def examples(dtype) -> Iterator[tuple[str, tuple]]:
@@ -55,6 +57,20 @@ def fast_examples(dtype) -> Iterator[tuple[str, tuple]]:
     yield "row2im", (rows, 0, *win, 3, 3, np.zeros_like(x))
 
 
+def _winograd_example() -> None:
+    """One forward and backward through every Winograd transform (float32;
+    dilation 2 too, for the column split), and the transposed conv's pair."""
+    from .kernels import conv_fast, winograd
+
+    x = np.ones((2, 2, 6, 6), np.float32)
+    w = np.ones((2, 2, 3, 3), np.float32)
+    for d in (1, 2):
+        args = (3, 3, 1, 1, d, d, d, d)
+        winograd.forward(x, w, args, 1, (6, 6), conv_fast._split)
+        winograd.backward(x, w, x, args, 1, True, True, conv_fast._split)
+        winograd.forward(x, w, args, 1, (6, 6), conv_fast._split, g=x)
+
+
 def _cpu_seconds() -> float:
     t = os.times()  # children count once they have been waited for
     return t.user + t.system + t.children_user + t.children_system
@@ -66,6 +82,10 @@ def _compile(names: tuple[str, ...]) -> list[tuple[str, float]]:
     from .kernels import conv_fast
 
     done = []
+    if "winograd" in names:
+        t = time.perf_counter()
+        _winograd_example()
+        done.append(("winograd [float32, serial]", time.perf_counter() - t))
     for dtype in DTYPES:
         for name, args in fast_examples(dtype):
             if name in names:
