@@ -217,3 +217,23 @@ def test_adam_sees_a_replaced_state():
         p.grad = np.zeros(p.shape, np.float32)
     opt.step()
     assert not np.array_equal(st["exp_avg"], before)  # updated where it lives
+
+
+def test_adam_copied_with_its_buffers_steps_its_state_arrays():
+    import copy
+
+    opt, ps = _adam_run(SHAPES, 2)
+    memo: dict = {}  # as a deepcopy of the optimizer: views become copies
+    opt.state = copy.deepcopy(opt.state, memo)
+    opt._flat = copy.deepcopy(opt._flat, memo)
+    want = []
+    for p in ps:
+        st = opt.state[id(p)]
+        ref, m, v = p.data.copy(), st["exp_avg"].copy(), st["exp_avg_sq"].copy()
+        p.grad = np.full(p.shape, 0.5, np.float32)
+        _adam_reference(ref, p.grad, m, v, 3, 0.01, 0.9, 0.999, 1e-8)
+        want.append((ref, m))
+    opt.step()
+    for p, (ref, m) in zip(ps, want, strict=True):
+        np.testing.assert_array_equal(p.data, ref)
+        np.testing.assert_array_equal(opt.state[id(p)]["exp_avg"], m)

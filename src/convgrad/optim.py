@@ -293,11 +293,12 @@ class _FlatMoments(NamedTuple):
                    [v[a:b].reshape(s) for a, b, s in cut])
 
     def owns(self, states: list) -> bool:
-        """Whether ``states`` still hold these views, all at one step."""
+        """Whether ``states`` still hold these views, all at one step (a
+        copied optimizer's are copies: their base is no longer ``m``)."""
         t = states[0]["step"] if states[0] else None
         return all(
             st and st.get("step") == t and st.get("exp_avg") is m
-            and st.get("exp_avg_sq") is v
+            and st.get("exp_avg_sq") is v and m.base is self.m and v.base is self.v
             for st, m, v in zip(states, self.m_views, self.v_views, strict=True)
         )
 
