@@ -294,3 +294,18 @@ def test_a_non_finite_value_reaches_only_the_windows_that_hold_it(bad):
     wantx[4:7, 4:7] = True
     assert (~np.isfinite(xs.grad[0, 0]) == wantx).all()
     assert np.isfinite(xs.grad[1]).all()
+
+
+def test_one_tile_by_the_book_is_the_direct_correlation():
+    """lesson 10's F(2×2, 3×3) on one tile: four outputs from 16 products."""
+    rng = np.random.default_rng(8)
+    d, g = rng.standard_normal((4, 4)), rng.standard_normal((3, 3))
+    direct = np.array([[(d[i:i + 3, j:j + 3] * g).sum() for j in range(2)]
+                       for i in range(2)])
+    np.testing.assert_allclose(winograd.tile(d, g), direct, rtol=1e-12, atol=1e-12)
+    # and the batched kernels compute exactly this, tile by tile
+    x = rng.standard_normal((1, 1, 4, 4)).astype(np.float32)
+    y = winograd.forward(x, g.reshape(1, 1, 3, 3).astype(np.float32),
+                         (3, 3, 1, 1, 0, 0, 1, 1), 1, (2, 2), conv_fast._split)
+    np.testing.assert_allclose(y[0, 0], winograd.tile(x[0, 0].astype(np.float64), g),
+                               rtol=1e-5, atol=1e-5)
