@@ -107,7 +107,8 @@ def test_conv_transpose2d_matches_torch(geom):
     wt = rng.standard_normal((ci, co // g, 3, 3)).astype(np.float32)
     kw = dict(padding=p, dilation=d, groups=g, output_padding=op)
     want_y = torch.nn.functional.conv_transpose2d(
-        torch.tensor(x, dtype=torch.float64), torch.tensor(wt, dtype=torch.float64), **kw)
+        torch.tensor(x, dtype=torch.float64), torch.tensor(wt, dtype=torch.float64),
+        **kw)
     xs, ws = cg.Tensor(x, requires_grad=True), cg.Tensor(wt, requires_grad=True)
     y = F.conv_transpose2d(xs, ws, **kw)
     dy = rng.standard_normal(y.shape).astype(np.float32)
@@ -222,7 +223,8 @@ def _slots_layout(blk, tw):
 
 
 @pytest.mark.parametrize("blk, pad, dil", [
-    ((0, 1, 0, 3), 1, 1), ((1, 2, 0, 3), 0, 1), ((0, 1, 1, 2), 2, 1), ((2, 1, 0, 2), 1, 2),
+    ((0, 1, 0, 3), 1, 1), ((1, 2, 0, 3), 0, 1), ((0, 1, 1, 2), 2, 1),
+    ((2, 1, 0, 2), 1, 2),
 ])
 def test_the_input_transform_and_its_adjoint_are_adjoint(blk, pad, dil):
     """<input_tiles(x), dV> = <x, input_tiles_adjoint(dV)> for dV zero in the

@@ -323,7 +323,8 @@ def conv_transpose2d_forward(x, w, args, groups, out_hw):
     _, cog, kh, kw = w.shape
     if _winograd(w, args, x.shape[3], x, w):  # conv2d's dx, with x as its dy
         shape = (n, cog * groups, *out_hw)
-        return winograd.backward(None, w, x, args, groups, True, False, _split, shape)[0]
+        dx, _ = winograd.backward(None, w, x, args, groups, True, False, _split, shape)
+        return dx
     k, p = cog * kh * kw, h * w_
     y = np.zeros((n, cog * groups, *out_hw), x.dtype)
     wg = w.reshape(groups, ci // groups, k)

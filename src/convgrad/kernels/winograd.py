@@ -215,7 +215,8 @@ def _split_rows(x, b, nb, ci, ta, tb, tw, offh, offw, dh, dw, pb):
             pb[at + ln + oo] = xr[fo]
             oo += 1
             no -= 1
-        _split_pair(xr, fe, e1 - e0, no, dw, pb[at + e0 : at + sl], pb[at + ln + oo : at + ln + sl])
+        _split_pair(xr, fe, e1 - e0, no, dw, pb[at + e0 : at + sl],
+                    pb[at + ln + oo : at + ln + sl])
 
 
 @jit
@@ -224,9 +225,10 @@ def input_tiles(x, b, nb, ta, tb, tw, offh, offw, dh, dw, vf, g_, ps, pb):
     .. b+nb`` into ``vf``: plane ``(g, ξ)`` at ``(g*16 + ξ)*ps`` holds
     ``(C/G, T)``, ``T = (nb*R - 1) * S`` slots per channel: ``S = tw + 1``
     per tile row (the last unused), ``R = tb-ta+1`` tile rows per image (the
-    last unused, between one image and the next); unused slots are 0. ``d`` is the 4×4 patch of subsampled rows
-    ``2*ti .. 2*ti+3`` and columns ``2*tj .. 2*tj+3``; subsampled pixel
-    ``(u, w)`` is ``x[dh*u + offh, dw*w + offw]``, 0 outside.
+    last unused, between one image and the next); unused slots are 0.
+    ``d`` is the 4×4 patch of subsampled rows ``2*ti .. 2*ti+3`` and
+    columns ``2*tj .. 2*tj+3``; subsampled pixel ``(u, w)`` is
+    ``x[dh*u + offh, dw*w + offw]``, 0 outside.
 
     Tile-minor and without transposes: each channel's rows are split into
     even and odd rows and columns (:func:`_split_rows`), and then tile
@@ -405,8 +407,8 @@ def input_tiles_adjoint(dvf, b, nb, ta, tb, tw, offh, offw, dh, dw, dx, g_, ps, 
                 xr[fo] += pb[at + ln + oo]
                 oo += 1
                 no -= 1
-            _add_pair(pb[at + e0 : at + sl], pb[at + ln + oo : at + ln + sl], e1 - e0, no, fe,
-                      dw, xr)
+            _add_pair(pb[at + e0 : at + sl], pb[at + ln + oo : at + ln + sl],
+                      e1 - e0, no, fe, dw, xr)
 
 
 @jit
@@ -464,7 +466,8 @@ def output_tiles(mf, b, nb, ta, tb, tw, oh_, ow_, r0, s0, dh, dw, y, g_, ps, ob)
             i = 2 * ti
             _put_pair(y00[f:], y01[f:], je, jo, s0, dw, y[b + j, co, dh * i + r0])
             if i + 1 < oh_:
-                _put_pair(y10[f:], y11[f:], je, jo, s0, dw, y[b + j, co, dh * (i + 1) + r0])
+                yr = y[b + j, co, dh * (i + 1) + r0]
+                _put_pair(y10[f:], y11[f:], je, jo, s0, dw, yr)
 
 
 @jit
@@ -490,7 +493,8 @@ def grad_tiles(dy, b, nb, ta, tb, tw, oh_, ow_, r0, s0, dh, dw, dmf, g_, ps, ob)
             i = 2 * ti
             _split_pair(dy[b + j, co, dh * i + r0], s0, je, jo, dw, y00[f:], y01[f:])
             if i + 1 < oh_:
-                _split_pair(dy[b + j, co, dh * (i + 1) + r0], s0, je, jo, dw, y10[f:], y11[f:])
+                yr = dy[b + j, co, dh * (i + 1) + r0]
+                _split_pair(yr, s0, je, jo, dw, y10[f:], y11[f:])
         base = g * 16 * ps + (co - g * cog_) * t_
         d0 = dmf[base + 0 * ps : base + 0 * ps + t_]
         d1 = dmf[base + 1 * ps : base + 1 * ps + t_]
@@ -698,7 +702,9 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True):
     n = x.shape[0]
     co, cg = w.shape[:2]
     cog = co // groups
-    ut = np.ascontiguousarray(kernel_transform(w, groups).transpose(0, 1, 3, 2)) if need_y else None
+    ut = None
+    if need_y:
+        ut = np.ascontiguousarray(kernel_transform(w, groups).transpose(0, 1, 3, 2))
     y = np.empty((n, co, *out_hw), x.dtype) if need_y else None
     d = args[7]
 
