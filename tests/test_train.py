@@ -467,6 +467,9 @@ def test_ctrl_c_in_training_saves_a_checkpoint_and_exits_with_one_line(
 
 _SIGINT = """
 import os, signal, sys, threading
+# as at a terminal: a shell's background job inherits SIGINT ignored, and
+# then Python installs no KeyboardInterrupt handler of its own
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from convgrad import train
 threading.Timer(3.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
 sys.exit(train.main(["--epochs", "500", "--no-progress", "--backend", "numpy",
