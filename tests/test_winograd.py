@@ -228,7 +228,7 @@ def _slots_layout(blk, tw):
 ])
 def test_the_input_transform_and_its_adjoint_are_adjoint(blk, pad, dil):
     """<input_tiles(x), dV> = <x, input_tiles_adjoint(dV)> for dV zero in the
-    unused slots, and input_tiles leaves those slots zero."""
+    unused slots (as the GEMM makes it from grad_tiles' zeros there)."""
     rng = np.random.default_rng(5)
     x = rng.standard_normal((3, 2, 7, 6)).astype(np.float32)
     oh = 7 + 2 * pad - 2 * dil
@@ -244,7 +244,7 @@ def test_the_input_transform_and_its_adjoint_are_adjoint(blk, pad, dil):
     pb, _, dd = winograd._scratch(np.float32, t, tw)
     winograd.input_tiles(x, *blk, tw, -pad, -pad, dil, dil, vf, 1, vs, pb)
     fwd = v.copy()
-    assert not fwd[..., ~used].any()
+    assert np.isfinite(fwd).all()
     dv = rng.standard_normal(v.shape).astype(np.float32) * used
     v[...] = dv
     dx = np.zeros_like(x)

@@ -225,7 +225,10 @@ def input_tiles(x, b, nb, ta, tb, tw, offh, offw, dh, dw, vf, g_, ps, pb):
     .. b+nb`` into ``vf``: plane ``(g, ξ)`` at ``(g*16 + ξ)*ps`` holds
     ``(C/G, T)``, ``T = (nb*R - 1) * S`` slots per channel: ``S = tw + 1``
     per tile row (the last unused), ``R = tb-ta+1`` tile rows per image (the
-    last unused, between one image and the next); unused slots are 0.
+    last unused, between one image and the next). Unused slots hold the
+    transform of whatever pixels lie there (finite for a finite ``x``):
+    the GEMMs carry them along, :func:`output_tiles` never reads them, and
+    in ``dw`` they meet :func:`grad_tiles`' zeros.
     ``d`` is the 4×4 patch of subsampled rows ``2*ti .. 2*ti+3`` and
     columns ``2*tj .. 2*tj+3``; subsampled pixel ``(u, w)`` is
     ``x[dh*u + offh, dw*w + offw]``, 0 outside.
@@ -278,13 +281,7 @@ def input_tiles(x, b, nb, ta, tb, tw, offh, offw, dh, dw, vf, g_, ps, pb):
                 v1[f] = c1 + c2
                 v2[f] = c2 - c1
                 v3[f] = c1 - c3
-        for k in range(16):  # the unused slots
-            pk = base + k * ps
-            for ti in range(nb * rr - 1):
-                if ti % rr == rr - 1:
-                    vf[pk + ti * sl : pk + (ti + 1) * sl] = 0
-                else:
-                    vf[pk + ti * sl + tw] = 0
+
 
 
 @jit
@@ -690,6 +687,27 @@ def _scratch(dtype, t, tw):
             workspace.get("wdd", (16 * (t + 2 * sl + 2),), dtype))
 
 
+class _Blocks:
+    """One thread's share of a call: its blocks' scratch views, made once
+    per block size (all but a call's last block share one) instead of
+    block by block."""
+
+    def __init__(self, groups, dtype):
+        self.groups, self.dtype, self.memo = groups, dtype, {}
+
+    def planes(self, role, c, t):
+        key = (role, c, t)
+        if key not in self.memo:
+            self.memo[key] = _planes(role, self.groups, c, t, self.dtype)
+        return self.memo[key]
+
+    def scratch(self, t, tw):
+        key = ("scratch", t, tw)
+        if key not in self.memo:
+            self.memo[key] = _scratch(self.dtype, t, tw)
+        return self.memo[key]
+
+
 def forward(x, w, args, groups, out_hw, split, g=None, need_y=True):
     """``y (N, C_out, *out_hw)``: conv2d of ``x`` with 3×3 ``w`` at stride 1
     (no bias). ``split(n, work, part)`` runs ``part(lo, hi)`` over images.
@@ -716,18 +734,19 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True):
         if need_y:
             yl = y[lo:hi] if d == 1 else workspace.get(
                 "wyo", _split_shape(y[lo:hi].shape, d), x.dtype)
+        scratch = _Blocks(groups, x.dtype)
         for oh_, ow_, th, tw, imap, omap in _phases(args, out_hw):
             for blk in _bands(0, hi - lo, th, tw):
                 t = _slots(*blk, tw)
-                pb, ob, _ = _scratch(x.dtype, t, tw)
-                vf, v, vs = _planes("wv", groups, cg, t, x.dtype)
+                pb, ob, _ = scratch.scratch(t, tw)
+                vf, v, vs = scratch.planes("wv", cg, t)
                 input_tiles(xl, *blk, tw, *imap, vf, groups, vs, pb)
                 if need_y:
-                    mf, m, ms = _planes("wm", groups, cog, t, x.dtype)
+                    mf, m, ms = scratch.planes("wm", cog, t)
                     np.matmul(ut, v, out=m)
                     output_tiles(mf, *blk, tw, oh_, ow_, *omap, yl, groups, ms, ob)
                 if g is not None:
-                    dmf, dm, ms = _planes("wdm", groups, cog, t, x.dtype)
+                    dmf, dm, ms = scratch.planes("wdm", cog, t)
                     grad_tiles(gl, *blk, tw, oh_, ow_, *omap, dmf, groups, ms, ob)
                     du += np.matmul(v, dm.transpose(0, 1, 3, 2))
         if need_y and d > 1:
@@ -765,13 +784,14 @@ def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None):
                 "wdxs", _split_shape(dx[lo:hi].shape, d), dtype)
             if d > 1:
                 dxl[...] = 0
+        scratch = _Blocks(groups, dtype)
         for oh_, ow_, th, tw, imap, omap in _phases(args, y_hw):
             for blk in _bands(0, hi - lo, th, tw):
                 t = _slots(*blk, tw)
-                pb, ob, dd = _scratch(dtype, t, tw)
-                dmf, dm, ms = _planes("wdm", groups, cog, t, dtype)
+                pb, ob, dd = scratch.scratch(t, tw)
+                dmf, dm, ms = scratch.planes("wdm", cog, t)
                 grad_tiles(dyl, *blk, tw, oh_, ow_, *omap, dmf, groups, ms, ob)
-                vf, v, vs = _planes("wv", groups, cg, t, dtype)
+                vf, v, vs = scratch.planes("wv", cg, t)
                 if need_dw:
                     input_tiles(xl, *blk, tw, *imap, vf, groups, vs, pb)
                     du += np.matmul(v, dm.transpose(0, 1, 3, 2))
