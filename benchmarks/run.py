@@ -179,13 +179,13 @@ def build_cases(
         with cg.no_grad():
             y = our_fn(*[cg.Tensor(a) for a in arrays])
         dy = rng.standard_normal(y.shape).astype(dtype) if backward else None
-        # sampled in this order: torch's 2-thread call leaves its OpenMP
-        # threads spinning on both cores for a moment, and whoever comes
-        # next pays; torch's 1-thread call barely notices, so it goes next
-        # (the medium conv2d at 2 threads: 15.0 ms right after torch's
-        # 2-thread call, 12.1-12.6 ms with torch not run; a pause instead
-        # let this VM's cores idle down, and torch's 2-thread call took
-        # 64-75 ms after one of 10 ms)
+        # sampled in this order (the NumPy reference apart, run_cases):
+        # torch's 2-thread call leaves its OpenMP threads spinning on both
+        # cores for a moment, and whoever comes next pays; torch's 1-thread
+        # call barely notices, so it goes next (the medium conv2d at 2
+        # threads: 15.0 ms right after torch's 2-thread call, 12.1-12.6 ms
+        # with torch not run; a pause instead let this VM's cores idle
+        # down, and torch's 2-thread call took 64-75 ms after one of 10 ms)
         fns = {
             "numba": ours("numba", our_fn, arrays, dy),
             "numba1": ours("numba", our_fn, arrays, dy, threads=1),
@@ -261,7 +261,14 @@ def build_cases(
 def run_cases(cases: list[dict], log) -> list[dict]:
     rows = []
     for i, case in enumerate(cases, 1):
-        times = interleaved(case.pop("fns"), ROUNDS[case["shape"]], budget=4.0)
+        fns = case.pop("fns")
+        # the NumPy reference is timed on its own after the others: its BLAS
+        # threads spin on both cores after each call (OpenBLAS), and in the
+        # rotation torch's 2-thread call after it took 21 ms against 7.4
+        ref = {k: fns.pop(k) for k in ("numpy",) if k in fns}
+        times = interleaved(fns, ROUNDS[case["shape"]], budget=4.0)
+        if ref:
+            times.update(interleaved(ref, ROUNDS[case["shape"]], budget=4.0))
         med = {k: float(np.median(v)) for k, v in times.items()}
         counts = {k: len(v) for k, v in times.items()}
         row = {**case, "median_s": med, "samples": counts}

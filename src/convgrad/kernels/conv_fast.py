@@ -215,8 +215,12 @@ def _split(n: int, work: int, part):
         _pool = ThreadPoolExecutor(threads, thread_name_prefix="convgrad")
     bounds = [n * i // threads for i in range(threads + 1)]
     with _blas_controller().limit(limits=1, user_api="blas"):
-        futures = [_pool.submit(part, bounds[i], bounds[i + 1]) for i in range(threads)]
-        parts = [f.result() for f in futures]
+        # the calling thread takes the first share itself: one worker less
+        # to wake (on this VM a worker woken from an idle core started
+        # milliseconds late), and no thread idles waiting
+        futures = [_pool.submit(part, bounds[i], bounds[i + 1])
+                   for i in range(1, threads)]
+        parts = [part(bounds[0], bounds[1])] + [f.result() for f in futures]
     if parts[0] is None:
         return None
     total = parts[0]
