@@ -311,3 +311,29 @@ def test_one_tile_by_the_book_is_the_direct_correlation():
                          (3, 3, 1, 1, 0, 0, 1, 1), 1, (2, 2), conv_fast._split)
     np.testing.assert_allclose(y[0, 0], winograd.tile(x[0, 0].astype(np.float64), g),
                                rtol=1e-5, atol=1e-5)
+
+
+def test_wide_layers_keep_bounded_scratch(monkeypatch):
+    """Blocks shrink to keep their planes under BLOCK_BYTES, whatever the
+    channel count, and still compute the same sums."""
+    from convgrad.kernels import workspace
+
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((2, 24, 12, 12)).astype(np.float32)
+    w = rng.standard_normal((40, 24, 3, 3)).astype(np.float32)
+    dy = rng.standard_normal((2, 40, 12, 12)).astype(np.float32)
+    args = (3, 3, 1, 1, 1, 1, 1, 1)
+    direct, _ = _direct_and_winograd(x, w, dy, args, 1, (12, 12), monkeypatch)
+    monkeypatch.setattr(winograd, "BLOCK_BYTES", 64 << 10)
+    workspace.release()
+    y = winograd.forward(x, w, args, 1, (12, 12), conv_fast._split)
+    dx, dw = winograd.backward(x, w, dy, args, 1, True, True, conv_fast._split)
+    per_slot = 16 * (24 + 2 * 40) * 4
+    blocks = list(winograd._bands(0, 2, 6, 6, 24 + 2 * 40))
+    assert len(blocks) == 12  # one tile row each: 7 slots fit the budget, 14 not
+    assert all(winograd._slots(*blk, 6) * per_slot <= 64 << 10 for blk in blocks)
+    planes = sum(b.nbytes for k, b in workspace._buffers().items()
+                 if k[0] in ("wv", "wm", "wdm"))
+    assert planes <= 64 << 10  # the planes of one block (padding included)
+    for a, b, what in zip(direct, (y, dx, dw), ("y", "dx", "dw"), strict=True):
+        _close(b, a.astype(np.float64), what)

@@ -64,9 +64,17 @@ def tile(d: np.ndarray, g: np.ndarray) -> np.ndarray:
     same thing for every tile and channel at once."""
     return AT @ ((G @ g @ G.T) * (BT @ d @ BT.T)) @ AT.T
 
-#: tiles per block (a band of whole tile rows, at least one): the block's
-#: V, M and dM stay in L2-sized scratch; measured (benchmarks/probe_winograd.py)
+#: slots per block (whole tile rows, at least one): on the medium layer
+#: 256 slots ran 1.35× torch's time, 512 1.16×, 1024 1.10×, 2048 1.49×
+#: (benchmarks/RESULTS.md, issue 16 session 4)
 BLOCK_TILES = 1024
+
+#: and at most this many bytes of transform planes per block (V, M, dM),
+#: so wide layers keep bounded scratch (512 → 512 channels would take about
+#: 100 MB a thread at 1024 slots). One thread, fwd+bwd, thread CPU time:
+#: medium 12.40 ms at 4 MiB, 12.51 at 6, 12.85 at 8; large 396 ms at 4 MiB,
+#: 467 at 8, 460 unbounded
+BLOCK_BYTES = 4 << 20
 
 
 #: the largest dilation the fast path sends here. :func:`forward` computes
@@ -656,18 +664,21 @@ def _split_shape(shape, d):
     return (n, c, h * d, -(-w // d))
 
 
-def _bands(lo: int, hi: int, th: int, tw: int):
-    """Blocks over images ``lo .. hi``, of about :data:`BLOCK_TILES` tiles:
-    ``(b, nb, ta, tb)``, tile rows ``ta .. tb`` of images ``b .. b+nb``.
-    Several whole images where two or more fit, else bands of one."""
+def _bands(lo: int, hi: int, th: int, tw: int, channels: int = 1, itemsize: int = 4):
+    """Blocks over images ``lo .. hi``, of about :data:`BLOCK_TILES` slots
+    (fewer where ``channels`` planes of a slot would pass
+    :data:`BLOCK_BYTES`): ``(b, nb, ta, tb)``, tile rows ``ta .. tb`` of
+    images ``b .. b+nb``. Several whole images where two or more fit, else
+    bands of one."""
     sl = tw + 1
+    budget = max(1, min(BLOCK_TILES, BLOCK_BYTES // (16 * channels * itemsize)))
     per_image = (th + 1) * sl
-    if 2 * per_image <= BLOCK_TILES:
-        step = BLOCK_TILES // per_image
+    if 2 * per_image <= budget:
+        step = budget // per_image
         for b in range(lo, hi, step):
             yield b, min(step, hi - b), 0, th
         return
-    step = max(1, min(th, BLOCK_TILES // sl))
+    step = max(1, min(th, budget // sl))
     for b in range(lo, hi):
         for ta in range(0, th, step):
             yield b, 1, ta, min(th, ta + step)
@@ -736,7 +747,7 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True):
                 "wyo", _split_shape(y[lo:hi].shape, d), x.dtype)
         scratch = _Blocks(groups, x.dtype)
         for oh_, ow_, th, tw, imap, omap in _phases(args, out_hw):
-            for blk in _bands(0, hi - lo, th, tw):
+            for blk in _bands(0, hi - lo, th, tw, groups * (cg + 2 * cog), x.itemsize):
                 t = _slots(*blk, tw)
                 pb, ob, _ = scratch.scratch(t, tw)
                 vf, v, vs = scratch.planes("wv", cg, t)
@@ -786,7 +797,7 @@ def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None):
                 dxl[...] = 0
         scratch = _Blocks(groups, dtype)
         for oh_, ow_, th, tw, imap, omap in _phases(args, y_hw):
-            for blk in _bands(0, hi - lo, th, tw):
+            for blk in _bands(0, hi - lo, th, tw, groups * (cg + 2 * cog), dy.itemsize):
                 t = _slots(*blk, tw)
                 pb, ob, dd = scratch.scratch(t, tw)
                 dmf, dm, ms = scratch.planes("wdm", cog, t)
