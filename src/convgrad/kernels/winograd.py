@@ -9,31 +9,36 @@ back, ``Y = Aᵀ M A``. Summed over input channels, the 16 elementwise
 products become 16 matrix products, one per position ``ξ`` of the 4×4
 transform domain:
 
-    M[ξ] (tiles × C_out) = V[ξ] (tiles × C_in) · U[ξ] (C_in × C_out)
+    M[ξ] (C_out × slots) = U[ξ]ᵀ (C_out × C_in) · V[ξ] (C_in × slots)
 
 4 multiply-adds per output pixel and channel pair instead of 9. The
-transforms only add and subtract (``G`` has halves), and run here as
-Numba loops over one band of tile rows at a time, vectorised over
-channels: a band's tiles are gathered into a channel-minor scratch row
-first, so every transform reads and writes unit-stride channel vectors.
+transforms only add and subtract (``G`` has halves). They run as Numba
+loops over a block of tile rows, **tile-minor**: each channel's rows are
+split once into even and odd rows and columns (:func:`_split_rows`), so a
+tile's neighbours sit at fixed offsets of one slot index and every
+transform is a long unit-stride loop over the block's slots, reading
+NCHW rows as they are (an earlier channel-minor layout spent its time
+transposing: benchmarks/RESULTS.md, issue 16 session 4).
 
 **Backward is the same algorithm, run backwards.** The forward pass is a
 chain of linear maps, ``x → V → M → y``, so its adjoint is the chain of
 their transposes:
 
 * ``dM = A dY Aᵀ`` per tile (:func:`grad_tiles`);
-* ``dV[ξ] = dM[ξ] · U[ξ]ᵀ`` and ``dU[ξ] = Σ V[ξ]ᵀ · dM[ξ]`` (GEMMs);
+* ``dV[ξ] = U[ξ] · dM[ξ]`` and ``dU[ξ] = Σ V[ξ] · dM[ξ]ᵀ`` (GEMMs);
 * ``dx``: ``B dV Bᵀ`` added back onto the tile's 4×4 pixels, overlapping
   tiles adding up, as col2im's windows do (:func:`input_tiles_adjoint`);
 * ``dw = Gᵀ dU G``.
 
 So ``dx`` and ``dw`` cost what the forward costs, and the transposed
-convolution (conv2d's ``dx``) and its gradients reuse the same pieces.
+convolution and its gradients reuse the same pieces (conv_fast runs it as
+the flipped-kernel conv2d where it can, else as conv2d's ``dx``).
 
 **Dilation** ``d`` splits into ``d²`` phases: the outputs ``y[d·m + r,
 d·n + s]`` read only inputs ``x[d·u + r - p, d·v + s - p]``, an undilated
 3×3 convolution of that subsampled input. Each phase gathers its own
-subsampled tiles; the phases write disjoint outputs.
+subsampled tiles; the phases write disjoint outputs. (Measured slower than
+the direct path, so :data:`MAX_DILATION` keeps dilated convs away.)
 
 float32 only: the transforms round a little more than the direct sums do
 (about twice the error, well inside the oracle tests' tolerances), and
