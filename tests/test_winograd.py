@@ -263,7 +263,8 @@ def test_the_output_transform_and_its_adjoint_are_adjoint():
     _, ob, _ = winograd._scratch(np.float32, t, tw)
     m[...] = rng.standard_normal(m.shape).astype(np.float32) * used
     y = np.zeros((2, 3, oh, ow), np.float32)
-    winograd.output_tiles(mf, *blk, tw, oh, ow, 0, 0, 1, 1, y, 1, ms, ob)
+    winograd.output_tiles(mf, *blk, tw, oh, ow, 0, 0, 1, 1, y, 1, ms, ob,
+                           np.empty(0, np.float32))
     fwd = m.copy()
     dy = rng.standard_normal(y.shape).astype(np.float32)
     winograd.grad_tiles(dy, *blk, tw, oh, ow, 0, 0, 1, 1, mf, 1, ms, ob)

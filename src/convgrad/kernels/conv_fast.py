@@ -256,28 +256,44 @@ def _winograd(w, args, out_w, dtype) -> bool:
     return WINOGRAD and winograd.eligible(w.shape, args, dtype, out_w)
 
 
-def _finite(*results) -> bool:
-    """Are Winograd's results all finite (None: not asked for)? A tile's
-    transforms mix its 16 pixels, so an inf or nan among the operands turns
-    into nan on outputs whose windows never held it; such a call's results
-    are never all finite, and it is computed again the direct way (torch's
-    answer). Checking the results, not the operands, costs one pass over
-    what was written (a sum overflowing to inf only sends a call the direct
-    way)."""
-    return all(r is None or np.isfinite(r.sum()) for r in results)
+def _bias_of(bias, dtype):
+    """``bias`` as a C-contiguous array of ``dtype``, or None."""
+    return None if bias is None else np.ascontiguousarray(bias, dtype)
 
 
-def _as_conv2d(args):
+def _add_bias(y, bias, n0, b):
+    """Add ``bias`` to every channel of images ``n0 .. n0+b`` of ``y`` (in
+    the thread that wrote them, while they are in cache)."""
+    if bias is not None:
+        y[n0 : n0 + b] += bias.reshape(-1, 1, 1)
+
+
+def _db_parts():
+    """Where each thread's share of the bias gradient goes (by its first
+    image); :func:`.winograd._total` adds them in image order."""
+    return {}
+
+
+def _as_conv2d(args, c_in, c_out):
     """The window of the conv2d that equals a stride-1 transposed conv with
-    window ``args`` (3×3, dilation 1), run on its input with the kernel
-    flipped: padding ``2 - p``. None when that padding would be negative.
+    window ``args`` (3×3, dilation 1) and ``c_in → c_out`` channels, run on
+    its input with the kernel flipped: padding ``2 - p``. None when that
+    padding would be negative, or when the adjoint form is the cheaper.
 
     Winograd runs the transposed conv as that conv2d, forward and backward,
-    rather than as conv2d's adjoint (its ``dx`` pass): interleaved, one
-    thread, fwd+bwd on 32 images of 32×32, 32 → 16 channels took 14.9 ms
-    against 15.8, and 16 → 32 16.0 against 16.1."""
+    when it has no more input channels than output channels, else as
+    conv2d's adjoint (forward: its ``dx`` pass; backward: its forward, with
+    ``dw`` from the same tiles). The two put the costlier input-side
+    transforms (three passes: tiles twice, their adjoint once) on
+    different channels: the flipped conv2d on ``C_in``, the adjoint on
+    ``C_out``. Interleaved, one thread, kernel fwd+bwd on 32 images of
+    32×32: 32 → 16 channels took 14.7 ms flipped against 13.2 as the
+    adjoint, 16 → 32 14.9 against 15.4 (benchmarks/RESULTS.md, issue 16
+    session 5)."""
     kh, kw, sh, sw, ph, pw, dh, dw = args
     if (sh, sw, dh, dw) != (1, 1, 1, 1) or ph > kh - 1 or pw > kw - 1:
+        return None
+    if c_in > c_out:
         return None
     return (kh, kw, 1, 1, kh - 1 - ph, kw - 1 - pw, 1, 1)
 
@@ -293,12 +309,21 @@ def _flip(w, groups):
     return np.ascontiguousarray(wf.reshape(groups * cog, cig, kh, kw))
 
 
-def conv2d_forward(x, w, args, groups, out_hw):
-    """``y (N, C_out, OH, OW)``: the convolution of ``x`` with ``w`` (no
-    bias); ``args`` is ``kh, kw, sh, sw, ph, pw, dh, dw``."""
+def conv2d_forward(x, w, args, groups, out_hw, bias=None):
+    """``y (N, C_out, OH, OW)``: the convolution of ``x`` with ``w``, plus
+    ``bias`` (C_out, or None); ``args`` is ``kh, kw, sh, sw, ph, pw, dh,
+    dw``.
+
+    A Winograd call whose results are not all finite is computed again the
+    direct way (torch's answer): a tile's transforms mix its 16 pixels, so
+    an inf or nan among the operands turns into nan on outputs whose
+    windows never held it. The kernels find it as they write the results
+    (:func:`.winograd.worst_bits`), in the threads."""
+    bias = _bias_of(bias, x.dtype)
     if _winograd(w, args, out_hw[1], x.dtype):
-        y = winograd.forward(x, w, args, groups, out_hw, _split)
-        if _finite(y):
+        y, _, ok = winograd.forward(x, w, args, groups, out_hw, _split, bias=bias,
+                                    check=True)
+        if ok:
             return y
     n = x.shape[0]
     co, cg, kh, kw = w.shape
@@ -314,18 +339,23 @@ def conv2d_forward(x, w, args, groups, out_hw):
             yt = workspace.get("out", (groups, b * p, cog), x.dtype)
             np.matmul(rows, wt, out=yt)
             _store(yt, y, n0, b)
+            _add_bias(y, bias, n0, b)
 
     _split(n, n * p * k * co, part)
     return y
 
 
-def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True):
+def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,
+                    need_db=False):
     """``(dx, dw)`` of :func:`conv2d_forward` for upstream ``dy`` (None for
-    what is not needed): ``dw = Σ dy · rows``; ``dx = row2im(dyᵀ · w)``."""
+    what is not needed): ``dw = Σ dy · rows``; ``dx = row2im(dyᵀ · w)``.
+    With ``need_db``, ``(dx, dw, db)``: the bias gradient too, each thread
+    summing ``dy`` over its own images."""
     if _winograd(w, args, dy.shape[3], x.dtype):
-        dx, dw = winograd.backward(x, w, dy, args, groups, need_dx, need_dw, _split)
-        if _finite(dx, dw):
-            return dx, dw
+        *grads, ok = winograd.backward(x, w, dy, args, groups, need_dx, need_dw,
+                                       _split, need_db=need_db, check=True)
+        if ok:
+            return tuple(grads)
     n = x.shape[0]
     co, cg, kh, kw = w.shape
     oh, ow = dy.shape[2:]
@@ -333,6 +363,7 @@ def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True):
     dx = np.zeros_like(x) if need_dx else None
     wg = w.reshape(groups, cog, k)
     dyg = dy.reshape(n, groups, cog, p)
+    sums = _db_parts()
 
     def part(lo, hi):
         dw = np.zeros((groups, cog, k), x.dtype) if need_dw else None
@@ -350,27 +381,35 @@ def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True):
                     np.matmul(d.T, wg[g], out=rows[g])
             if need_dx:
                 row2im(rows, n0, *args, oh, ow, dx)
+        if need_db:
+            sums[lo] = dy[lo:hi].sum(axis=(0, 2, 3))
         return dw
 
     dw = _split(n, n * p * k * co * (need_dx + need_dw), part)
-    return dx, None if dw is None else dw.reshape(co, cg, kh, kw)
+    out = (dx, None if dw is None else dw.reshape(co, cg, kh, kw))
+    return out + (winograd._total(sums, co, dy.dtype),) if need_db else out
 
 
-def conv_transpose2d_forward(x, w, args, groups, out_hw):
+def conv_transpose2d_forward(x, w, args, groups, out_hw, bias=None):
     """``y (N, C_out, *out_hw)``: the transposed convolution of ``x`` with
-    ``w (C_in, C_out/G, KH, KW)`` (no bias), the adjoint of conv2d: ``y =
-    row2im(xᵀ · w)``; ``args`` is the window of that conv2d (``y`` → ``x``)."""
+    ``w (C_in, C_out/G, KH, KW)``, plus ``bias`` (or None), the adjoint of
+    conv2d: ``y = row2im(xᵀ · w)``; ``args`` is the window of that conv2d
+    (``y`` → ``x``)."""
     n, ci, h, w_ = x.shape
     _, cog, kh, kw = w.shape
+    bias = _bias_of(bias, x.dtype)
     if _winograd(w, args, x.shape[3], x.dtype):
-        flipped = _as_conv2d(args)
+        flipped = _as_conv2d(args, ci, cog * groups)
         if flipped:  # a conv2d of x with the flipped kernel
-            y = winograd.forward(x, _flip(w, groups), flipped, groups, out_hw, _split)
+            y, _, ok = winograd.forward(x, _flip(w, groups), flipped, groups, out_hw,
+                                        _split, bias=bias, check=True)
         else:  # conv2d's dx, with x as its dy
             shape = (n, cog * groups, *out_hw)
-            y, _ = winograd.backward(None, w, x, args, groups, True, False, _split,
-                                     shape)
-        if _finite(y):
+            y, _, ok = winograd.backward(None, w, x, args, groups, True, False, _split,
+                                         shape, check=True)
+            if ok and bias is not None:
+                y += bias.reshape(-1, 1, 1)
+        if ok:
             return y
     k, p = cog * kh * kw, h * w_
     y = np.zeros((n, cog * groups, *out_hw), x.dtype)
@@ -383,36 +422,39 @@ def conv_transpose2d_forward(x, w, args, groups, out_hw):
             for g in range(groups):
                 np.matmul(_channels_first(xg, n0, b, g).T, wg[g], out=rows[g])
             row2im(rows, n0, *args, h, w_, y)
+            _add_bias(y, bias, n0, b)
 
     _split(n, n * p * k * ci, part)
     return y
 
 
-def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True):
+def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,
+                              need_db=False):
     """``(dx, dw)`` of :func:`conv_transpose2d_forward`: ``dx`` is conv2d of
-    ``dy`` with ``w``; ``dw = Σ x · rows(dy)``, the rows gathered once."""
-    flipped = _as_conv2d(args)
+    ``dy`` with ``w``; ``dw = Σ x · rows(dy)``, the rows gathered once. With
+    ``need_db``, ``(dx, dw, db)``."""
+    flipped = _as_conv2d(args, x.shape[1], w.shape[1] * groups)
     if flipped and _winograd(w, args, x.shape[3], x.dtype):
         # the backward of that conv2d of x: one pass over dy's tiles for both
-        dx, dwf = winograd.backward(x, _flip(w, groups), dy, flipped, groups, need_dx,
-                                    need_dw, _split)
-        dw = None if dwf is None else _flip(dwf, groups)
-        if _finite(dx, dw):
-            return dx, dw
+        dx, dwf, *db, ok = winograd.backward(x, _flip(w, groups), dy, flipped, groups,
+                                             need_dx, need_dw, _split, need_db=need_db,
+                                             check=True)
+        if ok:
+            return (dx, None if dwf is None else _flip(dwf, groups), *db)
     elif _winograd(w, args, x.shape[3], x.dtype):  # conv2d of dy; its dw with x as dy
-        if need_dw:
-            dx, dw = winograd.forward(dy, w, args, groups, x.shape[2:], _split, g=x,
-                                      need_y=need_dx)
-        else:
-            dx, dw = winograd.forward(dy, w, args, groups, x.shape[2:], _split), None
-        if _finite(dx, dw):
-            return dx, dw
+        dx, dw, ok = winograd.forward(dy, w, args, groups, x.shape[2:], _split,
+                                      g=x if need_dw else None, need_y=need_dx,
+                                      check=True)
+        if ok:
+            db = (dy.sum(axis=(0, 2, 3)),) if need_db else ()
+            return (dx, dw, *db)
     n, ci, h, w_ = x.shape
     _, cog, kh, kw = w.shape
     k, cig, p = cog * kh * kw, ci // groups, h * w_
     dx = np.empty_like(x) if need_dx else None
     wt = np.ascontiguousarray(w.reshape(groups, cig, k).transpose(0, 2, 1))
     xg = x.reshape(n, groups, cig, p)
+    sums = _db_parts()
 
     def part(lo, hi):
         dw = np.zeros((groups, cig, k), x.dtype) if need_dw else None
@@ -428,7 +470,10 @@ def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True
                 for g in range(groups):
                     np.matmul(_channels_first(xg, n0, b, g), rows[g], out=dwb)
                     dw[g] += dwb
+        if need_db:
+            sums[lo] = dy[lo:hi].sum(axis=(0, 2, 3))
         return dw
 
     dw = _split(n, n * p * k * ci * (need_dx + need_dw), part)
-    return dx, None if dw is None else dw.reshape(ci, cog, kh, kw)
+    out = (dx, None if dw is None else dw.reshape(ci, cog, kh, kw))
+    return out + (winograd._total(sums, dy.shape[1], dy.dtype),) if need_db else out

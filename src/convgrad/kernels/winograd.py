@@ -421,14 +421,36 @@ def input_tiles_adjoint(dvf, b, nb, ta, tb, tw, offh, offw, dh, dw, dx, g_, ps, 
                       e1 - e0, no, fe, dw, xr)
 
 
+#: the bits of float32 infinity: a value whose bits, sign cleared, reach
+#: this is an inf or a nan
+INF_BITS = 0x7F800000
+
+
 @jit
-def output_tiles(mf, b, nb, ta, tb, tw, oh_, ow_, r0, s0, dh, dw, y, g_, ps, ob):
-    """``y[b, co, dh*i + r0, dw*j + s0] = (Aᵀ M A)`` of each tile of tile
-    rows ``ta .. tb`` of image ``b`` (one phase's outputs, ``i < oh_``,
-    ``j < ow_``), for ``co = g*C_out/G + c`` from planes ``(g, ξ)`` of
-    ``mf`` (laid out as :func:`input_tiles`'s). Per channel: the 2×2
-    outputs of all its tiles as four runs (scratch ``ob``, ``4 * T``), then
-    into ``y``'s rows."""
+def worst_bits(a):
+    """The largest ``bits & 0x7fffffff`` over the float32 array ``a`` (1-d,
+    contiguous): at least :data:`INF_BITS` if and only if ``a`` holds an
+    inf or a nan. An integer maximum, so it vectorises (a float sum would
+    not, without reordering), and an overflowing sum cannot fake one."""
+    bits = a.view(np.int32)
+    m = np.int32(0)
+    for k in range(bits.size):
+        m = max(m, bits[k] & np.int32(0x7FFFFFFF))
+    return m
+
+
+@jit
+def output_tiles(mf, b, nb, ta, tb, tw, oh_, ow_, r0, s0, dh, dw, y, g_, ps, ob, bias):
+    """``y[b, co, dh*i + r0, dw*j + s0] = (Aᵀ M A) + bias[co]`` of each tile
+    of tile rows ``ta .. tb`` of image ``b`` (one phase's outputs, ``i <
+    oh_``, ``j < ow_``), for ``co = g*C_out/G + c`` from planes ``(g, ξ)``
+    of ``mf`` (laid out as :func:`input_tiles`'s); ``bias`` empty for none.
+    Per channel: the 2×2 outputs of all its tiles as four runs (scratch
+    ``ob``, ``4 * T``), then into ``y``'s rows.
+
+    Returns :func:`worst_bits` of every run it computed (unused slots
+    included), so the caller learns of an inf or nan without another pass
+    over ``y``."""
     c_ = y.shape[1]
     cog_ = c_ // g_
     sl = tw + 1
@@ -437,6 +459,8 @@ def output_tiles(mf, b, nb, ta, tb, tw, oh_, ow_, r0, s0, dh, dw, y, g_, ps, ob)
     je, jo = (ow_ + 1) // 2, ow_ // 2  # even, odd output columns
     y00, y01 = ob[:t_], ob[t_ : 2 * t_]
     y10, y11 = ob[2 * t_ : 3 * t_], ob[3 * t_ : 4 * t_]
+    runs = ob[: 4 * t_]
+    worst = np.int32(0)
     for co in range(c_):
         g = co // cog_
         base = g * 16 * ps + (co - g * cog_) * t_
@@ -456,20 +480,28 @@ def output_tiles(mf, b, nb, ta, tb, tw, oh_, ow_, r0, s0, dh, dw, y, g_, ps, ob)
         m13 = mf[base + 13 * ps : base + 13 * ps + t_]
         m14 = mf[base + 14 * ps : base + 14 * ps + t_]
         m15 = mf[base + 15 * ps : base + 15 * ps + t_]
-        # Aᵀ M A, one output of the 2×2 per loop (LLVM vectorises loops
-        # with few store streams only)
+        # Aᵀ M A in one pass over the 16 planes: each row's column sums
+        # (r: columns 0-2 added, s: 1 - 2 - 3), then across rows. Four
+        # store streams, so LLVM still vectorises it; the sums round as
+        # the earlier one-output-per-loop form's did
         for f in range(t_):
-            y00[f] = ((m0[f] + m1[f] + m2[f]) + (m4[f] + m5[f] + m6[f])
-                      + (m8[f] + m9[f] + m10[f]))
-        for f in range(t_):
-            y01[f] = ((m1[f] - m2[f] - m3[f]) + (m5[f] - m6[f] - m7[f])
-                      + (m9[f] - m10[f] - m11[f]))
-        for f in range(t_):
-            y10[f] = ((m4[f] + m5[f] + m6[f]) - (m8[f] + m9[f] + m10[f])
-                      - (m12[f] + m13[f] + m14[f]))
-        for f in range(t_):
-            y11[f] = ((m5[f] - m6[f] - m7[f]) - (m9[f] - m10[f] - m11[f])
-                      - (m13[f] - m14[f] - m15[f]))
+            ra = m0[f] + m1[f] + m2[f]
+            rb = m4[f] + m5[f] + m6[f]
+            rc = m8[f] + m9[f] + m10[f]
+            rd = m12[f] + m13[f] + m14[f]
+            sa = m1[f] - m2[f] - m3[f]
+            sb = m5[f] - m6[f] - m7[f]
+            sc = m9[f] - m10[f] - m11[f]
+            sd = m13[f] - m14[f] - m15[f]
+            y00[f] = ra + rb + rc
+            y01[f] = sa + sb + sc
+            y10[f] = rb - rc - rd
+            y11[f] = sb - sc - sd
+        if bias.size:  # added as the ops add it: after the whole sum
+            bc = bias[co]
+            for f in range(4 * t_):
+                runs[f] += bc
+        worst = max(worst, worst_bits(runs))
         for jt in range(nb * (tb - ta)):
             j, ti = jt // (tb - ta), ta + jt % (tb - ta)
             f = (j * rr + ti - ta) * sl
@@ -478,6 +510,7 @@ def output_tiles(mf, b, nb, ta, tb, tw, oh_, ow_, r0, s0, dh, dw, y, g_, ps, ob)
             if i + 1 < oh_:
                 yr = y[b + j, co, dh * (i + 1) + r0]
                 _put_pair(y10[f:], y11[f:], je, jo, s0, dw, yr)
+    return worst
 
 
 @jit
@@ -724,14 +757,31 @@ class _Blocks:
         return self.memo[key]
 
 
-def forward(x, w, args, groups, out_hw, split, g=None, need_y=True):
-    """``y (N, C_out, *out_hw)``: conv2d of ``x`` with 3×3 ``w`` at stride 1
-    (no bias). ``split(n, work, part)`` runs ``part(lo, hi)`` over images.
+def _all_finite(a) -> bool:
+    """Is the C-contiguous array ``a`` free of infs and nans?"""
+    if a.dtype != np.float32:
+        return bool(np.isfinite(a).all())
+    return a.size == 0 or worst_bits(a.reshape(-1)) < INF_BITS
+
+
+def _no_bias(dtype):
+    return np.empty(0, dtype)
+
+
+def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
+            check=False):
+    """``y (N, C_out, *out_hw)``: conv2d of ``x`` with 3×3 ``w`` at stride 1,
+    plus ``bias`` (None: none). ``split(n, work, part)`` runs ``part(lo,
+    hi)`` over images.
 
     With ``g`` (an upstream gradient of that output) it also returns ``dw``,
     from the same input tiles: ``(y, dw)``, ``y`` None unless ``need_y``.
     The transposed conv's backward is exactly this pair (its ``dx`` is
     conv2d of its ``dy``; its ``dw`` pairs that ``dy`` with its ``x``).
+
+    With ``check``, one more value is returned: whether every result is
+    finite (found as the results are written, in the threads; conv_fast
+    recomputes a call that is not the direct way).
     """
     n = x.shape[0]
     co, cg = w.shape[:2]
@@ -740,7 +790,9 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True):
     if need_y:
         ut = np.ascontiguousarray(kernel_transform(w, groups).transpose(0, 1, 3, 2))
     y = np.empty((n, co, *out_hw), x.dtype) if need_y else None
+    b_ = _no_bias(x.dtype) if bias is None else np.ascontiguousarray(bias, x.dtype)
     d = args[7]
+    flags = []  # a thread's share that met an inf or nan (list.append is atomic)
 
     def part(lo, hi):
         du = np.zeros((groups, 16, cg, cog), x.dtype) if g is not None else None
@@ -751,6 +803,7 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True):
             yl = y[lo:hi] if d == 1 else workspace.get(
                 "wyo", _split_shape(y[lo:hi].shape, d), x.dtype)
         scratch = _Blocks(groups, x.dtype)
+        worst = 0
         for oh_, ow_, th, tw, imap, omap in _phases(args, out_hw):
             for blk in _bands(0, hi - lo, th, tw, groups * (cg + 2 * cog), x.itemsize):
                 t = _slots(*blk, tw)
@@ -760,26 +813,36 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True):
                 if need_y:
                     mf, m, ms = scratch.planes("wm", cog, t)
                     np.matmul(ut, v, out=m)
-                    output_tiles(mf, *blk, tw, oh_, ow_, *omap, yl, groups, ms, ob)
+                    worst = max(worst, output_tiles(mf, *blk, tw, oh_, ow_, *omap, yl,
+                                                    groups, ms, ob, b_))
                 if g is not None:
                     dmf, dm, ms = scratch.planes("wdm", cog, t)
                     grad_tiles(gl, *blk, tw, oh_, ow_, *omap, dmf, groups, ms, ob)
                     du += np.matmul(v, dm.transpose(0, 1, 3, 2))
+        if worst >= INF_BITS:
+            flags.append(lo)
         if need_y and d > 1:
             merge_columns(yl, d, y[lo:hi])
         return du
 
     work = n * co * cg * 9 * out_hw[0] * out_hw[1] * (need_y + (g is not None))
     du = split(n, work, part)
-    if g is None:
-        return y
-    return y, kernel_transform_adjoint(du, w.shape)
+    dw = None if g is None else kernel_transform_adjoint(du, w.shape)
+    if check:
+        return y, dw, not flags and (dw is None or _all_finite(dw))
+    return y if g is None else (y, dw)
 
 
-def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None):
+def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None,
+             need_db=False, check=False):
     """``(dx, dw)`` of :func:`forward` for upstream ``dy`` (None for what is
     not needed). ``x`` may be None when only ``dx`` is asked for; then
-    ``x_shape`` gives its shape (the transposed conv's forward)."""
+    ``x_shape`` gives its shape (the transposed conv's forward).
+
+    ``need_db``: also the bias gradient, ``dy`` summed over all but the
+    channel axis, in the threads: ``(dx, dw, db)``. ``check``: one more
+    value, whether ``dx`` and ``dw`` are finite (``dx`` checked by each
+    thread on its own images)."""
     x_shape = x.shape if x is not None else x_shape
     n = x_shape[0]
     co, cg = w.shape[:2]
@@ -789,6 +852,8 @@ def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None):
     dx = np.zeros(x_shape, dtype) if need_dx else None
     d = args[7]
     y_hw = dy.shape[2:]
+    flags = []
+    sums = {}  # each thread's partial bias gradient, by its first image
 
     def part(lo, hi):
         du = np.zeros((groups, 16, cg, cog), dtype) if need_dw else None
@@ -816,9 +881,30 @@ def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None):
                     input_tiles_adjoint(vf, *blk, tw, *imap, dxl, groups, vs, pb, dd)
         if need_dx and d > 1:
             merge_columns(dxl, d, dx[lo:hi])
+        if need_dx and check and not _all_finite(dx[lo:hi]):
+            flags.append(lo)
+        if need_db:
+            sums[lo] = dy[lo:hi].sum(axis=(0, 2, 3))
         return du
 
     work = n * co * cg * 9 * y_hw[0] * y_hw[1] * (need_dx + need_dw)
     du = split(n, work, part)
     dwt = None if du is None else kernel_transform_adjoint(du, w.shape)
-    return dx, dwt
+    out = (dx, dwt)
+    if need_db:
+        out += (_total(sums, co, dtype),)
+    if check:
+        out += (not flags and (dwt is None or _all_finite(dwt)),)
+    return out
+
+
+def _total(parts, c, dtype):
+    """The threads' partial bias gradients added in the order of their
+    images, so a call rounds alike every time (zeros for no images)."""
+    if not parts:
+        return np.zeros(c, dtype)
+    keys = sorted(parts)
+    total = parts[keys[0]]
+    for k in keys[1:]:
+        total = total + parts[k]
+    return total

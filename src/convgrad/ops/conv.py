@@ -111,12 +111,12 @@ class Conv2d(Function):
         if fast:  # the backend's pipeline: x is saved, columns never are
             ctx.col = None
             ctx.x, ctx.w = np.ascontiguousarray(x), np.ascontiguousarray(w)
-            y = fast(ctx.x, ctx.w, geom.win.args, g, geom.win.out)
-        else:
-            rows = geom.c_in // g * geom.win.k[0] * geom.win.k[1]
-            ctx.col = im2col(x, geom.win).reshape(n, g, rows, oh * ow)
-            ctx.w = w.reshape(g, geom.c_out // g, rows)
-            y = np.matmul(ctx.w, ctx.col).reshape(n, geom.c_out, oh, ow)
+            # the bias is added in the kernels' threads, as each block is written
+            return fast(ctx.x, ctx.w, geom.win.args, g, geom.win.out, b)
+        rows = geom.c_in // g * geom.win.k[0] * geom.win.k[1]
+        ctx.col = im2col(x, geom.win).reshape(n, g, rows, oh * ow)
+        ctx.w = w.reshape(g, geom.c_out // g, rows)
+        y = np.matmul(ctx.w, ctx.col).reshape(n, geom.c_out, oh, ow)
         if b is not None:
             y += b.reshape(1, -1, 1, 1)
         return y
@@ -131,12 +131,14 @@ class Conv2d(Function):
                     np.zeros((geom.c_out, 0, *k), dy.dtype),
                     np.zeros(geom.c_out, dy.dtype))
         dx = dw = db = None
-        if ctx.fast:
-            dx, dw = ctx.fast(ctx.x, ctx.w, np.ascontiguousarray(dy), geom.win.args,
-                              g, *ctx.needs_input_grad[:2])
-            if dx is not None:
+        if ctx.fast:  # db too, summed in the kernels' threads
+            need = ctx.needs_input_grad
+            dx, dw, *db = ctx.fast(ctx.x, ctx.w, np.ascontiguousarray(dy),
+                                   geom.win.args, g, *need[:2], need_db=need[2])
+            if dx is not None and any(geom.extra):
                 _, _, h, w = ctx.x_shape
                 dx = dx[:, :, : h - geom.extra[0], : w - geom.extra[1]]
+            return dx, dw, db[0] if db else None
         oh, ow = geom.win.out
         dy_g = dy.reshape(n, g, geom.c_out // g, oh * ow)
         if ctx.needs_input_grad[0] and not ctx.fast:
@@ -286,10 +288,7 @@ class ConvTranspose2d(Function):
         if fast:  # the backend's pipeline: the same sums, block by block
             ctx.geom = geom
             ctx.x, ctx.w = np.ascontiguousarray(x), np.ascontiguousarray(w)
-            y = fast(ctx.x, ctx.w, geom.win.args, g, geom.out)
-            if b is not None:
-                y += b.reshape(1, -1, 1, 1)
-            return y
+            return fast(ctx.x, ctx.w, geom.win.args, g, geom.out, b)
         ctx.geom, ctx.x = geom, x.reshape(n, g, c_in // g, h * w_)
         cols = geom.c_out // g * geom.win.k[0] * geom.win.k[1]
         ctx.w = w.reshape(g, c_in // g, cols)
@@ -306,11 +305,10 @@ class ConvTranspose2d(Function):
         n, g = dy.shape[0], geom.groups
         dx = dw = db = None
         if ctx.fast:
-            dx, dw = ctx.fast(ctx.x, ctx.w, np.ascontiguousarray(dy), geom.win.args,
-                              g, *ctx.needs_input_grad[:2])
-            if ctx.needs_input_grad[2]:
-                db = dy.sum(axis=(0, 2, 3))
-            return dx, dw, db
+            need = ctx.needs_input_grad
+            out = ctx.fast(ctx.x, ctx.w, np.ascontiguousarray(dy), geom.win.args,
+                           g, *need[:2], need_db=need[2])
+            return out if need[2] else (*out, None)
         h, w_ = geom.win.out
         rows = geom.c_out // g * geom.win.k[0] * geom.win.k[1]
         col = im2col(dy, geom.win).reshape(n, g, rows, h * w_)
