@@ -69,10 +69,15 @@ def tile(d: np.ndarray, g: np.ndarray) -> np.ndarray:
     same thing for every tile and channel at once."""
     return AT @ ((G @ g @ G.T) * (BT @ d @ BT.T)) @ AT.T
 
-#: slots per block (whole tile rows, at least one): on the medium layer
-#: 256 slots ran 1.35× torch's time, 512 1.16×, 1024 1.10×, 2048 1.49×
-#: (benchmarks/RESULTS.md, issue 16 session 4)
-BLOCK_TILES = 1024
+#: slots per block (whole tile rows, at least one): one 32×32 image (16
+#: tile rows of 17 slots), whose V and M planes (16→32 channels: 278 and
+#: 557 KB) stay in one core's 1 MiB L2 between the transform and the GEMM.
+#: A/B in fresh processes, fwd+bwd against 1024 slots (two images, capped
+#: by BLOCK_BYTES): medium 0.93-0.96 (1t) / 0.97-0.98 (2t), transposed 0.99 /
+#: 0.88, large 0.84 / 1.00 (benchmarks/RESULTS.md, issue 16 session 5).
+#: Session 4's sweep (256: 1.35× torch, 512: 1.16×, 1024: 1.10×) had cut
+#: 32×32 images into bands of 15 tile rows and a thin one of 1
+BLOCK_TILES = 289
 
 #: and at most this many bytes of transform planes per block (V, M, dM),
 #: so wide layers keep bounded scratch (512 → 512 channels would take about
@@ -717,9 +722,10 @@ def _bands(lo: int, hi: int, th: int, tw: int, channels: int = 1, itemsize: int 
             yield b, min(step, hi - b), 0, th
         return
     step = max(1, min(th, budget // sl))
+    bands = -(-th // step)  # as few as fit, of equal height: no thin last band
     for b in range(lo, hi):
-        for ta in range(0, th, step):
-            yield b, 1, ta, min(th, ta + step)
+        for k in range(bands):
+            yield b, 1, th * k // bands, th * (k + 1) // bands
 
 
 def _slots(b, nb, ta, tb, tw):
