@@ -461,3 +461,83 @@ def test_a_step_after_backward_with_create_graph_uses_the_gradient_values(make):
         assert isinstance(w.data, np.ndarray)  # never a Tensor
         steps.append(w.data)
     np.testing.assert_allclose(steps[1], steps[0], rtol=1e-12)
+
+
+class _Fresh(cg.Function):
+    """Gradients of fresh arrays, remembered so a test can look for them."""
+
+    made: list = []
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a + b
+
+    @staticmethod
+    def backward(ctx, dy):
+        ga, gb = dy * 2.0, dy * 3.0
+        _Fresh.made[:] = [ga, gb]
+        return ga, gb
+
+
+class _Shared(cg.Function):
+    """Both inputs get the very same array; the rule also keeps it."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a + b
+
+    @staticmethod
+    def backward(ctx, dy):
+        g = dy * 1.0
+        ctx.kept = g
+        return g, g
+
+
+def test_an_unshared_first_gradient_becomes_grad_without_a_copy():
+    a = cg.Tensor(np.ones(3), requires_grad=True)
+    b = cg.Tensor(np.ones(3), requires_grad=True)
+    seed = np.array([1.0, -2.0, 0.5])
+    _Fresh.apply(a, b).backward(seed)
+    ga, gb = _Fresh.made
+    _Fresh.made[:] = []
+    # the rule's arrays were seen only by the rule (and by this test, after:
+    # the list held them while the walk decided, so they were copied) ...
+    np.testing.assert_array_equal(a.grad, 2.0 * seed)
+    np.testing.assert_array_equal(b.grad, 3.0 * seed)
+    assert a.grad is not ga and b.grad is not gb
+
+    class Quiet(_Fresh):
+        @staticmethod
+        def backward(ctx, dy):
+            out = dy * 2.0, dy * 3.0
+            _Fresh.made[:] = [id(o) for o in out]  # ids only: no reference
+            return out
+
+    a2 = cg.Tensor(np.ones(3), requires_grad=True)
+    b2 = cg.Tensor(np.ones(3), requires_grad=True)
+    Quiet.apply(a2, b2).backward(seed)
+    # ... while a gradient nothing else holds is taken as it is
+    assert [id(a2.grad), id(b2.grad)] == _Fresh.made
+    np.testing.assert_array_equal(a2.grad, 2.0 * seed)
+
+
+def test_a_shared_or_borrowed_gradient_is_copied_into_grad():
+    a = cg.Tensor(np.ones(3), requires_grad=True)
+    b = cg.Tensor(np.ones(3), requires_grad=True)
+    _Shared.apply(a, b).backward(np.array([1.0, 2.0, 3.0]))
+    assert a.grad is not b.grad
+    a.grad += 1  # neither leaf's gradient moves with the other's
+    np.testing.assert_array_equal(b.grad, [1.0, 2.0, 3.0])
+    # the user's seed, reaching a leaf as it is, stays the user's
+    leaf = cg.Tensor(np.zeros(3), requires_grad=True)
+    seed = np.array([4.0, 5.0, 6.0])
+    leaf.backward(seed)
+    assert leaf.grad is not seed
+    seed[0] = 0.0
+    np.testing.assert_array_equal(leaf.grad, [4.0, 5.0, 6.0])
+    # a view of another array (a reshape's, a sum's broadcast) is copied too
+    x = cg.Tensor(np.ones((2, 3)), requires_grad=True)
+    x.reshape(6).sum().backward()
+    assert x.grad.base is None and x.grad.flags.owndata and x.grad.flags.writeable
+    x.grad += 1
+    np.testing.assert_array_equal(x.grad, np.full((2, 3), 2.0))
