@@ -593,11 +593,17 @@ def grad_tiles(dy, b, nb, ta, tb, tw, oh_, ow_, r0, s0, dh, dw, dmf, g_, ps, ob)
 # --------------------------------------------------------------------------
 
 
+#: ``G ⊗ G``: ``vec(G g Gᵀ) = (G ⊗ G) vec(g)`` for a 3×3 kernel ``g``
+#: (row-major ``vec``), so every kernel's transform is one row of a single
+#: matrix product instead of two small products per kernel
+GG = np.kron(G, G)
+
+
 def kernel_transform(w: np.ndarray, groups: int) -> np.ndarray:
     """``U (G, 16, C_in/G, C_out/G)`` of ``w (C_out, C_in/G, 3, 3)``: ``G g Gᵀ``
     per kernel, in float64, rounded once."""
     co, cg = w.shape[:2]
-    u = G @ w.astype(np.float64) @ G.T  # (C_out, C_in/G, 4, 4)
+    u = w.reshape(co * cg, 9).astype(np.float64) @ GG.T  # (C_out*C_in/G, 16)
     u = u.reshape(groups, co // groups, cg, 16).transpose(0, 3, 2, 1)
     return np.ascontiguousarray(u, w.dtype)
 
@@ -605,8 +611,8 @@ def kernel_transform(w: np.ndarray, groups: int) -> np.ndarray:
 def kernel_transform_adjoint(du: np.ndarray, w_shape) -> np.ndarray:
     """``dw = Gᵀ dU G`` for ``du (G, 16, C_in/G, C_out/G)``, as ``w_shape``."""
     g, _, cg, cog = du.shape
-    d = du.astype(np.float64).transpose(0, 3, 2, 1).reshape(g * cog, cg, 4, 4)
-    return (G.T @ d @ G).reshape(w_shape).astype(du.dtype)
+    d = du.astype(np.float64).transpose(0, 3, 2, 1).reshape(g * cog * cg, 16)
+    return (d @ GG).reshape(w_shape).astype(du.dtype)
 
 
 def _planes(role, groups, c, t, dtype):
