@@ -338,3 +338,55 @@ def test_wide_layers_keep_bounded_scratch(monkeypatch):
     assert planes <= 64 << 10  # the planes of one block (padding included)
     for a, b, what in zip(direct, (y, dx, dw), ("y", "dx", "dw"), strict=True):
         _close(b, a.astype(np.float64), what)
+
+
+def _spy(monkeypatch):
+    """Record which Winograd driver each call went through."""
+    calls = []
+    for name in ("forward", "backward"):
+        real = getattr(winograd, name)
+
+        def spy(*a, _real=real, _name=name, **k):
+            calls.append(_name)
+            return _real(*a, **k)
+
+        monkeypatch.setattr(winograd, name, spy)
+    return calls
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("ci, co, groups", [(6, 4, 1), (4, 6, 1), (4, 4, 2), (6, 4, 2)])
+@pytest.mark.parametrize("padding", [0, 1, 2, 3])
+def test_bias_and_its_gradient_in_the_kernels_threads_match_torch(ci, co, groups,
+                                                                  padding, monkeypatch):
+    """The bias added as each block is written, db summed per thread, and the
+    transposed conv in either form (flipped conv2d when C_in <= C_out, else
+    conv2d's adjoint; padding 3 has no flipped form), over two threads."""
+    monkeypatch.setattr(conv_fast, "THREAD_MIN_WORK", 0)
+    rng = np.random.default_rng(ci * 100 + co * 10 + padding + groups)
+    calls = _spy(monkeypatch)
+    for transposed in (False, True):
+        x = rng.standard_normal((3, ci, 7, 9)).astype(np.float32)
+        shape = (ci, co // groups, 3, 3) if transposed else (co, ci // groups, 3, 3)
+        w = rng.standard_normal(shape).astype(np.float32)
+        b = rng.standard_normal(co).astype(np.float32)
+        op = F.conv_transpose2d if transposed else F.conv2d
+        top = (torch.nn.functional.conv_transpose2d if transposed
+               else torch.nn.functional.conv2d)
+        ts = [cg.Tensor(a, requires_grad=True) for a in (x, w, b)]
+        y = op(*ts, padding=padding, groups=groups)
+        dy = rng.standard_normal(y.shape).astype(np.float32)
+        y.backward(dy)
+        tt = [torch.tensor(a, dtype=torch.float64, requires_grad=True)
+              for a in (x, w, b)]
+        yt = top(*tt, padding=padding, groups=groups)
+        yt.backward(torch.tensor(dy, dtype=torch.float64))
+        _close(y.data, yt.detach().numpy(), "y")
+        for t, r, what in zip(ts, tt, ("dx", "dw", "db"), strict=True):
+            assert t.grad.dtype == np.float32, what
+            _close(t.grad, r.grad.numpy(), what)
+    flipped = ci <= co and padding <= 2
+    # conv2d: forward, backward; the transposed conv: its two passes
+    assert calls[:2] == ["forward", "backward"]
+    want = ["forward", "backward"] if flipped else ["backward", "forward"]
+    assert calls[2:] == want

@@ -406,9 +406,7 @@ def conv_transpose2d_forward(x, w, args, groups, out_hw, bias=None):
         else:  # conv2d's dx, with x as its dy
             shape = (n, cog * groups, *out_hw)
             y, _, ok = winograd.backward(None, w, x, args, groups, True, False, _split,
-                                         shape, check=True)
-            if ok and bias is not None:
-                y += bias.reshape(-1, 1, 1)
+                                         shape, check=True, bias=bias)
         if ok:
             return y
     k, p = cog * kh * kw, h * w_
@@ -442,11 +440,10 @@ def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True
         if ok:
             return (dx, None if dwf is None else _flip(dwf, groups), *db)
     elif _winograd(w, args, x.shape[3], x.dtype):  # conv2d of dy; its dw with x as dy
-        dx, dw, ok = winograd.forward(dy, w, args, groups, x.shape[2:], _split,
-                                      g=x if need_dw else None, need_y=need_dx,
-                                      check=True)
+        *db, dx, dw, ok = winograd.forward(dy, w, args, groups, x.shape[2:], _split,
+                                           g=x if need_dw else None, need_y=need_dx,
+                                           check=True, sum_x=need_db)
         if ok:
-            db = (dy.sum(axis=(0, 2, 3)),) if need_db else ()
             return (dx, dw, *db)
     n, ci, h, w_ = x.shape
     _, cog, kh, kw = w.shape

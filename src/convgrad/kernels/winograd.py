@@ -781,7 +781,7 @@ def _no_bias(dtype):
 
 
 def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
-            check=False):
+            check=False, sum_x=False):
     """``y (N, C_out, *out_hw)``: conv2d of ``x`` with 3×3 ``w`` at stride 1,
     plus ``bias`` (None: none). ``split(n, work, part)`` runs ``part(lo,
     hi)`` over images.
@@ -793,7 +793,9 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
 
     With ``check``, one more value is returned: whether every result is
     finite (found as the results are written, in the threads; conv_fast
-    recomputes a call that is not the direct way).
+    recomputes a call that is not the direct way). With ``sum_x``, first
+    ``x`` summed over all but its channel axis, by the threads (the
+    transposed conv's bias gradient, whose ``dy`` is this ``x``).
     """
     n = x.shape[0]
     co, cg = w.shape[:2]
@@ -805,6 +807,7 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
     b_ = _no_bias(x.dtype) if bias is None else np.ascontiguousarray(bias, x.dtype)
     d = args[7]
     flags = []  # a thread's share that met an inf or nan (list.append is atomic)
+    sums = {}
 
     def part(lo, hi):
         du = np.zeros((groups, 16, cg, cog), x.dtype) if g is not None else None
@@ -833,6 +836,8 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
                     du += np.matmul(v, dm.transpose(0, 1, 3, 2))
         if worst >= INF_BITS:
             flags.append(lo)
+        if sum_x:
+            sums[lo] = x[lo:hi].sum(axis=(0, 2, 3))
         if need_y and d > 1:
             merge_columns(yl, d, y[lo:hi])
         return du
@@ -841,15 +846,17 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
     du = split(n, work, part)
     dw = None if g is None else kernel_transform_adjoint(du, w.shape)
     if check:
-        return y, dw, not flags and (dw is None or _all_finite(dw))
+        out = (y, dw, not flags and (dw is None or _all_finite(dw)))
+        return (_total(sums, x.shape[1], x.dtype), *out) if sum_x else out
     return y if g is None else (y, dw)
 
 
 def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None,
-             need_db=False, check=False):
+             need_db=False, check=False, bias=None):
     """``(dx, dw)`` of :func:`forward` for upstream ``dy`` (None for what is
     not needed). ``x`` may be None when only ``dx`` is asked for; then
-    ``x_shape`` gives its shape (the transposed conv's forward).
+    ``x_shape`` gives its shape (the transposed conv's forward, whose
+    ``bias``, if any, each thread adds to its own images of ``dx``).
 
     ``need_db``: also the bias gradient, ``dy`` summed over all but the
     channel axis, in the threads: ``(dx, dw, db)``. ``check``: one more
@@ -893,6 +900,8 @@ def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None,
                     input_tiles_adjoint(vf, *blk, tw, *imap, dxl, groups, vs, pb, dd)
         if need_dx and d > 1:
             merge_columns(dxl, d, dx[lo:hi])
+        if need_dx and bias is not None:
+            dx[lo:hi] += bias.reshape(-1, 1, 1)
         if need_dx and check and not _all_finite(dx[lo:hi]):
             flags.append(lo)
         if need_db:
