@@ -64,11 +64,15 @@ def _winograd_example() -> None:
 
     x = np.ones((2, 2, 6, 6), np.float32)
     w = np.ones((2, 2, 3, 3), np.float32)
+    b = np.ones(2, np.float32)
     for d in (1, 2):
         args = (3, 3, 1, 1, d, d, d, d)
-        winograd.forward(x, w, args, 1, (6, 6), conv_fast._split)
-        winograd.backward(x, w, x, args, 1, True, True, conv_fast._split)
-        winograd.forward(x, w, args, 1, (6, 6), conv_fast._split, g=x)
+        # with the bias and the checks, as conv_fast calls them
+        winograd.forward(x, w, args, 1, (6, 6), conv_fast._split, bias=b, check=True)
+        winograd.backward(x, w, x, args, 1, True, True, conv_fast._split,
+                          need_db=True, check=True)
+        winograd.forward(x, w, args, 1, (6, 6), conv_fast._split, g=x, check=True,
+                         sum_x=True)
 
 
 def _cpu_seconds() -> float:
