@@ -63,7 +63,7 @@ SHAPES = {
     "medium": (32, 16, 32, 32),
     "large": (64, 64, 64, 56),
 }
-ROUNDS = {"small": 7, "medium": 9, "large": 3}
+ROUNDS = {"small": 7, "medium": 15, "large": 5}
 # numba1: the Numba backend with numba and BLAS limited to one thread
 CONTENDERS = ("numba", "numba1", "numpy", "torch1", "torch2")
 

@@ -541,3 +541,40 @@ def test_a_shared_or_borrowed_gradient_is_copied_into_grad():
     assert x.grad.base is None and x.grad.flags.owndata and x.grad.flags.writeable
     x.grad += 1
     np.testing.assert_array_equal(x.grad, np.full((2, 3), 2.0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int32])
+@pytest.mark.parametrize("n", [16385, 4096 * 7, 4096 * 7 + 5, 300001])
+def test_the_one_pass_fingerprint_is_numpys_bit_for_bit(dtype, n, monkeypatch):
+    """kernels/checksum.py's single pass gives the NumPy passes' numbers, so
+    a fingerprint taken by one and checked by the other still matches, and
+    it still sees a one-element change anywhere (in the last, short row too)."""
+    import convgrad.kernels  # noqa: F401  (registers the one-pass checksum)
+    from convgrad import function
+
+    rng = np.random.default_rng(n)
+    a = (rng.standard_normal(n) * 1e3).astype(dtype)
+    fast = function.fingerprint(a)
+    monkeypatch.setattr(function, "_FAST_CHECKSUM", None)
+    assert function.fingerprint(a) == fast
+    monkeypatch.undo()
+    if function._FAST_CHECKSUM is None:  # NUMBA_DISABLE_JIT: NumPy's passes only
+        return
+    for i in (0, n // 2, n - 1):
+        b = a.copy()
+        b[i] += 1
+        assert function.fingerprint(b) != fast
+
+
+def test_an_in_place_change_of_a_large_saved_input_fails_at_backward():
+    """A conv on the fast path saves its 2 MB input; one changed pixel is seen."""
+    rng = np.random.default_rng(5)
+    x = cg.Tensor(rng.standard_normal((32, 16, 32, 32)).astype(np.float32),
+                  requires_grad=True)
+    w = cg.Tensor(rng.standard_normal((32, 16, 3, 3)).astype(np.float32),
+                  requires_grad=True)
+    with cg.use_backend("numba"):
+        y = F.conv2d(x, w, padding=1)
+    x.data[31, 15, 31, 31] += 1.0
+    with pytest.raises(RuntimeError, match="modified in place after the forward"):
+        y.sum().backward()

@@ -146,6 +146,11 @@ def _row_weights(n: int, dtype: np.dtype) -> np.ndarray:
     return table[:n]
 
 
+#: ``checksum(words, cols, row_weights) -> (sum, xor) | None``: the same
+#: two numbers in one pass (kernels/checksum.py registers it when the Numba
+#: kernels load); None: NumPy's two passes
+_FAST_CHECKSUM = None
+
 #: arrays of at most this many bytes are fingerprinted by a copy of their
 #: bytes: exact, and a memcpy beats the checksum's fixed cost below 64 KiB
 SNAPSHOT_BYTES = 1 << 16
@@ -176,6 +181,10 @@ def fingerprint(a: np.ndarray) -> tuple:
             _BLOCK, 2654435761, words.dtype
         )
     rows, tail = divmod(words.size, _BLOCK)
+    if _FAST_CHECKSUM is not None:  # the Numba kernels' one-pass twin
+        sums = _FAST_CHECKSUM(words, cols, _row_weights(rows + 1, words.dtype))
+        if sums is not None:
+            return (shape, a.dtype.str, *sums)
     xor = np.bitwise_xor.reduce(words) if words.size else 0
     if not rows:  # one short row, of weight 1
         return shape, a.dtype.str, int(np.dot(words, cols[:tail])), int(xor)

@@ -4,7 +4,8 @@ Run ``python -m convgrad.warmup`` after installing (Binder's ``postBuild``
 does, and CI). Every kernel is compiled for float32 and float64, in its
 serial and its parallel build (the fast conv path's ``im2row``/``row2im``:
 serial only; its Winograd transforms, ``winograd``: float32 only, the one
-dtype they run in), and written to Numba's cache; the timing of
+dtype they run in; ``checksum``, the fingerprint of saved arrays: 4- and
+8-byte words), and written to Numba's cache; the timing of
 each is printed. A second run only loads the cache and takes a moment.
 
 Set ``NUMBA_CPU_NAME=generic`` at build time *and* run time when the cache
@@ -27,8 +28,9 @@ import numpy as np
 BUILDS = ("serial", "parallel")
 DTYPES = (np.float32, np.float64)
 #: the fast conv path's kernels (kernels/conv_fast.py): serial builds only;
-#: "winograd" is kernels/winograd.py's transforms, together
-FAST = ("im2row", "row2im", "winograd")
+#: "winograd" is kernels/winograd.py's transforms, together; "checksum" the
+#: one-pass fingerprint of saved arrays (kernels/checksum.py)
+FAST = ("im2row", "row2im", "winograd", "checksum")
 
 
 def examples(dtype) -> Iterator[tuple[str, tuple]]:
@@ -86,6 +88,14 @@ def _compile(names: tuple[str, ...]) -> list[tuple[str, float]]:
     from .kernels import conv_fast
 
     done = []
+    if "checksum" in names:
+        from .kernels import checksum
+
+        t = time.perf_counter()
+        for words in (np.ones(5, np.uint32), np.ones(5, np.uint64)):
+            checksum.checksum(words, np.ones(checksum.BLOCK, words.dtype),
+                              np.ones(1, words.dtype))
+        done.append(("checksum [uint32, uint64, serial]", time.perf_counter() - t))
     if "winograd" in names:
         t = time.perf_counter()
         _winograd_example()
