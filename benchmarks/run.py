@@ -462,9 +462,11 @@ _PEAK_RSS = textwrap.dedent(
         small = [T(np.ones((2, 3, 8, 8), np.float32), True),
                  T(np.ones((4, 3, 3, 3), np.float32), True)]
     F.conv2d(*small, padding=1).sum().backward()  # the kernels load
-    x = rng.standard_normal((n, c, hw, hw)).astype(np.float32)
-    w = (rng.standard_normal((c, c, 3, 3)) / 10).astype(np.float32)
-    dy = rng.standard_normal((n, c, hw, hw)).astype(np.float32)
+    # made in float32 directly: a float64 draw cast down would leave a
+    # 100 MB transient in the high-water mark, under which y and dx hide
+    x = rng.standard_normal((n, c, hw, hw), dtype=np.float32)
+    w = rng.standard_normal((c, c, 3, 3), dtype=np.float32) / 10
+    dy = rng.standard_normal((n, c, hw, hw), dtype=np.float32)
     tx, tw = T(x, True), T(w, True)
     tdy = torch.from_numpy(dy) if who == "torch" else dy
     base = hwm()
