@@ -52,7 +52,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import workspace
-from ._jit import jit
+from ._jit import jit, jit_inline
 from .im2col import inside_run
 
 #: F(2×2, 3×3)'s three matrices: ``Y = Aᵀ [(G g Gᵀ) ⊙ (Bᵀ d B)] A``
@@ -123,7 +123,7 @@ def padded(n):
     return 16 * (lines | 1)
 
 
-@jit
+@jit_inline
 def _split_pair(xr, first, ne, no, dw, ev, od):
     """``ev[m] = xr[first + 2*dw*m]`` (``m < ne``) and ``od[m] = xr[first +
     dw + 2*dw*m]`` (``m < no``, ``no`` is ``ne`` or ``ne - 1``): a row
@@ -149,7 +149,7 @@ def _split_pair(xr, first, ne, no, dw, ev, od):
             od[m] = src[2 * dw * m + dw]
 
 
-@jit
+@jit_inline
 def _put_pair(ev, od, ne, no, first, dw, yr):
     """The inverse of :func:`_split_pair`: write ``ev`` and ``od`` back
     into the row's even and odd columns."""
@@ -173,7 +173,7 @@ def _put_pair(ev, od, ne, no, first, dw, yr):
             dst[2 * dw * m + dw] = od[m]
 
 
-@jit
+@jit_inline
 def _add_pair(ev, od, ne, no, first, dw, yr):
     """As :func:`_put_pair`, adding into the row."""
     dst = yr[first:]
