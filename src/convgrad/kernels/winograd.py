@@ -95,10 +95,13 @@ MAX_DILATION = 1
 
 
 #: the narrowest output (columns) sent here: a tile row's loops run over
-#: its ``OW/2 + 1`` slots, and below this the per-row set-up wins. 8×8
-#: planes (256 images, 16→32) took 16.6 ms fwd+bwd against 13.4 for the
-#: direct GEMMs; 16×16 planes 19.0 against 24.6 (one thread)
-MIN_OUT_WIDTH = 12
+#: its ``OW/2 + 1`` slots, and narrow planes pay the per-row set-up more
+#: often. Since the row helpers are inlined (session 5), Winograd beats the
+#: direct GEMMs at every width measured, fwd+bwd at 16→32 with the batch
+#: scaled to the same work, A/B in fresh processes, Winograd ÷ direct: 8×8
+#: planes 0.74 (1t) / 0.73 (2t), 6×6 0.87, 4×4 0.88 (one thread). Session
+#: 4, before the inlining, had 8×8 at 16.6 ms against 13.4 direct (12)
+MIN_OUT_WIDTH = 4
 
 
 def eligible(w_shape, args, dtype, out_w=MIN_OUT_WIDTH) -> bool:
