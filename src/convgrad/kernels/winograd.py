@@ -37,8 +37,8 @@ the flipped-kernel conv2d where it can, else as conv2d's ``dx``).
 **Dilation** ``d`` splits into ``d²`` phases: the outputs ``y[d·m + r,
 d·n + s]`` read only inputs ``x[d·u + r - p, d·v + s - p]``, an undilated
 3×3 convolution of that subsampled input. Each phase gathers its own
-subsampled tiles; the phases write disjoint outputs. (Measured slower than
-the direct path, so :data:`MAX_DILATION` keeps dilated convs away.)
+subsampled tiles; the phases write disjoint outputs. (Faster than the
+direct path at dilation 2; :data:`MAX_DILATION` keeps larger ones away.)
 
 float32 only: the transforms round a little more than the direct sums do
 (about twice the error, well inside the oracle tests' tolerances), and
@@ -88,10 +88,14 @@ BLOCK_BYTES = 4 << 20
 
 
 #: the largest dilation the fast path sends here. :func:`forward` computes
-#: any (its phases), but at dilation 2 the medium layer ran slower than the
-#: direct GEMMs (31 ms against 21 fwd+bwd, one thread: the phases' images
-#: are 16×16 and their column split costs a pass), so it stays direct
-MAX_DILATION = 1
+#: any (its phases: four 16×16 ones for a 32×32 plane at dilation 2, read
+#: and written through column-split copies). Since the row helpers are
+#: inlined and the copies at dilation 2 use them (session 5), the medium
+#: layer at dilation 2 runs in 0.86 (1t) / 0.92 (2t) of the direct GEMMs'
+#: time; reading the column phases in place instead of copying measured
+#: 1.25× slower. Session 4 had the phases at 31 ms against 21 direct.
+#: Dilation 3 is not measured, so it stays direct
+MAX_DILATION = 2
 
 
 #: the narrowest output (columns) sent here: a tile row's loops run over
@@ -635,6 +639,16 @@ def split_columns(a, d, out):
     other, so a dilation-``d`` phase reads unit-stride rows."""
     n_, c_, h_, w_ = a.shape
     wd = out.shape[3]
+    if d == 2:  # the row split the transforms use, inlined: one pass a row
+        ne, no = (w_ + 1) // 2, w_ // 2
+        for b in range(n_):
+            for c in range(c_):
+                for r in range(h_):
+                    ev, od = out[b, c, 2 * r], out[b, c, 2 * r + 1]
+                    _split_pair(a[b, c, r], 0, ne, no, 1, ev, od)
+                    ev[ne:wd] = 0
+                    od[no:wd] = 0
+        return
     for b in range(n_):
         for c in range(c_):
             for r in range(h_):
@@ -657,6 +671,14 @@ def merge_columns(a, d, out):
     """The inverse of :func:`split_columns`: ``out[b, c, h, d*v + σ] =
     a[b, c, h*d + σ, v]``, each of ``out``'s columns written once."""
     n_, c_, h_, w_ = out.shape
+    if d == 2:
+        ne, no = (w_ + 1) // 2, w_ // 2
+        for b in range(n_):
+            for c in range(c_):
+                for r in range(h_):
+                    _put_pair(a[b, c, 2 * r], a[b, c, 2 * r + 1], ne, no, 0, 1,
+                              out[b, c, r])
+        return
     for b in range(n_):
         for c in range(c_):
             for r in range(h_):
