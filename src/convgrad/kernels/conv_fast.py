@@ -268,12 +268,6 @@ def _add_bias(y, bias, n0, b):
         y[n0 : n0 + b] += bias.reshape(-1, 1, 1)
 
 
-def _db_parts():
-    """Where each thread's share of the bias gradient goes (by its first
-    image); :func:`.winograd._total` adds them in image order."""
-    return {}
-
-
 def _as_conv2d(args, c_in, c_out):
     """The window of the conv2d that equals a stride-1 transposed conv with
     window ``args`` (3×3, dilation 1) and ``c_in → c_out`` channels, run on
@@ -363,7 +357,7 @@ def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,
     dx = np.zeros_like(x) if need_dx else None
     wg = w.reshape(groups, cog, k)
     dyg = dy.reshape(n, groups, cog, p)
-    sums = _db_parts()
+    sums = {}  # each thread's share of db, by its first image
 
     def part(lo, hi):
         dw = np.zeros((groups, cog, k), x.dtype) if need_dw else None
@@ -387,7 +381,9 @@ def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,
 
     dw = _split(n, n * p * k * co * (need_dx + need_dw), part)
     out = (dx, None if dw is None else dw.reshape(co, cg, kh, kw))
-    return out + (winograd._total(sums, co, dy.dtype),) if need_db else out
+    if need_db:
+        out += (winograd.total_in_order(sums, co, dy.dtype),)
+    return out
 
 
 def conv_transpose2d_forward(x, w, args, groups, out_hw, bias=None):
@@ -451,7 +447,7 @@ def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True
     dx = np.empty_like(x) if need_dx else None
     wt = np.ascontiguousarray(w.reshape(groups, cig, k).transpose(0, 2, 1))
     xg = x.reshape(n, groups, cig, p)
-    sums = _db_parts()
+    sums = {}  # each thread's share of db, by its first image
 
     def part(lo, hi):
         dw = np.zeros((groups, cig, k), x.dtype) if need_dw else None
@@ -473,4 +469,6 @@ def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True
 
     dw = _split(n, n * p * k * ci * (need_dx + need_dw), part)
     out = (dx, None if dw is None else dw.reshape(ci, cog, kh, kw))
-    return out + (winograd._total(sums, dy.shape[1], dy.dtype),) if need_db else out
+    if need_db:
+        out += (winograd.total_in_order(sums, dy.shape[1], dy.dtype),)
+    return out

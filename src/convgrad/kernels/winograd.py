@@ -801,10 +801,6 @@ def _all_finite(a) -> bool:
     return a.size == 0 or worst_bits(a.reshape(-1)) < INF_BITS
 
 
-def _no_bias(dtype):
-    return np.empty(0, dtype)
-
-
 def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
             check=False, sum_x=False):
     """``y (N, C_out, *out_hw)``: conv2d of ``x`` with 3×3 ``w`` at stride 1,
@@ -829,7 +825,7 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
     if need_y:
         ut = np.ascontiguousarray(kernel_transform(w, groups).transpose(0, 1, 3, 2))
     y = np.empty((n, co, *out_hw), x.dtype) if need_y else None
-    b_ = _no_bias(x.dtype) if bias is None else np.ascontiguousarray(bias, x.dtype)
+    b_ = np.empty(0, x.dtype) if bias is None else np.ascontiguousarray(bias, x.dtype)
     d = args[7]
     flags = []  # a thread's share that met an inf or nan (list.append is atomic)
     sums = {}
@@ -872,7 +868,7 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
     dw = None if g is None else kernel_transform_adjoint(du, w.shape)
     if check:
         out = (y, dw, not flags and (dw is None or _all_finite(dw)))
-        return (_total(sums, x.shape[1], x.dtype), *out) if sum_x else out
+        return (total_in_order(sums, x.shape[1], x.dtype), *out) if sum_x else out
     return y if g is None else (y, dw)
 
 
@@ -938,13 +934,13 @@ def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None,
     dwt = None if du is None else kernel_transform_adjoint(du, w.shape)
     out = (dx, dwt)
     if need_db:
-        out += (_total(sums, co, dtype),)
+        out += (total_in_order(sums, co, dtype),)
     if check:
         out += (not flags and (dwt is None or _all_finite(dwt)),)
     return out
 
 
-def _total(parts, c, dtype):
+def total_in_order(parts, c, dtype):
     """The threads' partial bias gradients added in the order of their
     images, so a call rounds alike every time (zeros for no images)."""
     if not parts:
