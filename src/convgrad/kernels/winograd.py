@@ -657,12 +657,8 @@ def split_columns(a, d, out):
                     dst = out[b, c, r * d + sg]
                     cnt = (w_ - sg + d - 1) // d
                     part = src[sg:]
-                    if d == 2:
-                        for v in range(cnt):
-                            dst[v] = part[2 * v]
-                    else:
-                        for v in range(cnt):
-                            dst[v] = part[d * v]
+                    for v in range(cnt):
+                        dst[v] = part[d * v]
                     dst[cnt:wd] = 0
 
 
@@ -687,12 +683,8 @@ def merge_columns(a, d, out):
                     src = a[b, c, r * d + sg]
                     cnt = (w_ - sg + d - 1) // d
                     part = dst[sg:]
-                    if d == 2:
-                        for v in range(cnt):
-                            part[2 * v] = src[v]
-                    else:
-                        for v in range(cnt):
-                            part[d * v] = src[v]
+                    for v in range(cnt):
+                        part[d * v] = src[v]
 
 
 def _phases(args, y_hw):
