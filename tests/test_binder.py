@@ -35,7 +35,7 @@ KNOWN_GOOD = {
     "matplotlib": "3.11.2",
     "ipywidgets": "8.1.9",
     "jupyterlab": "4.6.6",
-    "ipympl": "0.10.0",
+    "anywidget": "0.11.0",
 }
 
 

@@ -294,19 +294,17 @@ def test_gradient_checkerboard_view_plays_the_learners_numbers(make, torch):
     (viz.ConvMatrixView, {"backward": True}),
     (viz.GradientCheckerboardView, {}),
 ])  # fmt: skip
-def test_the_new_views_export_as_static_animations(monkeypatch, cls, kwargs):
+def test_the_new_views_embed_every_step(cls, kwargs):
     import json
     import re
 
-    from convgrad.viz import export
-
-    monkeypatch.setattr(viz.View, "static", True)
-    monkeypatch.setattr(viz.View, "static_options", {"dpi": 30})
     view = cls(**kwargs)
     n = view.n_frames
-    shown = view.widget()
-    assert isinstance(shown, export.StaticAnimation)
-    page = shown._repr_html_()
-    data = re.search(r'class="cgp-data">(.*?)</script>', page, re.S).group(1)
-    assert json.loads(data)["steps"] == list(range(1, n + 1))
-    assert view not in viz.live_views()
+    try:
+        viz.display_as("embed")
+        page = view._repr_mimebundle_()[0]["text/html"]
+    finally:
+        viz.display_as("live")
+    data = re.search(r'class="cgs-data">(.*?)</script>', page, re.S).group(1)
+    scene = json.loads(data.replace("<\\/", "</"))
+    assert scene["steps"] == len(scene["frames"]) == n

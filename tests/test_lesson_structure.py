@@ -92,12 +92,12 @@ def test_slide_metadata_on_every_cell(path):
 
 
 @pytest.mark.parametrize("path", NUMBERED, ids=lambda p: p.stem)
-def test_setup_cell_uses_the_widget_backend_only(path):
+def test_setup_cell_seeds_and_sets_no_backend(path):
+    # views are drawn by the browser (anywidget), plots inline: no lesson
+    # switches matplotlib's backend, so nothing differs between a notebook,
+    # a slide deck and the website
     code = _code(path)
-    assert code[0].splitlines()[0] == "%matplotlib widget"
-    joined = "\n".join(code)
-    assert "%matplotlib inline" not in joined
-    assert joined.count("%matplotlib") == 1
+    assert "%matplotlib" not in "\n".join(code)
     assert "default_rng(0)" in code[0]
 
 

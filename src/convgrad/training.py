@@ -167,6 +167,43 @@ def evaluate(
     return Score(total / n, correct / n)
 
 
+def progress_bar(**kwargs: Any):
+    """tqdm's bar as the display mode wants it (:func:`convgrad.viz.display_as`):
+    the notebook widget when views are live; else one line of text, printed
+    once when the bar closes (a widget in an exported page is an empty box,
+    and a text bar's every update would stay in the page)."""
+    from .viz import display_mode
+
+    if display_mode() == "live":
+        from tqdm.auto import tqdm
+
+        return tqdm(**kwargs)
+    return _quiet_bar()(**kwargs)
+
+
+def _quiet_bar():
+    import io
+    import sys
+
+    from tqdm.std import tqdm as std
+
+    class QuietBar(std):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs["file"] = io.StringIO()
+            kwargs.setdefault("ncols", 90)
+            super().__init__(*args, **kwargs)
+
+        def close(self) -> None:
+            if self.disable:
+                return
+            line, leave = str(self), self.leave
+            super().close()
+            if leave:
+                print(line, file=sys.stdout, flush=True)
+
+    return QuietBar
+
+
 def fit(
     model: nn.Module,
     train_loader: Iterable[tuple[Any, Any]],
@@ -186,8 +223,6 @@ def fit(
     ``test_data`` is given, the test loss and accuracy are recorded.
     Pass ``history`` to append to an earlier run.
     """
-    from tqdm.auto import tqdm
-
     if not isinstance(epochs, int) or isinstance(epochs, bool) or epochs < 0:
         raise ValueError(f"epochs must be an int >= 0, got {epochs!r}")
     if not isinstance(optimizer, Optimizer):
@@ -201,7 +236,7 @@ def fit(
         steps: int | None = epochs * len(train_loader)  # type: ignore[arg-type]
     except TypeError:  # an iterable without a length: the bar just counts
         steps = None
-    bar = tqdm(total=steps, disable=not progress, unit="step", leave=True)
+    bar = progress_bar(total=steps, disable=not progress, unit="step", leave=True)
     try:
         for epoch in range(first, first + epochs):
             bar.set_description(f"epoch {epoch}/{first + epochs - 1}")

@@ -27,11 +27,9 @@ def _student_copies(args: argparse.Namespace) -> int:
 def _slides(args: argparse.Namespace) -> int:
     from .slides import export_slides
 
-    animation = {k: getattr(args, k) for k in ("steps", "every", "fps")
-                 if getattr(args, k) is not None}  # fmt: skip
     decks = export_slides(
         args.out, _lessons(args), offline=args.offline, pdf=args.pdf,
-        timeout=args.timeout, animation=animation, jobs=args.jobs,
+        timeout=args.timeout, jobs=args.jobs,
     )
     for deck in decks:
         extra = f" and {deck.pdf.name}" if deck.pdf else ""
@@ -120,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lesson", action="append", help="only this lesson (NN or stem)")
     p.set_defaults(run=_student_copies)
 
-    p = sub.add_parser("slides", help="reveal.js decks with static animations")
+    p = sub.add_parser("slides", help="reveal.js decks; views play with no kernel")
     p.add_argument("out", type=Path)
     p.add_argument("--offline", action="store_true",
                    help="all scripts, styles and fonts local (fetched with npm)")
@@ -128,12 +126,6 @@ def main(argv: list[str] | None = None) -> int:
                    help="also print each deck to PDF with headless Chromium")
     p.add_argument("--lesson", action="append", help="only this lesson (NN or stem)")
     p.add_argument("--timeout", type=int, default=600, help="seconds per cell")
-    p.add_argument("--steps", type=int, default=None,
-                   help="animations play their first N steps (default: all)")
-    p.add_argument("--every", type=int, default=None,
-                   help="animations play every M-th step, and the last")
-    p.add_argument("--fps", type=float, default=None,
-                   help="animation steps per second at 1x (default: 3)")
     p.add_argument("--jobs", type=int, default=1,
                    help="lessons executed at once, each in its own kernel")
     p.set_defaults(run=_slides)

@@ -11,9 +11,8 @@ from ``file://`` with no network (a USB stick, a course server):
    syllabus (``course/README.md``) and the student copies (under
    ``OUT/notebooks/``, for download) go into a Sphinx source folder with
    ``templates/site/conf.py``;
-3. every animation moves to a page of its own under ``OUT/animations/``,
-   shown in a lazy ``<iframe>``: a lesson page stays about 50 kB and opens
-   at once, and an animation's frames load when the reader scrolls to it;
+3. each view stays in its page as its scene and the renderer (tens of
+   kB), laid out for the reader's screen, a phone's included;
 4. Sphinx, MyST-NB and the book theme render it; nothing is executed again.
    MathJax comes from the slides' npm asset cache; everything else ships
    with the theme. The result is then searched for anything it would load
@@ -66,14 +65,6 @@ TOOLS = ("sphinx", "myst_nb", "sphinx_book_theme")
 MATHJAX = "mathjax@2.7.7"
 MATHJAX_SKIP = ("fonts/HTML-CSS/TeX/otf",)  # browsers take the woff fonts
 
-#: where the animations' own pages go, beside the lesson pages
-ANIMATIONS = "animations"
-#: a view's static animation in a cell's HTML output: convgrad's player,
-#: or matplotlib's jshtml
-_ANIMATION = re.compile(r"""class=["'](convgrad-player|animation)["']""")
-_ASPECT = re.compile(r"aspect-ratio:\s*(\d+)\s*/\s*(\d+)")
-_SIZE = re.compile(r"""<img[^>]*\swidth=["']?(\d+)[^>]*\sheight=["']?(\d+)""")
-_ALT = re.compile(r"""\salt=["']([^"']*)["']""")
 _HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<text>.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _MAP_ROW = re.compile(r"^\|\s*(?P<number>\d{2})\s*\|\s*(?P<name>[^|]*?)\s*\|")
@@ -156,45 +147,6 @@ def lesson_page(
     nb.cells.insert(1 if nb.cells else 0, links_cell(lesson, binder))
     nb.metadata.pop("widgets", None)
     return nb
-
-
-def _frame(body: str, title: str) -> str:
-    return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<title>{title}</title>"
-        "<style>html,body{margin:0;padding:0;background:#fff;overflow:hidden}"
-        "</style></head><body>\n" + body + "\n</body></html>\n"
-    )
-
-
-def lazy_animations(
-    nb: nbformat.NotebookNode, stem: str
-) -> tuple[nbformat.NotebookNode, dict[str, str]]:
-    """Move every view's animation into a page of its own, shown in an
-    ``<iframe loading="lazy">``: the browser fetches and decodes its frames
-    only when the reader scrolls near it, so a lesson opens as fast with a
-    dozen animations as with none. Returns the notebook and the animation
-    pages (``animations/NAME.html`` -> HTML)."""
-    nb = nbformat.from_dict(nb)
-    pages: dict[str, str] = {}
-    for cell in nb.cells:
-        for output in cell.get("outputs", []):
-            data = output.get("data", {})
-            html = data.get("text/html")
-            html = "".join(html) if isinstance(html, list) else html
-            if not html or not _ANIMATION.search(html):
-                continue
-            name = f"{ANIMATIONS}/{stem}-{len(pages) + 1}.html"
-            size = _ASPECT.search(html) or _SIZE.search(html)
-            width, height = (int(size[1]), int(size[2])) if size else (16, 9)
-            alt = _ALT.search(html)
-            title = f"animation: {alt[1]}" if alt else "animation"
-            pages[name] = _frame(html, title)
-            data["text/html"] = (
-                f'<iframe class="convgrad-animation" src="{name}" loading="lazy" '
-                f'title="{title}" style="aspect-ratio:{width}/{height}"></iframe>'
-            )
-    return nb, pages
 
 
 def _link_map_rows(text: str, stems: dict[int, str]) -> str:
@@ -431,12 +383,8 @@ def render_site(
         install_mathjax(source / "_static")
         notebooks = source / "_extra" / "notebooks"
         notebooks.mkdir(parents=True)
-        (source / "_extra" / ANIMATIONS).mkdir(parents=True)
         for lesson, nb in zip(lessons, executed, strict=True):
             page = lesson_page(nb, lesson, binder_url(lesson, repository, branch))
-            page, animations = lazy_animations(page, lesson.stem)
-            for name, html in animations.items():
-                (source / "_extra" / name).write_text(html, encoding="utf-8")
             nbformat.write(page, source / lesson.path.name)
             copy = student_copy(lesson.read(), lesson.path.name)
             nbformat.write(copy, notebooks / lesson.path.name)

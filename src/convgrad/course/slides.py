@@ -1,17 +1,14 @@
-"""Slide decks: every lesson as a reveal.js deck, views as static animations.
+"""Slide decks: every lesson as a reveal.js deck, views as embedded scenes.
 
 Each lesson's student copy (no solutions) is executed in a fresh kernel
-that first runs :func:`convgrad.course.static.install`, so every view is
-embedded as its ``to_jshtml()`` player (every step by default; no kernel
-needed). The deck is what ``jupyter nbconvert --to slides --execute``
+started with ``CONVGRAD_VIEWS=embed`` (see :func:`convgrad.viz.display_as`),
+so every view is embedded as its scene and the browser renderer: it plays
+every step with no kernel, and exporting it costs what building the scene
+costs. The deck is what ``jupyter nbconvert --to slides --execute``
 writes, from the cells' ``metadata.slideshow.slide_type``, at 1280x720,
 with two rules of its own: each view's animation fills a sub-slide of its
 own, and a markdown cell with several ``## `` sections becomes one
 sub-slide per section.
-
-A cell's ``metadata.convgrad.animation`` (``{"steps": 20}``, ``{"every":
-2}``, ``{"fps": 4}``) sets what its animations play; the slides command's
-``--steps``/``--every``/``--fps`` set it for every animation of a deck.
 
 ``offline=True`` makes every script, style sheet and font local: the
 packages below are fetched from the npm registry **at export time** (``npm
@@ -22,6 +19,7 @@ pack``, cached under ``~/.cache/convgrad/slide-assets`` or
 
 from __future__ import annotations
 
+import contextlib
 import html.parser
 import os
 import re
@@ -35,6 +33,7 @@ from pathlib import Path
 
 import nbformat
 
+from ..viz._base import MODE_ENV
 from ..viz.export import PLAYER_CLASS
 from .lessons import Lesson, find_lessons
 from .student import student_copy
@@ -79,18 +78,6 @@ OFFLINE_URLS = {
     "font_awesome_url": f"{ASSETS}/font-awesome/css/font-awesome.min.css",
 }
 
-SETUP_SOURCE = (
-    "from convgrad.course.static import install as _convgrad_static\n"
-    "_convgrad_static(**{options})\n"
-    "del _convgrad_static"
-)
-ANIMATE_SOURCE = (
-    "from convgrad.course.static import animate as _convgrad_animate\n"
-    "_convgrad_animate(**{options})\n"
-    "del _convgrad_animate"
-)
-#: marks the cells the export adds to a lesson (and removes again)
-HELPER = "convgrad_export_helper"
 TEMPLATES = Path(__file__).parent / "templates"
 WIDTH, HEIGHT = 1280, 720
 
@@ -279,22 +266,6 @@ def local_references(page: str) -> list[str]:
 # --------------------------------------------------------------------------
 
 
-def animation_options(cell: nbformat.NotebookNode, where: str = "") -> dict:
-    """What a cell's ``metadata.convgrad.animation`` asks its animations to
-    play (``steps``, ``every``, ``fps``); {} when it asks nothing."""
-    from .static import check_animation_options
-
-    options = cell.get("metadata", {}).get("convgrad", {}).get("animation", {})
-    return check_animation_options(options, where)
-
-
-def _helper(source: str, options: dict) -> nbformat.NotebookNode:
-    cell = nbformat.v4.new_code_cell(source.format(options=repr(options)))
-    cell.metadata["slideshow"] = {"slide_type": "skip"}
-    cell.metadata[HELPER] = True
-    return cell
-
-
 def kernel_config():
     """The kernel manager's settings for an export: CurveZMQ encryption when
     pyzmq has it (ipykernel warns once per kernel about plain TCP otherwise),
@@ -311,46 +282,33 @@ def kernel_config():
 
 
 def execute_static(
-    nb: nbformat.NotebookNode,
-    cwd: Path,
-    timeout: int = 600,
-    animation: dict | None = None,
-    name: str = "",
+    nb: nbformat.NotebookNode, cwd: Path, timeout: int = 600
 ) -> nbformat.NotebookNode:
-    """Run ``nb`` in a fresh kernel with static views; returns the result.
-
-    ``animation``: the deck's options for every animation (``steps``,
-    ``every``, ``fps``); a cell's ``metadata.convgrad.animation`` adds to
-    them for that cell.
-    """
+    """Run ``nb`` in a fresh kernel whose views embed their scenes
+    (``CONVGRAD_VIEWS=embed``); returns the executed notebook."""
     from nbconvert.preprocessors import ExecutePreprocessor
 
-    from .static import check_animation_options
-
-    deck = check_animation_options(animation or {}, "slides")
     nb = nbformat.from_dict(nb)
-    cells = [_helper(SETUP_SOURCE, deck)]
-    for index, cell in enumerate(nb.cells):
-        options = animation_options(cell, f"{name}, cell {index}")
-        if options and cell.cell_type == "code":
-            cells += [_helper(ANIMATE_SOURCE, options), cell,
-                      _helper(ANIMATE_SOURCE, {})]  # fmt: skip
-        else:
-            cells.append(cell)
-    nb.cells = cells
-    previous = os.environ.get("CONVGRAD_STATIC_VIEWS")
-    os.environ["CONVGRAD_STATIC_VIEWS"] = "1"  # the kernel inherits it
-    try:
+    with embedded_views():
         ExecutePreprocessor(
             timeout=timeout, kernel_name="python3", config=kernel_config()
         ).preprocess(nb, {"metadata": {"path": str(cwd)}})
+    return nb
+
+
+@contextlib.contextmanager
+def embedded_views():
+    """Kernels started inside embed their views (they inherit the
+    environment); the variable is restored on exit."""
+    previous = os.environ.get(MODE_ENV)
+    os.environ[MODE_ENV] = "embed"
+    try:
+        yield
     finally:
         if previous is None:
-            os.environ.pop("CONVGRAD_STATIC_VIEWS", None)
+            os.environ.pop(MODE_ENV, None)
         else:
-            os.environ["CONVGRAD_STATIC_VIEWS"] = previous
-    nb.cells = [c for c in nb.cells if not c.metadata.get(HELPER)]
-    return nb
+            os.environ[MODE_ENV] = previous
 
 
 ANIMATION_TAG = "convgrad-animation"
@@ -496,7 +454,6 @@ def export_slides(
     pdf: bool = False,
     timeout: int = 600,
     log=print,  # noqa: ANN001
-    animation: dict | None = None,
     jobs: int = 1,
 ) -> list[Deck]:
     """Export every lesson to ``out/NN-title.slides.html``.
@@ -504,14 +461,9 @@ def export_slides(
     ``offline``: all assets local (``out/assets``), and the export fails if
     a deck still references the network. ``pdf``: also print each deck to
     ``NN-title.pdf`` with headless Chromium (skipped, with a message, when
-    no Chromium is installed). ``animation``: what every animation plays
-    (``steps``, ``every``, ``fps``; default: every step, 3 per second),
-    under what a cell's ``metadata.convgrad.animation`` says. ``jobs``:
+    no Chromium is installed). ``jobs``:
     lessons executed at once, each in its own kernel.
     """
-    from .static import check_animation_options
-
-    animation = check_animation_options(animation or {}, "slides")
     out = Path(out)
     lessons = find_lessons() if lessons is None else list(lessons)
     out.mkdir(parents=True, exist_ok=True)
@@ -526,8 +478,7 @@ def export_slides(
     def export(lesson: Lesson) -> Path:
         log(f"slides: {lesson.path.name}")
         nb = student_copy(lesson.read(), lesson.path.name)
-        nb = execute_static(nb, lesson.path.parent, timeout=timeout,
-                            animation=animation, name=lesson.path.name)  # fmt: skip
+        nb = execute_static(nb, lesson.path.parent, timeout=timeout)
         page = render_deck(nb, lesson.stem, offline)
         if offline:
             problems = offline_problems(page, out)
@@ -542,19 +493,12 @@ def export_slides(
         return path
 
     # each lesson runs in a kernel of its own: ``jobs`` of them at once
-    previous = os.environ.get("CONVGRAD_STATIC_VIEWS")
-    os.environ["CONVGRAD_STATIC_VIEWS"] = "1"  # stays "1" across parallel runs
-    try:
+    with embedded_views():
         if jobs == 1:
             paths = [export(lesson) for lesson in lessons]
         else:
             with ThreadPoolExecutor(max_workers=jobs) as pool:
                 paths = list(pool.map(_closing_loop(export), lessons))
-    finally:
-        if previous is None:
-            os.environ.pop("CONVGRAD_STATIC_VIEWS", None)
-        else:
-            os.environ["CONVGRAD_STATIC_VIEWS"] = previous
     decks = []
     for lesson, path in zip(lessons, paths, strict=True):
         pdf_path = print_pdf(path, chromium) if chromium is not None else None

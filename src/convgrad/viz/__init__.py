@@ -1,19 +1,25 @@
-"""Views: watch the kernels work, one event per frame.
+"""Views: watch the kernels work, one event per step.
 
-Each view builds its matplotlib figure once; ``update(i)`` moves the
-outlines, recolours the destination grid and rewrites the caption. The
-same ``update`` drives the widget (``view.widget()``, or just display the
-view), the static exports (``to_jshtml``, ``save_gif``) and the tests.
+A view is a declaration (panels, outlines, captions) over one trace. From
+it the kernel builds a **scene** (:meth:`View.scene`): every step's
+numbers, outlines and caption, as data. The browser draws the scene
+(``scene.js``), wherever it is shown:
 
-Under ``%matplotlib widget`` (ipympl) the figure's canvas is the widget;
-under any other backend the figure is drawn off-screen and shown as a PNG.
-With ``View.static = True`` (or ``CONVGRAD_STATIC_VIEWS=1``) every view
-displays as its static animation instead: what slide exports use.
+- in JupyterLab, display the view (or ``view.widget()``): a live widget
+  whose Play, step, scrub and speed run in the browser; the kernel works
+  only when a parameter control changes;
+- in a slide deck, the course website or any HTML page: ``to_jshtml()``,
+  the same renderer with the scene embedded, which plays with no kernel;
+- as pictures, with matplotlib: ``png()``, ``save_gif()``.
+
+:func:`display_as` chooses what displaying a view shows: ``"live"`` (the
+default), ``"embed"`` or ``"pictures"``; a kernel started with
+``CONVGRAD_VIEWS=embed`` begins in that mode (the exports do this).
 """
 
 from __future__ import annotations
 
-from ._base import Control, Model, View, live_views
+from ._base import Control, Model, View, display_as, display_mode, live_views
 from .adjoint_views import ConvMatrixView, GradientCheckerboardView
 from .checker_views import ConvTransposeView, OverlapView
 from .field_views import ReceptiveFieldView, conv_matrix_figure
@@ -38,5 +44,7 @@ __all__ = [
     "View",
     "WeightGradView",
     "conv_matrix_figure",
+    "display_as",
+    "display_mode",
     "live_views",
 ]

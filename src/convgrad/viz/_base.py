@@ -5,47 +5,81 @@ also its signature), its ``controls``, and three methods:
 
 - ``model(p)`` computes a frozen :class:`Model` from the parameters, by
   calling one trace (the trace validates the geometry, once);
-- ``panels(m)`` lists the grids to draw (:class:`~._grid.Panel`);
+- ``panels(m)`` lists the grids to draw (:class:`~._panel.Panel`);
 - ``marks(e)`` says, for event ``e``, where each outline goes, and
   ``describe(e)`` what the caption says.
 
-The base merges parameters, supplies the learner's arrays or seeded
-stand-ins (and says so when a stand-in replaces the learner's own), builds
-the figure once, and plays frame ``i`` with :meth:`View.update`: outlines
-moved, the destination grid set to the replay of events ``0..i``, the
-caption rewritten. The same ``update`` drives the widget, the exports and
-the tests.
+From that declaration the base makes a **scene** (:meth:`View.scene`, see
+:mod:`.scene`): the panels and, per step, what changes. The browser draws
+it: the live widget in JupyterLab, and the same renderer embedded in a
+slide or a web page, where it plays with no kernel. How views display is
+one explicit choice, :func:`convgrad.viz.display_as`: ``"live"`` (the
+widget), ``"embed"`` (the scene in the page) or ``"pictures"`` (a PNG of
+the frame on show, where no JavaScript runs).
+
+Matplotlib draws the pictures: ``png()``, ``save_gif()`` and ``view.fig``
+(built on first use, then only its artists change). ``update(i)`` moves
+the frame on show for all of them.
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import io
 import os
 import sys
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
-from . import _figure
-from . import _grid as g
 from ._data import is_data, supply
+from ._panel import Panel
+from .palette import TRAIL
 
-STATIC_ENV = "CONVGRAD_STATIC_VIEWS"
-#: seconds after the last change before a browser canvas is checked to show
-#: it, and how many times it is asked again while it does not
-SETTLE_S = 0.4
-SETTLE_TRIES = 5
+#: the environment variable that sets the display mode of a new kernel
+#: (what the slide and site exports set for the kernels they start)
+MODE_ENV = "CONVGRAD_VIEWS"
+MODES = ("live", "embed", "pictures")
 _LIVE: weakref.WeakSet = weakref.WeakSet()
+_MODE: list[str | None] = [None]  # None: follow MODE_ENV
 
 
 def live_views() -> list[View]:
     """Every view still alive (the seam the browser test finds views by)."""
     return list(_LIVE)
+
+
+def display_as(mode: str) -> None:
+    """How views display from now on in this kernel:
+
+    - ``"live"``: the widget; the browser plays every step, and Python runs
+      only when a control or the data changes (the default);
+    - ``"embed"``: the scene and its renderer as HTML that plays with no
+      kernel (slide decks, the course website, nbconvert to HTML);
+    - ``"pictures"``: a PNG of the frame on show (nbconvert to PDF, or
+      anywhere no JavaScript runs).
+
+    A kernel started with ``CONVGRAD_VIEWS=embed`` (or ``pictures``)
+    begins in that mode.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+    _MODE[0] = mode
+
+
+def display_mode() -> str:
+    """The display mode in force (see :func:`display_as`)."""
+    if _MODE[0] is not None:
+        return _MODE[0]
+    env = os.environ.get(MODE_ENV, "").strip().lower() or "live"
+    if env not in MODES:
+        raise ValueError(
+            f"{MODE_ENV} must be one of {', '.join(MODES)}; got {env!r}"
+        )
+    return env
 
 
 @dataclass(frozen=True)
@@ -76,6 +110,16 @@ class Model:
         return tuple(self.states.shape[1:])
 
 
+def mark_keys(panels: list[Panel]) -> list[str]:
+    """Every outline of ``panels`` as ``"panel.role"`` (a destination's
+    fading trail included)."""
+    keys = []
+    for p in panels:
+        roles = p.marks + (TRAIL if "dst" in p.marks else ())
+        keys += [f"{p.name}.{role}" for role in roles]
+    return keys
+
+
 class View:
     """Base class of every view (see the module docstring)."""
 
@@ -83,10 +127,6 @@ class View:
     defaults: ClassVar[dict[str, Any]] = {}
     aliases: ClassVar[dict[str, str]] = {}
     controls: ClassVar[tuple[Control, ...]] = ()
-    #: None: follow the CONVGRAD_STATIC_VIEWS environment variable
-    static: ClassVar[bool | None] = None
-    #: what a static view's animation is exported with (slides set it)
-    static_options: ClassVar[dict[str, Any]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -115,16 +155,10 @@ class View:
                 raise TypeError(f"{type(self).__name__}() got {k!r} twice")
             given[k] = v
         self._params = {**self.defaults, **given}
-        self.model_ = self.model(self._params)
-        self.fig = _figure.new_figure()
         self._frame = 0
-        self._exporting = False
-        self._on_draw: list[Callable[[], None]] = []
+        self._fig: Any = None
         self._widget: Any = None
-        self._changes = self._drawn = 0  # changes made; changes the last draw showed
-        self._settle: asyncio.TimerHandle | None = None
-        self.fig.canvas.mpl_connect("draw_event", self._on_drawn)
-        self._build()
+        self._set_model(self.model(self._params))
         _LIVE.add(self)
 
     # ---- what subclasses declare -------------------------------------------
@@ -132,7 +166,7 @@ class View:
     def model(self, p: dict[str, Any]) -> Model:  # pragma: no cover
         raise NotImplementedError
 
-    def panels(self, m: Model) -> list[g.Panel]:  # pragma: no cover
+    def panels(self, m: Model) -> list[Panel]:  # pragma: no cover
         raise NotImplementedError
 
     def marks(self, e: Any) -> dict[str, tuple[int, ...] | None]:  # pragma: no cover
@@ -142,7 +176,15 @@ class View:
     def describe(self, e: Any) -> str:
         return e.describe()
 
-    # ---- the frame loop ----------------------------------------------------
+    # ---- the frames --------------------------------------------------------
+
+    def _set_model(self, model: Model) -> None:
+        self.model_ = model
+        self.layout = self.panels(model)  # what the scene and the figure draw
+        for p in self.layout:
+            if p.name in model.synthetic:
+                p.title += "  (stand-in)"
+        self.mark_keys = mark_keys(self.layout)
 
     @property
     def events(self) -> tuple:
@@ -160,7 +202,14 @@ class View:
 
     @property
     def caption(self) -> str:
-        return self._caption.get_text()
+        """The caption of the frame on show."""
+        return self.caption_of(self._frame)
+
+    def caption_of(self, i: int) -> str:
+        n = self.n_frames
+        if not n:
+            return "no events for this configuration"
+        return f"step {i + 1}/{n}:  {self.describe(self.model_.events[i])}"
 
     @property
     def params(self) -> dict[str, Any]:
@@ -171,6 +220,24 @@ class View:
         """The arrays now shown as seeded stand-ins, and why."""
         return dict(self.model_.synthetic)
 
+    def frame_marks(self, i: int) -> dict[str, tuple[int, ...] | None]:
+        """Where every outline is on frame ``i``: the event's own marks, and
+        a fading trail where the two events before it landed (none where
+        they landed on the cell event ``i`` lands on)."""
+        events = self.model_.events
+        shown: dict[str, tuple[int, ...] | None] = dict.fromkeys(self.mark_keys)
+        now = {k: v for k, v in self.marks(events[i]).items()}
+        shown.update(now)
+        dsts = {k: v for k, v in now.items() if k.endswith(".dst")}
+        for back, role in enumerate(TRAIL, start=1):
+            if i - back < 0:
+                break
+            for key, where in self.marks(events[i - back]).items():
+                if key in dsts and where != dsts[key]:
+                    shown[f"{key[:-4]}.{role}"] = where
+        return {k: None if v is None else tuple(int(x) for x in v)
+                for k, v in shown.items()}  # fmt: skip
+
     def update(self, i: int) -> None:
         """Show frame ``i``: the state after event ``i`` (step ``i + 1``)."""
         n = self.n_frames
@@ -178,122 +245,35 @@ class View:
             raise TypeError(f"frame must be an int, got {i!r}")
         if not 0 <= i < max(n, 1):
             raise ValueError(f"frame must lie in [0, {n}), got {i}")
-        self._frame = i = int(i)
-        if n:
-            e = self.model_.events[i]
-            self._place(self.marks(e))
-            self._trail(i)
-            states, touched = self.model_.states[i], self.model_.touched[i]
-            for grid in self._dests:
-                at = grid.panel.plane
-                if at is None:
-                    grid.set_values(states, ~touched)
-                else:
-                    grid.set_values(states[at], ~touched[at])
-            text = f"step {i + 1}/{n}:  {self.describe(e)}"
-        else:
-            text = "no events for this configuration"
-        self._caption.set_text(text)
-        self._request_draw()
+        self._frame = int(i)
+        if self._fig is not None:
+            self._draw_frame()
+        if self._widget is not None:
+            self._widget.show(self._frame)
 
-    def _place(self, marks: dict[str, tuple[int, ...] | None]) -> None:
-        for key, where in marks.items():
-            panel, role = key.split(".")
-            self.grids[panel].place(role, where)
+    def scene(self) -> dict[str, Any]:
+        """The view as data for the browser (see :mod:`.scene`)."""
+        from .scene import build_scene
 
-    def _trail(self, i: int) -> None:
-        """Fading outlines where the two events before ``i`` landed (none
-        where they landed on the cell event ``i`` lands on)."""
-        now = {
-            k: v
-            for k, v in self.marks(self.model_.events[i]).items()
-            if k.endswith(".dst")
-        }
-        trail = {f"{k[:-4]}.{r}": None for k in now for r in g.TRAIL}
-        for back, role in enumerate(g.TRAIL, start=1):
-            if i - back < 0:
-                break
-            e = self.model_.events[i - back]
-            for key, where in self.marks(e).items():
-                if key.endswith(".dst") and key in now and where != now[key]:
-                    trail[f"{key[:-4]}.{role}"] = where
-        self._place(trail)
+        return build_scene(self)
 
-    def _request_draw(self) -> None:
-        if self._exporting:
-            return  # the exporter draws each frame itself
-        self._changes += 1
-        canvas = self.fig.canvas
-        if hasattr(canvas, "syncing_data_url"):  # ipympl's canvas widget
-            # every picture whole, not a difference from the one before: a
-            # picture the front end drops (it keeps one image at a time) then
-            # costs nothing, where a lost difference left a mix of two frames
-            canvas._force_full = True
-            canvas.draw_idle()
-            self._settle_later()
-        else:
-            canvas.draw_idle()
-        for hook in self._on_draw:
-            hook()
+    def rebuild(self, **changes: Any) -> None:
+        """Change parameters (e.g. ``stride=2``): new trace, new scene.
 
-    def _settle_later(self, tries: int = SETTLE_TRIES) -> None:
-        """Make sure the browser ends up showing the last change.
-
-        ``draw_idle`` asks the browser to ask for a picture, and ipympl's
-        front end drops that ask while a picture is on its way. A change made
-        between the kernel drawing and the browser receiving is then never
-        drawn, and the canvas stays one step behind (a quick Reset then step
-        forward shows it). So, once the changes stop for ``SETTLE_S``, the
-        last frame is asked for once more, as a whole picture (the browser
-        test saw a canvas that mixed two frames after a quick Reset and step,
-        and one whole picture mends whatever the front end lost), and a
-        change that no draw has shown yet is asked for again, up to
-        ``tries`` times in all.
-
-        It is *asked for*, never pushed: the front end keeps one picture on
-        its way at a time, and pictures are differences from the one before,
-        so a picture pushed beside one it asked for loses one of the two and
-        the canvas shows a mix of frames. A front end not yet ready for
-        pictures (ipympl syncs ``_data_url`` until it says 'initialized')
-        asks for the whole figure once it is, so it is left alone.
+        An invalid combination raises the geometry rule's error and leaves
+        the view as it was.
         """
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # no event loop (a script): nothing will ask anyway
-        if self._settle is not None:
-            self._settle.cancel()
-        self._settle = loop.call_later(SETTLE_S, self._ask_again, tries)
-
-    def _ask_again(self, tries: int) -> None:
-        self._settle = None
-        canvas = self.fig.canvas
-        if canvas.syncing_data_url:
-            return
-        behind = self._drawn != self._changes
-        if behind or tries == SETTLE_TRIES:  # once a burst ends, whatever came
-            canvas._force_full = True
-            canvas.draw_idle()
-        if behind and tries > 1:
-            self._settle_later(tries - 1)
-
-    def _on_drawn(self, event: Any) -> None:
-        # only a draw whose picture goes to the browser counts: ipympl marks
-        # its picture old for it (webagg's draw); a draw on another renderer
-        # (a test's probe, savefig) leaves the mark down and shows nothing
-        if getattr(event.canvas, "_png_is_old", True):
-            self._drawn = self._changes
-
-    def _build(self) -> None:
-        self.grids, self._caption = _figure.draw(
-            self.fig,
-            self.title,
-            self.params_text(),
-            self.model_,
-            self.panels(self.model_),
-        )
-        self._dests = [gr for gr in self.grids.values() if gr.panel.values is None]
-        self.update(min(self._frame, max(self.n_frames - 1, 0)))
+        unknown = set(changes) - set(self.defaults)
+        if unknown:
+            raise TypeError(f"rebuild() got unknown parameters {sorted(unknown)}")
+        params = {**self._params, **changes}
+        model = self.model(params)
+        self._params, self._frame = params, 0
+        self._set_model(model)
+        if self._fig is not None:
+            self._build_figure()
+        if self._widget is not None:
+            self._widget.redraw()
 
     def data(self, p, name, shape, salt, synthetic, also=()) -> np.ndarray:
         """The learner's array ``name``, or a seeded stand-in that says so
@@ -305,46 +285,72 @@ class View:
         p = self._params
         return ", ".join(f"{c.name}={p[c.name]}" for c in self.controls)
 
-    def rebuild(self, **changes: Any) -> None:
-        """Change parameters (e.g. ``stride=2``): new trace, new artists.
+    # ---- the figure (pictures) ---------------------------------------------
 
-        An invalid combination raises the geometry rule's error and leaves
-        the view as it was.
-        """
-        unknown = set(changes) - set(self.defaults)
-        if unknown:
-            raise TypeError(f"rebuild() got unknown parameters {sorted(unknown)}")
-        params = {**self._params, **changes}
-        model = self.model(params)
-        self._params, self.model_, self._frame = params, model, 0
-        self._build()
+    @property
+    def fig(self):
+        """The matplotlib figure of the frame on show (built on first use)."""
+        if self._fig is None:
+            from . import _figure
+
+            self._fig = _figure.new_figure()
+            self._build_figure()
+        return self._fig
+
+    @property
+    def grids(self) -> dict:
+        """The figure's grids by panel name (see :class:`~._grid.Grid`)."""
+        self.fig  # noqa: B018 - builds it
+        return self._grids
+
+    def _build_figure(self) -> None:
+        from . import _figure
+
+        self._grids, self._caption = _figure.draw(
+            self._fig, self.title, self.params_text(), self.model_,
+            self.panels(self.model_),
+        )  # fmt: skip
+        self._dests = [gr for gr in self._grids.values() if gr.panel.values is None]
+        self._draw_frame()
+
+    def _draw_frame(self) -> None:
+        i = self._frame
+        if self.n_frames:
+            for key, where in self.frame_marks(i).items():
+                panel, role = key.split(".")
+                self._grids[panel].place(role, where)
+            states, touched = self.model_.states[i], self.model_.touched[i]
+            for grid in self._dests:
+                at = grid.panel.plane
+                if at is None:
+                    grid.set_values(states, ~touched)
+                else:
+                    grid.set_values(states[at], ~touched[at])
+        self._caption.set_text(self.caption)
+        self._fig.stale = True
 
     def png(self, dpi: float | None = None) -> bytes:
-        """The current frame as PNG bytes."""
+        """The frame on show as PNG bytes."""
+        from ._grid import LIVE_DPI
+
         buf = io.BytesIO()
-        self.fig.savefig(buf, format="png", dpi=dpi or g.LIVE_DPI)
+        self.fig.savefig(buf, format="png", dpi=dpi or LIVE_DPI)
         return buf.getvalue()
 
     def close(self) -> None:
         """Release the figure (and pyplot's reference to it, if any)."""
         _LIVE.discard(self)
-        if self._settle is not None:
-            self._settle.cancel()
-            self._settle = None
-        if "matplotlib.pyplot" in sys.modules:
+        if self._fig is not None and "matplotlib.pyplot" in sys.modules:
             import matplotlib.pyplot as plt
 
-            plt.close(self.fig)
+            plt.close(self._fig)
+        self._fig = None
 
     # ---- exports and display -----------------------------------------------
 
-    def export_frames(self, steps: int | None = None, every: int = 1) -> list[int]:
-        from .export import export_frames
-
-        return export_frames(self.n_frames, steps, every)
-
     def to_jshtml(self, **options: Any) -> str:
-        """A self-contained HTML animation that plays with no kernel."""
+        """The view as self-contained HTML: the scene and the renderer,
+        which play with no kernel and no network."""
         from .export import to_jshtml
 
         return to_jshtml(self, **options)
@@ -355,30 +361,34 @@ class View:
 
         return save_gif(self, path, **options)
 
-    @classmethod
-    def is_static(cls) -> bool:
-        """Whether views display as static animations (slide exports)."""
-        if cls.static is not None:
-            return cls.static
-        return os.environ.get(STATIC_ENV) == "1"
+    def export_frames(self, steps: int | None = None, every: int = 1) -> list[int]:
+        from .export import export_frames
+
+        return export_frames(self.n_frames, steps, every)
 
     def widget(self):
-        """The live player: Play/pause, steps, speed, the controls and the
-        figure. In static mode, the exported animation instead."""
-        if self.is_static():
-            from .export import StaticAnimation
+        """What the view displays as in the mode in force
+        (:func:`display_as`): the live player, the embedded scene or a
+        picture."""
+        mode = display_mode()
+        if mode == "live":
+            if self._widget is None:
+                from ._widget import SceneWidget
 
-            if not isinstance(self._widget, StaticAnimation):
-                self._widget = StaticAnimation(self, **self.static_options)
+                self._widget = SceneWidget(self)
             return self._widget
-        if self._widget is None:
-            from ._widget import Player
+        if mode == "embed":
+            from .export import Embedded
 
-            self._widget = Player(self)
-        return self._widget.box
+            return Embedded(self)
+        from .export import Picture
+
+        return Picture(self)
 
     def _repr_mimebundle_(self, **kwargs: Any):
-        return self.widget()._repr_mimebundle_(**kwargs)
+        bundle = self.widget()._repr_mimebundle_(**kwargs)
+        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
+        return {**data, "text/plain": repr(self)}, meta
 
     def __repr__(self) -> str:
         args = ", ".join(

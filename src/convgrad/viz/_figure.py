@@ -1,14 +1,13 @@
 """The figure of a view: made once, laid out once.
 
-Under ``%matplotlib widget`` (ipympl) the canvas is a widget; otherwise an
-off-screen Agg figure that pyplot does not know (so inline backends never
-show it by themselves). :func:`draw` lays out the title, the geometry line,
-the grids and the caption; afterwards only artists change.
+An off-screen Agg figure that pyplot does not know (so inline backends
+never show it by themselves): the pictures of a view (``png()``, GIFs).
+:func:`draw` lays out the title, the geometry line, the grids and the
+caption; afterwards only artists change.
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -20,32 +19,11 @@ from ._layout import layout
 
 
 def new_figure() -> Figure:
-    """The view's figure. Under ``%matplotlib widget`` (ipympl) its canvas
-    is a widget; otherwise an off-screen Agg figure pyplot does not know."""
-    if ipympl_active():
-        import matplotlib.pyplot as plt
-
-        with plt.ioff():
-            fig = plt.figure(figsize=g.FIGSIZE, dpi=g.LIVE_DPI)
-        canvas = fig.canvas
-        canvas.header_visible = False  # type: ignore[attr-defined]
-        canvas.toolbar_visible = False  # type: ignore[attr-defined]
-        canvas.footer_visible = False  # type: ignore[attr-defined]
-        canvas.resizable = False  # type: ignore[attr-defined]
-        return fig
+    """A view's figure: off-screen Agg, unknown to pyplot (so no backend
+    shows it by itself); what shows it (``png()``, a GIF) draws it."""
     fig = Figure(figsize=g.FIGSIZE, dpi=g.LIVE_DPI)
     OffscreenCanvas(fig)
     return fig
-
-
-def ipympl_active() -> bool:
-    """True when ``%matplotlib widget`` (ipympl) is the pyplot backend."""
-    if "matplotlib.pyplot" not in sys.modules:
-        return False
-    import matplotlib
-
-    backend = str(matplotlib.rcParams._get_backend_or_none() or "").lower()
-    return "ipympl" in backend or backend == "widget"
 
 
 class OffscreenCanvas(FigureCanvasAgg):

@@ -15,37 +15,25 @@ at 160 dpi it is 1280 x 720 px, the slide itself. No text is below 8.5 pt:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
 import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.colors import ListedColormap, Normalize
 from matplotlib.patches import Rectangle
 
-from ..trace.events import fmt
-
-# Okabe-Ito highlights on a cividis map: colour-blind safe
-MARK_STYLE = {
-    "src": ("#E69F00", "-", 3.0),  # orange: where the value comes from
-    "dst": ("#D55E00", "-", 3.0),  # vermillion: where it lands
-    "window": ("#0072B2", "--", 2.2),  # blue, dashed: the sliding window
-    "best": ("#009E73", ":", 3.0),  # bluish green, dotted: the argmax
-    # a fading trail of where the last two values landed
-    "trail1": ("#D55E0099", "-", 2.0),
-    "trail2": ("#D55E0044", "-", 1.5),
-}
-TRAIL = ("trail1", "trail2")
-# outlines drawn inside their cell, so they stay apart from a window's edge
-INSET = {"best": 0.14, "trail1": 0.06, "trail2": 0.1}
-PADDING = "#DDDDDD"  # the padding ring
-CMAP = "cividis"
-WARN = "#D55E00"
+from ._panel import (  # noqa: F401
+    TEXT_PT,
+    Panel,
+    cell_text,
+    dark_text,
+    number_size,
+    text_em,
+    value_range,
+)
+from .palette import CMAP, INSET, MARK_STYLE, PADDING, TRAIL, WARN  # noqa: F401
 
 FIGSIZE = (8.0, 4.5)  # inches
 LIVE_DPI = 100  # 800 x 450 px in the notebook
 SLIDE_DPI = 160  # 1280 x 720 px on a slide
-TEXT_PT = 8.5  # the smallest text anywhere
 TITLE_PT = 10
 CAPTION_PT = 10
 SUPTITLE_PT = 11
@@ -60,87 +48,10 @@ def cmap():
     return matplotlib.colormaps[CMAP].with_extremes(bad="white")
 
 
-def cell_text(v: float, compact: bool = False) -> str:
-    """A cell's number: at most 2 decimals, Unicode minus; ``compact``
-    drops the 0 before the point (``−.25``), for cells too narrow for
-    ``−0.25``."""
-    if not np.isfinite(v):
-        return fmt(v)
-    text = f"{v:.2f}".rstrip("0").rstrip(".")
-    if text in ("-0", ""):
-        text = "0"
-    if compact and text.lstrip("-").startswith("0."):
-        text = text.replace("0.", ".", 1)
-    return text.replace("-", "−")
-
-
-# widths of DejaVu Sans glyphs, in em: what a number needs in a cell
-_EM = {"−": 0.838, ".": 0.318, ",": 0.318, "∞": 0.833}
-
-
-def text_em(text: str) -> float:
-    """The width of ``text`` in em (digits 0.636 em)."""
-    return sum(_EM.get(ch, 0.636) for ch in text)
-
-
-def number_size(cell: float, widest: str) -> float:
-    """The font size (pt) at which ``widest`` fills 92% of a ``cell``-inch
-    cell, at most 11 pt; numbers show only if it is at least TEXT_PT."""
-    return min(11.0, 0.92 * cell * 72 / max(text_em(widest), 1.0))
-
-
-def dark_text(rgb: np.ndarray) -> np.ndarray:
-    """Whether black text reads better than white on each colour: the one
-    with the higher WCAG contrast ratio (relative luminance, linear sRGB)."""
-    lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    lum = lin @ np.array([0.2126, 0.7152, 0.0722])
-    return (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05)
-
-
 def norm_for(*arrays: np.ndarray) -> Normalize:
     """One colour scale for every frame, so colours compare across frames."""
-    finite = [a[np.isfinite(a)].ravel() for a in arrays if a.size]
-    values = np.concatenate(finite) if finite else np.zeros(1)
-    lo, hi = float(values.min(initial=0.0)), float(values.max(initial=0.0))
-    return Normalize(vmin=lo, vmax=hi if hi > lo else lo + 1.0)
-
-
-@dataclass
-class Panel:
-    """One grid: its name, title, size in cells and what it shows.
-
-    ``values`` is a fixed 2-D array; a panel without values is a
-    destination, whose cells follow the replay frame by frame: the whole
-    state, or ``state[plane]`` when the state has several planes (a
-    gradient's channels). ``marks`` names the outlines the view places on
-    it (keys of ``MARK_STYLE``).
-    """
-
-    name: str
-    title: str
-    rows: int
-    cols: int
-    values: np.ndarray | None = None
-    pad: tuple[int, int] = (0, 0)
-    marks: tuple[str, ...] = ()
-    row_labels: Sequence[str] | None = None
-    col_labels: Sequence[str] | None = None
-    colored: bool = False
-    plane: tuple[int, ...] | None = None
-    compact: bool = False  # numbers as −.25 (set by the layout when needed)
-    column: str | None = None
-    blocks: tuple[int, int] | None = None  # a block matrix: heavy lines between
-    cell: float = 0.0  # inches; set by layout()
-
-    @property
-    def extent(self) -> tuple[int, int]:
-        return self.rows + 2 * self.pad[0], self.cols + 2 * self.pad[1]
-
-    @property
-    def label_space(self) -> float:
-        """Inches left of the grid for its row labels."""
-        labels = self.row_labels or [str(self.rows - 1)]
-        return 0.1 + max(text_em(t) for t in labels) * TEXT_PT / 72
+    lo, hi = value_range(*arrays)
+    return Normalize(vmin=lo, vmax=hi)
 
 
 class Grid:

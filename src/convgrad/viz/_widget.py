@@ -1,178 +1,114 @@
-"""The live player of a view, in ipywidgets.
+"""The live player of a view: an anywidget that draws the view's scene.
 
-One row plays: a Play/Pause toggle, one step back and forward, the step
-slider (counting from 1, as the caption does), Reset and a speed menu. The
-toggle and the slider are ``jslink``ed to an ``ipywidgets.Play`` (kept out
-of sight: its own stop button would reset rather than pause), so playing
-runs in the browser and keeps its pace while the kernel is busy. A second
-row holds the view's controls; an invalid combination is reported on the
-line below them and changes nothing.
+The browser holds the whole scene (every step's numbers, outlines and
+caption), so Play, pause, step, scrub and speed run there and the kernel
+hears nothing while a view plays. Python runs when a parameter control
+changes (``params``, sent by the browser: the view is rebuilt and a new
+scene sent back, or the combination is refused and nothing changes;
+``status`` answers every ``params``), and when the learner's code moves
+the view (``view.update(i)`` sets ``frame``). The browser sets ``frame``
+once when the player comes to rest on a step (pause, step, scrub, end).
 """
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
-from ._grid import WARN
+import anywidget
+import traitlets
 
-#: the speed menu: label -> milliseconds per step
-SPEEDS = (
-    ("¼×", 2400),
-    ("½×", 1200),
-    ("1×", 600),
-    ("2×", 300),
-    ("4×", 150),
-    ("8×", 75),
-    ("16×", 40),
-)
-DEFAULT_SPEED = 300
+from .scene import asset
+
+WIDGET_JS = """
+export default {
+  render({ model, el }) {
+    const root = document.createElement("div");
+    el.appendChild(root);
+    el.classList.add("convgrad-live");
+    let quiet = false;  // a frame the kernel set: not sent back
+    const player = globalThis.convgradScene.mount(root, model.get("scene"), {
+      live: true,
+      onParams(values) {
+        model.set("params", values);
+        model.save_changes();
+      },
+      onFrame(i) {
+        if (quiet || model.get("frame") === i) return;
+        model.set("frame", i);
+        model.save_changes();
+      },
+    });
+    const onScene = () => player.setScene(model.get("scene"));
+    const onStatus = () => player.showError(model.get("status").error);
+    const onFrame = () => {
+      quiet = true;
+      player.pause();
+      player.goto(model.get("frame"));
+      quiet = false;
+    };
+    model.on("change:scene", onScene);
+    model.on("change:status", onStatus);
+    model.on("change:frame", onFrame);
+    if (model.get("frame")) player.goto(model.get("frame"));
+    return () => {
+      model.off("change:scene", onScene);
+      model.off("change:status", onStatus);
+      model.off("change:frame", onFrame);
+      player.destroy();
+    };
+  },
+};
+"""
 
 
-class Player:
+class SceneWidget(anywidget.AnyWidget):
     """The widget front of a view. Built on the first ``view.widget()``."""
 
+    _esm = traitlets.Unicode(asset("scene.js") + "\n" + WIDGET_JS).tag(sync=True)
+    _css = traitlets.Unicode(asset("scene.css")).tag(sync=True)
+    scene = traitlets.Dict().tag(sync=True)
+    frame = traitlets.Int(0).tag(sync=True)
+    params = traitlets.Dict().tag(sync=True)
+    #: the answer to the last ``params``: ``{"n": count, "error": why}``
+    status = traitlets.Dict({"n": 0, "error": ""}).tag(sync=True)
+
     def __init__(self, view: Any) -> None:
-        import ipywidgets as w
-
         self.view = view
-        n = max(view.n_frames, 1)
-        self.play = w.Play(
-            min=1,
-            max=n,
-            step=1,
-            value=view.frame + 1,
-            interval=DEFAULT_SPEED,
-            repeat=False,
-            layout=w.Layout(display="none"),
-        )
-        self.slider = w.IntSlider(
-            min=1,
-            max=n,
-            value=view.frame + 1,
-            description="step",
-            continuous_update=True,
-            tooltip="Drag to any step",
-            style={"description_width": "36px"},
-            layout=w.Layout(width="330px"),
-        )
-        self.toggle = w.ToggleButton(
-            value=False,
-            description="Play",
-            icon="play",
-            tooltip="Play the steps from here; press again to pause",
-            layout=w.Layout(width="86px"),
-        )
-        self.links = [
-            w.jslink((self.play, "value"), (self.slider, "value")),
-            w.jslink((self.play, "playing"), (self.toggle, "value")),
-        ]
-        button = w.Layout(width="40px")
-        self.back = w.Button(
-            icon="step-backward", tooltip="Back one step", layout=button
-        )
-        self.next = w.Button(
-            icon="step-forward", tooltip="Forward one step", layout=button
-        )
-        self.reset = w.Button(
-            description="Reset",
-            icon="fast-backward",
-            tooltip="Pause and go back to step 1",
-            layout=w.Layout(width="86px"),
-        )
-        self.speed = w.Dropdown(
-            options=SPEEDS,
-            value=DEFAULT_SPEED,
-            description="speed",
-            tooltip="Steps per second",
-            style={"description_width": "40px"},
-            layout=w.Layout(width="110px"),
-        )
-        self.message = w.HTML("")
-        self.inputs: dict[str, Any] = {}
-        for c in view.controls:
-            value = view.params.get(c.name)
-            if c.kind == "bool":
-                ctl = w.Checkbox(
-                    value=bool(value),
-                    description=c.name,
-                    indent=False,
-                    layout=w.Layout(width="150px"),
-                )
-            else:
-                ctl = w.IntSlider(
-                    value=int(value),
-                    min=c.lo,
-                    max=c.hi,
-                    description=c.name,
-                    continuous_update=False,
-                    style={"description_width": "initial"},
-                    layout=w.Layout(width="196px"),
-                )
-            ctl.observe(self._on_control, names="value")
-            self.inputs[c.name] = ctl
-        canvas = view.fig.canvas
-        if isinstance(canvas, w.DOMWidget):  # ipympl: the canvas is a widget
-            self.figure = canvas
-        else:  # inline backends: a PNG of the Agg figure
-            self.figure = w.Image(value=view.png(), format="png")
-            view._on_draw.append(self._repaint)
-        self.slider.observe(self._on_step, names="value")
-        self.toggle.observe(self._on_toggle, names="value")
-        self.speed.observe(self._on_speed, names="value")
-        self.back.on_click(lambda _: self._step(-1))
-        self.next.on_click(lambda _: self._step(+1))
-        self.reset.on_click(self._on_reset)
-        row = [self.toggle, self.back, self.slider, self.next, self.reset, self.speed]
-        children = [self.play, w.HBox(row)]
-        if self.inputs:
-            children.append(
-                w.HBox(
-                    list(self.inputs.values()), layout=w.Layout(flex_flow="row wrap")
-                )
-            )
-        self.box = w.VBox([*children, self.message, self.figure])
+        super().__init__(scene=view.scene(), frame=view.frame)
+        self.observe(self._on_params, names="params")
+        self.observe(self._on_frame, names="frame")
 
-    def _repaint(self) -> None:
-        self.figure.value = self.view.png()
+    def _on_frame(self, change: dict) -> None:
+        i = int(change["new"])
+        if i != self.view.frame and 0 <= i < max(self.view.n_frames, 1):
+            self.view._frame = i
 
-    def _step(self, delta: int) -> None:
-        self.toggle.value = False
-        self.slider.value = min(max(self.slider.value + delta, 1), self.slider.max)
-
-    def _on_reset(self, _: Any = None) -> None:
-        self.toggle.value = False
-        self.slider.value = 1
-        self.view.update(0)
-
-    def _on_step(self, change: dict) -> None:
-        self.view.update(int(change["new"]) - 1)
-
-    def _on_toggle(self, change: dict) -> None:
-        playing = bool(change["new"])
-        self.toggle.description = "Pause" if playing else "Play"
-        self.toggle.icon = "pause" if playing else "play"
-
-    def _on_speed(self, change: dict) -> None:
-        self.play.interval = int(change["new"])
-
-    def _on_control(self, change: dict) -> None:
-        name = change["owner"].description
-        values = {k: ctl.value for k, ctl in self.inputs.items()}
-        try:
-            self.view.rebuild(**values)
-        except (ValueError, TypeError) as err:
-            self.message.value = (
-                f"<span style='color:{WARN};font-size:14px'><b>{html.escape(name)}"
-                f"={html.escape(repr(change['new']))} is not allowed here:</b> "
-                f"{html.escape(str(err))}</span>"
-            )
+    def _on_params(self, change: dict) -> None:
+        values = dict(change["new"])
+        if not values:
             return
-        self.message.value = ""
-        self.toggle.value = False
-        n = max(self.view.n_frames, 1)
-        # widen before moving, so no value is ever out of range
-        self.play.max = self.slider.max = max(n, self.slider.max)
-        self.play.value = self.slider.value = 1
-        self.play.max = self.slider.max = n
-        self.view.update(0)
+        current = {k: self.view.params.get(k) for k in values}
+        error = ""
+        if values != current:
+            try:
+                self.view.rebuild(**values)
+            except (ValueError, TypeError) as err:
+                names = ", ".join(f"{k}={v!r}" for k, v in values.items()
+                                  if current.get(k) != v)  # fmt: skip
+                error = f"{names} is not allowed here: {err}"
+        self.status = {"n": self.status["n"] + 1, "error": error}
+
+    @property
+    def error(self) -> str:
+        """Why the last change of the controls was refused ('' if it was not)."""
+        return self.status["error"]
+
+    def redraw(self) -> None:
+        """Send the view's new scene (after a rebuild), at its first step."""
+        self.scene = self.view.scene()
+        self.frame = 0
+
+    def show(self, i: int) -> None:
+        """Move the browser's player to frame ``i`` (what ``view.update``
+        calls)."""
+        self.frame = int(i)

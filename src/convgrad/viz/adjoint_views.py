@@ -23,7 +23,7 @@ import numpy as np
 from .. import adjoint, trace
 from ..trace.events import fmt
 from ._base import Control, Model, View
-from ._grid import Panel
+from ._panel import Panel
 from .views import GEOMETRY, _geometry, frames_of, window_at
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from .. import trace
 from ..trace.events import fmt, ix
 from ._base import Model, View
-from ._grid import Panel
+from ._panel import Panel
 from .views import GEOMETRY, _geometry, _size, frames_of, window_at
 
 

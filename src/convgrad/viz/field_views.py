@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ._base import Control, Model, View
-from ._grid import Panel
+from ._panel import Panel
 
 
 @dataclass(frozen=True)

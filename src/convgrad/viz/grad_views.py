@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import trace
 from ._base import Control, Model, View
-from ._grid import Panel
+from ._panel import Panel
 from .views import GEOMETRY, _geometry, _size, frames_of, window_at
 
 
@@ -206,7 +206,7 @@ class ChannelsView(View):
         win = self.model_.window
         (kh, kw), (oh, ow) = win.k, win.out
         # every outline hidden, then those of this product shown
-        shown = {f"{k}.{r}": None for k, g in self.grids.items() for r in g.marks}
+        shown = dict.fromkeys(self.mark_keys)
         if self.params["mode"] == "dx":
             o, c, ki, kj = e.a
             n, _, i, j = e.b

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import trace
 from ._base import Control, Model, View
-from ._grid import Panel
+from ._panel import Panel
 from .views import DIL, KERNEL, PAD, STRIDE, _size, frames_of, window_at
 
 CEIL = Control("ceil_mode", kind="bool")

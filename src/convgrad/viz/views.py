@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import trace
 from ._base import Control, Model, View
-from ._grid import Panel
+from ._panel import Panel
 
 KERNEL = Control("kernel_size", 1, 5)
 STRIDE = Control("stride", 1, 4)

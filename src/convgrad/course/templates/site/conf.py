@@ -31,7 +31,7 @@ mathjax_path = "mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
 html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]
 html_css_files = ["convgrad-site.css"]
-html_extra_path = ["_extra"]  # notebooks/: the student copies; animations/
+html_extra_path = ["_extra"]  # notebooks/: the student copies
 html_copy_source = False  # the learner downloads the student copy instead
 html_show_sourcelink = False
 html_show_copyright = False

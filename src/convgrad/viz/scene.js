@@ -1,0 +1,630 @@
+/* convgrad's scene renderer: draws a view's scene (see scene.py) as SVG.
+ *
+ * One renderer for every host: the live widget in JupyterLab (widget.js
+ * wraps it), a slide and a web page (export.py embeds it beside the scene's
+ * JSON). Play, pause, step, scrub and speed are browser state only; the
+ * kernel hears of nothing while a view plays. The panels are laid out for
+ * the container's width, again on every resize: one row while the numbers
+ * stay at least 12 CSS px, else the panels wrap and stack.
+ *
+ * Keyboard: Space plays or pauses, the arrow keys step, Home and End go to
+ * the first and the last step. The caption is text in the page (a polite
+ * live region while paused).
+ *
+ * globalThis.convgradScene.mount(root, scene, options) -> player
+ *   options.live: show the parameter controls; options.onParams(values),
+ *   options.onFrame(i): what the host hears (a control changed; the player
+ *   stopped on step i).
+ */
+(function () {
+  "use strict";
+  var SVG = "http://www.w3.org/2000/svg";
+  var FONT_MIN = 12; // CSS px: no number is smaller
+  var FONT_MAX = 15;
+  var CELL_MAX = 44;
+  var LABEL_FONT = 12;
+  var GAP = 18;
+  var ICONS = {
+    play: "M7 4v16l13-8z",
+    pause: "M6 4h4v16H6zM14 4h4v16h-4z",
+    back: "M6 5h2v14H6zM20 5v14L9 12z",
+    next: "M16 5h2v14h-2zM4 5l11 7-11 7z",
+    reset: "M4 5h2v14H4zM20 5v14l-6-4.5V19L6 12l8-7v4.5z",
+  };
+
+  function el(tag, cls, attrs) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    return node;
+  }
+
+  function sv(tag, attrs) {
+    var node = document.createElementNS(SVG, tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    return node;
+  }
+
+  function icon(name) {
+    var svg = sv("svg", { viewBox: "0 0 24 24", "aria-hidden": "true", focusable: "false" });
+    svg.appendChild(sv("path", { d: ICONS[name] }));
+    return svg;
+  }
+
+  function button(cls, name, label) {
+    var b = el("button", "cgs-button " + cls, { type: "button", title: label, "aria-label": label });
+    b.appendChild(icon(name));
+    return b;
+  }
+
+  // ---- numbers and colours ---------------------------------------------
+
+  var measurer = null;
+  function textWidth(text, px) {
+    if (!measurer) measurer = document.createElement("canvas").getContext("2d");
+    measurer.font = px + "px " + FONT;
+    return measurer.measureText(text).width;
+  }
+  var FONT = "'DejaVu Sans', Verdana, 'Segoe UI', Arial, sans-serif";
+
+  function hexRgb(hex) {
+    var v = parseInt(hex.slice(1, 7), 16);
+    return [(v >> 16) & 255, (v >> 8) & 255, v & 255];
+  }
+
+  function colourOf(stops, t) {
+    if (!(t >= 0)) t = 0;
+    if (t > 1) t = 1;
+    var x = t * (stops.length - 1), k = Math.min(Math.floor(x), stops.length - 2);
+    var f = x - k, a = stops[k], b = stops[k + 1];
+    return [0, 1, 2].map(function (j) { return Math.round(a[j] + (b[j] - a[j]) * f); });
+  }
+
+  function darkText(rgb) { // black reads better than white: WCAG contrast
+    var lin = rgb.map(function (c) {
+      c /= 255;
+      return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+    });
+    var lum = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
+    return (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05);
+  }
+
+  function css(rgb) { return "rgb(" + rgb.join(",") + ")"; }
+
+  function dashOf(dash, w) {
+    if (dash === "--") return (3 * w) + " " + (2 * w);
+    if (dash === ":") return w + " " + (1.4 * w);
+    return "none";
+  }
+
+  // ---- a scene, prepared once --------------------------------------------
+
+  function prepare(scene) {
+    var numbers = scene.numbers.map(function (v) {
+      return typeof v === "string" ? (v === "nan" ? NaN : v === "inf" ? Infinity : -Infinity) : v;
+    });
+    var size = scene.state_size, n = scene.steps;
+    var states = [], marks = [], cur = new Int32Array(size).fill(-1), now = {};
+    for (var i = 0; i < n; i++) {
+      var f = scene.frames[i];
+      cur = cur.slice();
+      for (var k = 0; k < f.set.length; k++) {
+        var s = f.set[k];
+        cur[s[0]] = s[2] ? s[1] : -1 - s[1]; // < 0: not written yet
+      }
+      states.push(cur);
+      now = Object.assign({}, now, f.marks);
+      marks.push(now);
+    }
+    var stops = scene.style.cmap.map(hexRgb);
+    return { scene: scene, numbers: numbers, states: states, marks: marks, stops: stops };
+  }
+
+  // ---- one panel -----------------------------------------------------------
+
+  function Panel(prep, p) {
+    this.prep = prep;
+    this.p = p;
+    var texts = prep.scene.texts, compact = prep.scene.compact;
+    var idx = p.cells || [];
+    var pool = p.cells ? idx : null;
+    // the widest number it will ever show, at 1 px
+    var wide = 0, wideC = 0, seen = {};
+    var consider = function (k) {
+      if (seen[k]) return;
+      seen[k] = 1;
+      wide = Math.max(wide, textWidth(texts[k], 100) / 100);
+      wideC = Math.max(wideC, textWidth(compact[k], 100) / 100);
+    };
+    if (pool) pool.forEach(consider);
+    else {
+      var size = p.rows * p.cols;
+      prep.states.forEach(function (st) {
+        for (var j = 0; j < size; j++) {
+          var v = st[p.offset + j];
+          consider(v < 0 ? -1 - v : v);
+        }
+      });
+    }
+    this.wide = Math.max(wide, 0.5);
+    this.wideC = Math.max(wideC, 0.5);
+    var rl = p.row_labels || range(p.rows).map(String);
+    var cl = p.col_labels || range(p.cols).map(String);
+    this.rowLabels = rl;
+    this.colLabels = cl;
+    this.labelW = 6 + Math.max.apply(null, rl.map(function (t) { return textWidth(t, LABEL_FONT); }).concat([0]));
+    this.colLabelW = 4 + Math.max.apply(null, cl.map(function (t) { return textWidth(t, LABEL_FONT); }).concat([0]));
+  }
+
+  function range(n) { var a = []; for (var i = 0; i < n; i++) a.push(i); return a; }
+
+  /* the cell size (px) at which the panel's numbers read at FONT_MIN */
+  Panel.prototype.need = function () {
+    return Math.ceil((FONT_MIN * Math.min(this.wide, this.wideC) + 4) / 0.88);
+  };
+  Panel.prototype.extent = function () {
+    return [this.p.rows + 2 * this.p.pad[0], this.p.cols + 2 * this.p.pad[1]];
+  };
+
+  Panel.prototype.build = function (cell) {
+    var p = this.p, ph = p.pad[0], pw = p.pad[1], ext = this.extent();
+    this.cell = cell;
+    var font = Math.min(FONT_MAX, (0.88 * cell - 4) / this.wide);
+    this.compact = false;
+    if (font < FONT_MIN) {
+      font = Math.min(FONT_MAX, (0.88 * cell - 4) / this.wideC);
+      this.compact = true;
+    }
+    this.numbers = font >= FONT_MIN;
+    this.font = font;
+    this.coloured = p.colored || !this.numbers;
+    var left = this.labelW, top = 4;
+    var rot = this.colLabelW > cell * 0.98 * this.labelStep(cell); // vertical labels
+    var below = 6 + (rot ? Math.min(this.colLabelW, 60) : LABEL_FONT + 2);
+    var width = left + ext[1] * cell + 8, height = top + ext[0] * cell + below;
+    var svg = sv("svg", { class: "cgs-grid", width: width, height: height,
+                          viewBox: "0 0 " + width + " " + height, role: "img" });
+    this.svg = svg;
+    var g = sv("g", { transform: "translate(" + (left + pw * cell) + "," + (top + ph * cell) + ")" });
+    svg.appendChild(g);
+    if (ph || pw) {
+      g.appendChild(sv("rect", { x: -pw * cell, y: -ph * cell, width: ext[1] * cell,
+                                 height: ext[0] * cell, fill: this.prep.scene.style.padding }));
+    }
+    this.rects = [];
+    this.texts = [];
+    var cells = sv("g", {}), nums = sv("g", { class: "cgs-nums", "font-size": font.toFixed(1) });
+    for (var r = 0; r < p.rows; r++) {
+      for (var c = 0; c < p.cols; c++) {
+        var rect = sv("rect", { x: c * cell, y: r * cell, width: cell, height: cell, fill: "#fff" });
+        cells.appendChild(rect);
+        this.rects.push(rect);
+        var t = sv("text", { x: (c + 0.5) * cell, y: (r + 0.5) * cell, "text-anchor": "middle",
+                             "dominant-baseline": "central" });
+        nums.appendChild(t);
+        this.texts.push(t);
+      }
+    }
+    g.appendChild(cells);
+    // every cell border, the padding ring's too
+    var path = "";
+    for (var x = -pw; x <= p.cols + pw; x++) path += "M" + x * cell + " " + (-ph * cell) + "V" + (p.rows + ph) * cell;
+    for (var y = -ph; y <= p.rows + ph; y++) path += "M" + (-pw * cell) + " " + y * cell + "H" + (p.cols + pw) * cell;
+    g.appendChild(sv("path", { d: path, stroke: "#777", "stroke-width": 0.8, fill: "none" }));
+    if (p.blocks) {
+      var heavy = "";
+      for (var bx = p.blocks[1]; bx < p.cols; bx += p.blocks[1]) heavy += "M" + bx * cell + " 0V" + p.rows * cell;
+      for (var by = p.blocks[0]; by < p.rows; by += p.blocks[0]) heavy += "M0 " + by * cell + "H" + p.cols * cell;
+      g.appendChild(sv("path", { d: heavy, stroke: "#222", "stroke-width": 2.4, fill: "none" }));
+    }
+    g.appendChild(nums);
+    // labels: rows on the left, columns below (thinned until they fit)
+    var labels = sv("g", { class: "cgs-labels", "font-size": LABEL_FONT });
+    var rstep = Math.max(1, Math.ceil(LABEL_FONT * 1.2 / cell));
+    for (r = 0; r < p.rows; r += rstep) {
+      var rl = sv("text", { x: -pw * cell - 4, y: (r + 0.5) * cell, "text-anchor": "end",
+                            "dominant-baseline": "central" });
+      rl.textContent = this.rowLabels[r];
+      labels.appendChild(rl);
+    }
+    var cstep = this.labelStep(cell), yb = (p.rows + ph) * cell + 4;
+    for (c = 0; c < p.cols; c += cstep) {
+      var label = this.colLabels[c];
+      if (!label) continue;
+      var cx = (c + 0.5) * cell;
+      var ct = rot
+        ? sv("text", { x: cx, y: yb, "text-anchor": "end", "dominant-baseline": "central",
+                       transform: "rotate(-90 " + cx + " " + yb + ")" })
+        : sv("text", { x: cx, y: yb, "text-anchor": "middle", "dominant-baseline": "hanging" });
+      ct.textContent = label;
+      labels.appendChild(ct);
+    }
+    g.appendChild(labels);
+    // the outlines, drawn over everything
+    var style = this.prep.scene.style, roles = p.marks.slice();
+    if (roles.indexOf("dst") >= 0) roles.push("trail1", "trail2");
+    this.marks = {};
+    var self = this;
+    roles.forEach(function (role) {
+      var s = style.marks[role], w = s.width * cell / 36 * 1.25 + 0.6;
+      var colour = s.color.slice(0, 7), alpha = s.color.length > 7 ? parseInt(s.color.slice(7), 16) / 255 : 1;
+      var m = sv("rect", { fill: "none", stroke: colour, "stroke-opacity": alpha.toFixed(2),
+                           "stroke-width": w.toFixed(2), "stroke-dasharray": dashOf(s.dash, w),
+                           visibility: "hidden", class: "cgs-mark cgs-mark-" + role });
+      self.marks[role] = { node: m, inset: (style.inset[role] || 0) * cell };
+      g.appendChild(m);
+    });
+    svg.style.overflow = "visible";
+    this.shown = null;
+    if (p.cells) this.paint(Int32Array.from(p.cells), 0);
+    return svg;
+  };
+
+  Panel.prototype.labelStep = function (cell) {
+    return Math.max(1, Math.ceil((this.colLabelW + 4) / cell));
+  };
+
+  /* show values: st[offset + k] (>= 0: number index, < 0: not written) */
+  Panel.prototype.paint = function (st, offset) {
+    var prep = this.prep, sc = prep.scene, lo = this.p.scale[0], hi = this.p.scale[1];
+    var words = this.compact ? sc.compact : sc.texts;
+    var size = this.p.rows * this.p.cols;
+    if (!this.shown) this.shown = new Int32Array(size).fill(-2147483647);
+    for (var k = 0; k < size; k++) {
+      var v = st[offset + k];
+      if (v === this.shown[k]) continue;
+      this.shown[k] = v;
+      var rect = this.rects[k], text = this.texts[k];
+      if (v < 0) { // not written yet: blank
+        rect.setAttribute("fill", "#fff");
+        text.textContent = "";
+        continue;
+      }
+      var x = prep.numbers[v];
+      var rgb = this.coloured ? colourOf(prep.stops, (x - lo) / (hi - lo)) : [255, 255, 255];
+      if (this.coloured && isNaN(x)) rgb = [255, 255, 255];
+      rect.setAttribute("fill", css(rgb));
+      text.textContent = this.numbers ? words[v] : "";
+      text.setAttribute("fill", darkText(rgb) ? "#000" : "#fff");
+    }
+  };
+
+  Panel.prototype.place = function (role, where) {
+    var m = this.marks[role];
+    if (!m) return;
+    if (!where) { m.node.setAttribute("visibility", "hidden"); return; }
+    var r = where[0], c = where[1], h = where.length > 2 ? where[2] : 1, w = where.length > 2 ? where[3] : 1;
+    var cell = this.cell, inset = m.inset;
+    m.node.setAttribute("x", (c * cell + inset).toFixed(2));
+    m.node.setAttribute("y", (r * cell + inset).toFixed(2));
+    m.node.setAttribute("width", Math.max(1, w * cell - 2 * inset).toFixed(2));
+    m.node.setAttribute("height", Math.max(1, h * cell - 2 * inset).toFixed(2));
+    m.node.setAttribute("visibility", "visible");
+  };
+
+  // ---- the player ----------------------------------------------------------
+
+  function Player(root, scene, options) {
+    this.root = root;
+    this.options = options || {};
+    this.frame = 0;
+    this.playing = false;
+    this.timer = 0;
+    root.classList.add("cgs");
+    root.setAttribute("tabindex", "0");
+    root.setAttribute("role", "group");
+    this.head = el("div", "cgs-head");
+    this.title = el("div", "cgs-title");
+    this.sub = el("div", "cgs-sub");
+    this.warn = el("div", "cgs-warn");
+    this.head.appendChild(this.title);
+    this.head.appendChild(this.sub);
+    this.head.appendChild(this.warn);
+    root.appendChild(this.head);
+    this.buildBar();
+    this.inputs = el("div", "cgs-controls");
+    this.message = el("div", "cgs-message", { role: "alert" });
+    root.appendChild(this.inputs);
+    root.appendChild(this.message);
+    this.area = el("div", "cgs-panels");
+    root.appendChild(this.area);
+    this.caption = el("p", "cgs-caption", { "aria-live": "polite" });
+    root.appendChild(this.caption);
+    this.legend = el("div", "cgs-legend");
+    root.appendChild(this.legend);
+    var self = this;
+    root.addEventListener("keydown", function (e) { self.key(e); });
+    if (typeof ResizeObserver !== "undefined") {
+      this.resizer = new ResizeObserver(function () { self.relayout(); });
+      this.resizer.observe(root);
+    }
+    this.setScene(scene);
+  }
+
+  Player.prototype.buildBar = function () {
+    var self = this, bar = el("div", "cgs-bar");
+    this.play = button("cgs-play", "play", "Play");
+    this.back = button("cgs-back", "back", "Back one step");
+    this.next = button("cgs-next", "next", "Forward one step");
+    this.reset = button("cgs-reset", "reset", "Pause and go back to step 1");
+    this.slider = el("input", "cgs-slider", { type: "range", min: 1, max: 1, step: 1, value: 1,
+                                              "aria-label": "step", title: "Drag to any step" });
+    this.count = el("span", "cgs-count", { "aria-hidden": "true" });
+    this.speed = el("select", "cgs-speed", { "aria-label": "speed", title: "Steps per second" });
+    [this.play, this.back, this.slider, this.next, this.reset, this.speed, this.count].forEach(function (x) { bar.appendChild(x); });
+    this.root.appendChild(bar);
+    this.play.addEventListener("click", function () { self.toggle(); });
+    this.back.addEventListener("click", function () { self.pause(); self.goto(self.frame - 1); self.stopped(); });
+    this.next.addEventListener("click", function () { self.pause(); self.goto(self.frame + 1); self.stopped(); });
+    this.reset.addEventListener("click", function () { self.pause(); self.goto(0); self.stopped(); });
+    this.slider.addEventListener("input", function () { self.pause(); self.goto(+self.slider.value - 1); });
+    this.slider.addEventListener("change", function () { self.stopped(); });
+    this.speed.addEventListener("change", function () {
+      self.interval = +self.speed.value;
+      if (self.playing) { self.pause(); self.start(); }
+    });
+  };
+
+  Player.prototype.setScene = function (scene) {
+    var was = this.prep && this.prep.scene;
+    this.pause();
+    this.prep = prepare(scene);
+    var n = Math.max(scene.steps, 1), self = this;
+    this.title.textContent = scene.title;
+    this.sub.textContent = scene.subtitle;
+    this.warn.textContent = scene.warning || "";
+    this.root.setAttribute("aria-label", scene.title + ": an animation of " + scene.steps +
+      " steps. Space plays or pauses, the arrow keys step, Home and End go to the first and last step.");
+    this.slider.max = n;
+    if (!was || was.speeds !== scene.speeds) {
+      this.speed.textContent = "";
+      scene.speeds.forEach(function (s) {
+        var o = el("option", "", { value: s[1] });
+        o.textContent = s[0];
+        self.speed.appendChild(o);
+      });
+      this.interval = this.interval || scene.speed;
+      this.speed.value = String(this.interval);
+    }
+    this.buildControls(scene);
+    this.legend.textContent = "";
+    scene.legend.forEach(function (entry) {
+      var item = el("span", "cgs-key"), s = scene.style.marks[entry[0]];
+      var sw = sv("svg", { width: 22, height: 12, "aria-hidden": "true" });
+      sw.appendChild(sv("line", { x1: 1, y1: 6, x2: 21, y2: 6, stroke: s.color.slice(0, 7),
+                                  "stroke-width": 3, "stroke-dasharray": dashOf(s.dash, 3) }));
+      item.appendChild(sw);
+      item.appendChild(document.createTextNode(" " + entry[1]));
+      self.legend.appendChild(item);
+    });
+    this.panels = scene.panels.map(function (p) { return new Panel(self.prep, p); });
+    this.width = -1;
+    this.frame = Math.min(this.frame, Math.max(scene.steps - 1, 0));
+    if (was) this.frame = 0;
+    this.relayout(true);
+  };
+
+  Player.prototype.buildControls = function (scene) {
+    var self = this;
+    this.inputs.textContent = "";
+    this.message.textContent = "";
+    if (!this.options.live || !scene.controls.length) { this.inputs.hidden = true; return; }
+    this.inputs.hidden = false;
+    this.controls = {};
+    scene.controls.forEach(function (c) {
+      var label = el("label", "cgs-control");
+      var input;
+      if (c.kind === "bool") {
+        input = el("input", "", { type: "checkbox", name: c.name });
+        input.checked = !!c.value;
+        label.appendChild(input);
+        label.appendChild(document.createTextNode(" " + c.name));
+      } else {
+        input = el("input", "", { type: "range", min: c.lo, max: c.hi, step: 1, name: c.name });
+        input.value = c.value;
+        var out = el("output", "cgs-value");
+        out.textContent = c.value;
+        label.appendChild(document.createTextNode(c.name + " "));
+        label.appendChild(input);
+        label.appendChild(out);
+        input.addEventListener("input", function () { out.textContent = input.value; });
+      }
+      input.setAttribute("aria-label", c.name);
+      input.addEventListener("change", function () { self.sendParams(); });
+      self.controls[c.name] = input;
+      self.inputs.appendChild(label);
+    });
+  };
+
+  Player.prototype.sendParams = function () {
+    var values = {}, self = this;
+    Object.keys(this.controls).forEach(function (k) {
+      var x = self.controls[k];
+      values[k] = x.type === "checkbox" ? x.checked : +x.value;
+    });
+    this.message.textContent = "computing\u2026";
+    if (this.options.onParams) this.options.onParams(values);
+  };
+
+  Player.prototype.showError = function (text) {
+    this.message.textContent = text || "";
+  };
+
+  /* lay the panels out for the root's width (and the height a slide has) */
+  Player.prototype.relayout = function (force) {
+    var width = Math.floor(this.root.clientWidth || 800);
+    if (!force && width === this.width) return;
+    this.width = width;
+    var maxH = parseFloat(getComputedStyle(this.root).getPropertyValue("--cgs-max-grid-height")) || 0;
+    // columns: panels sharing a column stack
+    var groups = [], by = {};
+    this.panels.forEach(function (pn) {
+      var key = pn.p.column;
+      if (key === null || key === undefined) { groups.push([pn]); return; }
+      if (!by[key]) { by[key] = []; groups.push(by[key]); }
+      by[key].push(pn);
+    });
+    var fixed = 0, cells = 0, need = 0, rows = 0;
+    groups.forEach(function (g) {
+      fixed += Math.max.apply(null, g.map(function (pn) { return pn.labelW; })) + 8 + GAP;
+      cells += Math.max.apply(null, g.map(function (pn) { return pn.extent()[1]; }));
+      rows = Math.max(rows, g.reduce(function (s, pn) { return s + pn.extent()[0]; }, 0));
+      g.forEach(function (pn) { need = Math.max(need, pn.need()); });
+    });
+    var cell = Math.min(CELL_MAX, (width - fixed) / Math.max(cells, 1));
+    var titles = groups.reduce(function (s, g) { return Math.max(s, g.length); }, 1) * 52;
+    if (maxH) cell = Math.min(cell, Math.max(8, (maxH - titles) / Math.max(rows, 1)));
+    if (cell < need) { // the numbers would be too small in one row: wrap
+      var widest = 0;
+      groups.forEach(function (g) {
+        g.forEach(function (pn) { widest = Math.max(widest, pn.extent()[1] * need + pn.labelW + 8); });
+      });
+      cell = widest <= width ? need : Math.max(need, Math.min(CELL_MAX, cell));
+      if (maxH) cell = Math.min(cell, Math.max(8, (maxH - titles) / Math.max(rows, 1)));
+    }
+    this.area.textContent = "";
+    var self = this;
+    groups.forEach(function (g) {
+      var col = el("div", "cgs-column");
+      g.forEach(function (pn) {
+        var fig = el("figure", "cgs-panel");
+        var cap = el("figcaption", "cgs-panel-title");
+        cap.textContent = pn.p.title;
+        fig.appendChild(cap);
+        var svg = pn.build(cell);
+        svg.setAttribute("aria-label", pn.p.title);
+        var scroller = el("div", "cgs-scroll");
+        scroller.appendChild(svg);
+        fig.appendChild(scroller);
+        col.appendChild(fig);
+      });
+      self.area.appendChild(col);
+    });
+    this.draw();
+  };
+
+  Player.prototype.draw = function () {
+    var prep = this.prep, n = prep.scene.steps, i = this.frame;
+    this.slider.value = i + 1;
+    if (!n) {
+      this.caption.textContent = "no events for this configuration";
+      this.count.textContent = "";
+      return;
+    }
+    var st = prep.states[i], marks = prep.marks[i];
+    var byId = {};
+    this.panels.forEach(function (pn) {
+      byId[pn.p.id] = pn;
+      if (!pn.p.cells) pn.paint(st, pn.p.offset);
+    });
+    Object.keys(marks).forEach(function (key) {
+      var dot = key.indexOf("."), pn = byId[key.slice(0, dot)];
+      if (pn) pn.place(key.slice(dot + 1), marks[key]);
+    });
+    var text = "step " + (i + 1) + "/" + n + ":  " + prep.scene.frames[i].text;
+    this.caption.textContent = text;
+    this.count.textContent = (i + 1) + "/" + n;
+    this.slider.setAttribute("aria-valuetext", text);
+    this.root.dataset.frame = String(i);
+  };
+
+  Player.prototype.goto = function (i) {
+    var n = this.prep.scene.steps;
+    this.frame = Math.max(0, Math.min(i, Math.max(n - 1, 0)));
+    this.draw();
+  };
+
+  Player.prototype.toggle = function () {
+    if (this.playing) { this.pause(); this.stopped(); } else this.start();
+  };
+
+  Player.prototype.start = function () {
+    var n = this.prep.scene.steps, self = this;
+    if (n < 2) return;
+    if (this.frame >= n - 1) this.goto(0);
+    this.playing = true;
+    this.caption.setAttribute("aria-live", "off"); // no flood of speech
+    this.setPlayIcon();
+    var from = this.frame, t0 = performance.now(), interval = this.interval;
+    var tick = function (now) {
+      if (!self.playing) return;
+      var target = from + Math.floor((now - t0) / interval);
+      if (self.prep.scene.loop && target > n - 1) target = target % n;
+      else if (target >= n - 1) {
+        self.goto(n - 1);
+        self.pause();
+        self.stopped();
+        return;
+      }
+      if (target !== self.frame) self.goto(target);
+      self.timer = requestAnimationFrame(tick);
+    };
+    this.timer = requestAnimationFrame(tick);
+  };
+
+  Player.prototype.pause = function () {
+    if (this.timer) cancelAnimationFrame(this.timer);
+    this.timer = 0;
+    if (!this.playing) return;
+    this.playing = false;
+    this.caption.setAttribute("aria-live", "polite");
+    this.setPlayIcon();
+  };
+
+  Player.prototype.setPlayIcon = function () {
+    var label = this.playing ? "Pause" : "Play";
+    this.play.textContent = "";
+    this.play.appendChild(icon(this.playing ? "pause" : "play"));
+    this.play.setAttribute("aria-label", label);
+    this.play.setAttribute("title", label);
+    this.play.setAttribute("aria-pressed", this.playing ? "true" : "false");
+    this.root.dataset.playing = this.playing ? "1" : "0";
+  };
+
+  /* the player came to rest on a step: the host may want to know */
+  Player.prototype.stopped = function () {
+    if (this.options.onFrame) this.options.onFrame(this.frame);
+  };
+
+  Player.prototype.key = function (e) {
+    var tag = (e.target && e.target.tagName) || "";
+    if (tag === "INPUT" || tag === "SELECT" || (tag === "BUTTON" && (e.key === " " || e.key === "Enter"))) return;
+    var n = this.prep.scene.steps, handled = true;
+    if (e.key === " " || e.key === "k") this.toggle();
+    else if (e.key === "ArrowRight" || e.key === "ArrowDown") { this.pause(); this.goto(this.frame + 1); this.stopped(); }
+    else if (e.key === "ArrowLeft" || e.key === "ArrowUp") { this.pause(); this.goto(this.frame - 1); this.stopped(); }
+    else if (e.key === "Home") { this.pause(); this.goto(0); this.stopped(); }
+    else if (e.key === "End") { this.pause(); this.goto(n - 1); this.stopped(); }
+    else handled = false;
+    if (handled) { e.preventDefault(); e.stopPropagation(); }
+  };
+
+  Player.prototype.destroy = function () {
+    this.pause();
+    if (this.resizer) this.resizer.disconnect();
+    this.root.textContent = "";
+  };
+
+  function mount(root, scene, options) {
+    if (root.convgradPlayer) root.convgradPlayer.destroy();
+    var player = new Player(root, scene, options);
+    root.convgradPlayer = player;
+    return player;
+  }
+
+  /* every embedded scene under ``within`` not mounted yet */
+  function mountAll(within) {
+    var nodes = (within || document).querySelectorAll(".convgrad-scene:not([data-mounted])");
+    Array.prototype.forEach.call(nodes, function (node) {
+      var data = node.querySelector("script.cgs-data");
+      if (!data) return;
+      node.setAttribute("data-mounted", "1");
+      var stage = node.querySelector(".cgs-stage") || node;
+      var fallback = node.querySelector(".cgs-fallback");
+      if (fallback) fallback.remove();
+      mount(stage, JSON.parse(data.textContent), {});
+    });
+  }
+
+  globalThis.convgradScene = { mount: mount, mountAll: mountAll, prepare: prepare };
+})();

@@ -1,0 +1,212 @@
+"""A view as data: the scene the browser draws.
+
+A scene is one JSON-ready dict, built from the view's model in the kernel:
+
+- ``panels``: each grid's size, padding ring, title, labels, colour scale
+  and outlines; a fixed panel lists its cells, a destination panel names
+  where in the replayed state its cells are (``offset``);
+- ``numbers``: every value the scene shows, once each, with the text a
+  cell shows for it (``texts``, and ``compact`` for narrow cells). Cells
+  refer to numbers by index;
+- ``frames``: per step, the state cells that change (``set``: ``[cell,
+  number, shown]``), the outlines that move (``marks``: ``"panel.role"``
+  -> ``[r, c]``, ``[r, c, h, w]`` or ``null``, only those that change) and
+  the caption's text;
+- ``controls``, ``style`` (the palette) and the defaults of the player.
+
+The numbers are the trace's replay as float64 bit patterns, so replaying
+a scene (:func:`replay`) gives every frame of the kernel's result bit for
+bit; non-finite numbers travel as ``"inf"``, ``"-inf"`` and ``"nan"``
+(JSON has no literal for them). ``scene.js`` draws a scene; see
+:mod:`convgrad.viz` for where.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from ._panel import cell_text, value_range
+from .palette import MARK_MEANING, style
+
+FORMAT = "convgrad-scene"
+VERSION = 1
+#: the player's speeds: label -> milliseconds per step
+SPEEDS = (
+    ("¼×", 2400),
+    ("½×", 1200),
+    ("1×", 600),
+    ("2×", 300),
+    ("4×", 150),
+    ("8×", 75),
+    ("16×", 40),
+)
+DEFAULT_SPEED = 300
+
+
+def _number(v: float) -> float | str:
+    if math.isfinite(v):
+        return v
+    return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+
+
+class _Numbers:
+    """Every value shown, once per float64 bit pattern (so -0.0 and NaN
+    payloads keep theirs), and its index."""
+
+    def __init__(self, *arrays: np.ndarray) -> None:
+        bits = [np.ascontiguousarray(a, np.float64).view(np.uint64).ravel()
+                for a in arrays if a.size]  # fmt: skip
+        self.bits = np.unique(np.concatenate(bits)) if bits else np.zeros(0, np.uint64)
+        self.values = self.bits.view(np.float64)
+
+    def index(self, a: np.ndarray) -> np.ndarray:
+        bits = np.ascontiguousarray(a, np.float64).view(np.uint64)
+        return np.searchsorted(self.bits, bits)
+
+    def table(self) -> dict[str, list]:
+        vals = self.values.tolist()
+        return {
+            "numbers": [_number(v) for v in vals],
+            "texts": [cell_text(v) for v in vals],
+            "compact": [cell_text(v, compact=True) for v in vals],
+        }
+
+
+def _labels(labels, n: int) -> list[str] | None:
+    if labels is None:
+        return None
+    labels = [str(t) for t in labels]
+    return None if labels == [str(k) for k in range(n)] else labels
+
+
+def build_scene(view: Any) -> dict[str, Any]:
+    """The scene of ``view``'s current parameters (see the module doc)."""
+    m = view.model_
+    states = np.asarray(m.states, np.float64)
+    touched = np.asarray(m.touched, bool)
+    n = len(m.events)
+    fixed = [np.asarray(p.values, np.float64) for p in view.layout
+             if p.values is not None]  # fmt: skip
+    numbers = _Numbers(states, *fixed)
+    state_shape = states.shape[1:]
+    panels = []
+    for p in view.layout:
+        entry: dict[str, Any] = {
+            "id": p.name,
+            "title": p.title,
+            "rows": p.rows,
+            "cols": p.cols,
+            "pad": [int(p.pad[0]), int(p.pad[1])],
+            "row_labels": _labels(p.row_labels, p.rows),
+            "col_labels": _labels(p.col_labels, p.cols),
+            "marks": list(p.marks),
+            "colored": bool(p.colored),
+            "column": p.column,
+            "blocks": None if p.blocks is None else [int(x) for x in p.blocks],
+        }
+        if p.values is not None:
+            values = np.asarray(p.values, np.float64)
+            entry["cells"] = numbers.index(values).ravel().tolist()
+            scale = value_range(values, states) if p.colored else value_range(values)
+        else:
+            at = () if p.plane is None else tuple(p.plane)
+            first = (*at, *([0] * (len(state_shape) - len(at))))
+            entry["offset"] = (
+                int(np.ravel_multi_index(first, state_shape)) if n else 0
+            )
+            scale = value_range(states)
+        entry["scale"] = [scale[0], scale[1]]
+        panels.append(entry)
+
+    frames = []
+    if n:
+        index = numbers.index(states.reshape(n, -1))
+        shown = touched.reshape(n, -1)
+        prev_i = np.full(index.shape[1], -1)
+        prev_s = np.zeros(index.shape[1], bool)
+        prev_marks: dict[str, Any] = {}
+        for i, e in enumerate(m.events):
+            changed = np.flatnonzero((index[i] != prev_i) | (shown[i] != prev_s))
+            sets = np.stack([changed, index[i][changed], shown[i][changed]], 1)
+            marks = {k: (None if v is None else list(v))
+                     for k, v in view.frame_marks(i).items()}  # fmt: skip
+            moved = {k: v for k, v in marks.items()
+                     if i == 0 or prev_marks.get(k) != v}  # fmt: skip
+            frames.append({
+                "set": sets.tolist(),
+                "marks": moved,
+                "text": view.describe(e),
+            })  # fmt: skip
+            prev_i, prev_s, prev_marks = index[i], shown[i], marks
+    controls = [
+        {"name": c.name, "kind": c.kind, "lo": c.lo, "hi": c.hi,
+         "value": _control_value(view.params.get(c.name), c.kind)}
+        for c in view.controls
+    ]  # fmt: skip
+    warning = "; ".join(
+        f"{k}: seeded stand-in numbers ({why})" for k, why in m.synthetic.items()
+    )
+    roles = sorted({r for p in view.layout for r in p.marks} & set(MARK_MEANING))
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "view": type(view).__name__,
+        "title": view.title,
+        "subtitle": view.params_text(),
+        "warning": warning,
+        "steps": n,
+        "state_size": int(np.prod(state_shape)) if n else 0,
+        **numbers.table(),
+        "panels": panels,
+        "frames": frames,
+        "controls": controls,
+        "legend": [[r, MARK_MEANING[r]] for r in roles],
+        "style": style(),
+        "speeds": [list(s) for s in SPEEDS],
+        "speed": DEFAULT_SPEED,
+        "loop": False,
+    }
+
+
+def _control_value(v: Any, kind: str) -> Any:
+    if kind == "bool":
+        return bool(v)
+    if isinstance(v, (tuple, list)):
+        v = v[0]
+    return int(v)
+
+
+def replay(scene: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Every frame's state and shown cells, from the scene alone: what the
+    renderer computes (``(frames, state_size)`` float64, and bool)."""
+    numbers = np.array([float(v) for v in scene["numbers"]], np.float64)
+    size = scene["state_size"]
+    index = np.full(size, -1)
+    shown = np.zeros(size, bool)
+    states, touched = [], []
+    for frame in scene["frames"]:
+        for cell, k, s in frame["set"]:
+            index[cell], shown[cell] = k, bool(s)
+        values = np.where(index >= 0, numbers[np.maximum(index, 0)], 0.0)
+        states.append(values)
+        touched.append(shown.copy())
+    if not states:
+        return np.zeros((0, size)), np.zeros((0, size), bool)
+    return np.stack(states), np.stack(touched)
+
+
+def to_json(scene: dict[str, Any]) -> str:
+    """The scene as compact JSON, safe inside an HTML ``<script>``."""
+    text = json.dumps(scene, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)  # fmt: skip
+    return text.replace("</", "<\\/")
+
+
+def asset(name: str) -> str:
+    """``scene.js`` or ``scene.css``, the renderer shipped with the package."""
+    return resources.files("convgrad.viz").joinpath(name).read_text(encoding="utf-8")

@@ -1,0 +1,226 @@
+"""The scene: a view as data, exact to the bit.
+
+Every view's scene is replayed twice, by :func:`convgrad.viz.scene.replay`
+and by the browser renderer's own code (``scene.js``'s ``prepare``, run in
+Node), and every frame of it must equal the view's replay of its trace bit
+for bit, and its last frame the result of the kernels (the public ops on
+the Numba backend) on the same numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from importlib import resources
+
+import numpy as np
+import pytest
+
+import convgrad as cg
+from convgrad import F, viz
+from convgrad.viz import scene as scenes
+from convgrad.viz.grad_views import block
+
+RNG = np.random.default_rng(7)
+
+
+def _r(*shape):
+    """Random two-decimal numbers, negative ones and ties included."""
+    return np.round(RNG.uniform(-1, 1, shape), 2)
+
+
+def _grad(fn, x, dy, wrt=0, *others):
+    inputs = [cg.Tensor(a, requires_grad=True) for a in (x, *others)]
+    out = fn(*inputs)
+    out.backward(dy)
+    return inputs[wrt].grad
+
+
+#: views whose op sums in another order than its trace: conv2d's dw and
+#: dx are GEMMs in the kernels, so the scene (= the trace's replay, bit for
+#: bit) matches them to rounding only
+REORDERED = ("WeightGradView", "ChannelsView")
+
+
+def _cases():
+    """(view, the kernels' result for its destination) pairs."""
+    out = []
+    dcol = _r(1, 1, 3, 3, 3, 3)
+    v = viz.Col2imView(input_size=(7, 7), kernel_size=3, stride=2, padding=1,
+                       dcol=dcol)  # fmt: skip
+    hw = v.model_.shape
+    col = v.model_.planes["dcol"].reshape(1, 9, -1)
+    out.append((v, F.fold(col, hw, 3, padding=1, stride=2).data[0, 0]))
+    x = _r(5, 4)
+    v = viz.Im2colView(input_size=(5, 4), kernel_size=3, padding=1, dilation=1, x=x)
+    out.append((v, F.unfold(x[None, None], 3, padding=1).data[0]))
+    v = viz.OverlapView(input_size=(8, 8), kernel_size=3, stride=2, padding=1)
+    win = v.model_.window
+    ones = np.ones((1, 9, win.out[0] * win.out[1]))
+    out.append((v, F.fold(ones, (8, 8), 3, padding=1, stride=2).data[0, 0]))
+    x, w = _r(3, 3), _r(3, 3)
+    v = viz.ConvTransposeView(input_size=(3, 3), kernel_size=3, stride=2, padding=1,
+                              output_padding=1, x=x, w=w)  # fmt: skip
+    y = F.conv_transpose2d(x[None, None], w[None, None], stride=2, padding=1,
+                           output_padding=1).data[0, 0]  # fmt: skip
+    out.append((v, y))
+    x = _r(6, 6)
+    x[1, 1] = x[1, 2] = 1.5  # a tie
+    v = viz.MaxPoolForwardView(input_size=(6, 6), kernel_size=3, stride=2,
+                               padding=1, x=x)  # fmt: skip
+    out.append((v, F.max_pool2d(x[None, None], 3, 2, 1).data[0, 0]))
+    dy = _r(3, 3)
+    xr = _r(7, 7)
+    v = viz.MaxPoolRoutingView(input_size=(7, 7), kernel_size=3, stride=2, x=xr, dy=dy)
+    dx = _grad(lambda t: F.max_pool2d(t, 3, 2), xr[None, None], dy[None, None])
+    out.append((v, dx[0, 0]))
+    for include in (True, False):
+        dy = _r(3, 3)
+        v = viz.AvgPoolSpreadView(input_size=(5, 5), kernel_size=3, stride=2,
+                                  padding=1, count_include_pad=include, dy=dy)
+        dx = _grad(lambda t, i=include: F.avg_pool2d(t, 3, 2, 1, count_include_pad=i),
+                   np.zeros((1, 1, 5, 5)), dy[None, None])  # fmt: skip
+        out.append((v, dx[0, 0]))
+    x, dy = _r(6, 6), _r(3, 3)
+    v = viz.WeightGradView(input_size=(6, 6), kernel_size=3, stride=2, padding=1,
+                           x=x, dy=dy)  # fmt: skip
+    w0 = np.zeros((1, 1, 3, 3))
+    dw = _grad(lambda a, b: F.conv2d(a, b, stride=2, padding=1), x[None, None],
+               dy[None, None], 1, w0)  # fmt: skip
+    out.append((v, dw[0, 0]))
+    w, dy = _r(3, 3), _r(3, 3)
+    v = viz.GradientCheckerboardView(input_size=(7, 7), kernel_size=3, stride=2,
+                                     w=w, dy=dy)  # fmt: skip
+    dx = _grad(lambda a, b: F.conv2d(a, b, stride=2), np.zeros((1, 1, 7, 7)),
+               dy[None, None], 0, w[None, None])  # fmt: skip
+    out.append((v, dx[0, 0]))
+    x, w, dy = _r(1, 2, 4, 4), _r(2, 2, 3, 3), _r(1, 2, 4, 4)
+    v = viz.ChannelsView(mode="dx", in_channels=2, out_channels=2, batch=1,
+                         input_size=(4, 4), kernel_size=3, padding=1, x=x, w=w, dy=dy)
+    dx = _grad(lambda a, b: F.conv2d(a, b, padding=1), x, dy, 0, w)
+    out.append((v, dx))
+    x, dy = _r(2, 1, 4, 4), _r(2, 2, 4, 4)
+    v = viz.ChannelsView(mode="dw", in_channels=1, out_channels=2, batch=2,
+                         input_size=(4, 4), kernel_size=3, padding=1, x=x, dy=dy)
+    dw = _grad(lambda a, b: F.conv2d(a, b, padding=1), x, dy, 1,
+               np.zeros((2, 1, 3, 3)))  # fmt: skip
+    out.append((v, block(dw)))
+    from convgrad import adjoint
+
+    w = _r(3, 3)
+    v = viz.ConvMatrixView(input_size=(4, 4), kernel_size=3, padding=1, w=w)
+    out.append((v, adjoint.conv_matrix(w, (4, 4), 1, 1, 1)))
+    v = viz.ReceptiveFieldView(layers=3, kernel_size=3, input_size=(11, 11))
+    out.append((v, v.model_.states[-1]))
+    return out
+
+
+CASES = _cases()
+IDS = [f"{type(v).__name__}-{k}" for k, (v, _) in enumerate(CASES)]
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, np.float64).view(np.uint64)
+
+
+@pytest.mark.parametrize("view, result", CASES, ids=IDS)
+def test_a_replayed_scene_is_every_frame_bit_for_bit(view, result):
+    scene = json.loads(scenes.to_json(view.scene()).replace("<\\/", "</"))
+    states, shown = scenes.replay(scene)
+    m = view.model_
+    n = len(m.events)
+    assert scene["steps"] == n == len(states)
+    np.testing.assert_array_equal(_bits(states), _bits(m.states.reshape(n, -1)))
+    np.testing.assert_array_equal(shown, m.touched.reshape(n, -1))
+    _same_result(view, states[-1].reshape(m.shape), result)
+
+
+def _same_result(view, last, result):
+    result = np.asarray(result, np.float64)
+    if type(view).__name__ in REORDERED:
+        np.testing.assert_allclose(last, result, rtol=1e-12, atol=1e-15)
+    else:
+        np.testing.assert_array_equal(last, result)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+@pytest.mark.parametrize("view, result", CASES, ids=IDS)
+def test_the_browser_renderer_replays_the_same_bits(view, result, tmp_path):
+    js = resources.files("convgrad.viz").joinpath("scene.js").read_text("utf-8")
+    (tmp_path / "scene.json").write_text(scenes.to_json(view.scene()), "utf-8")
+    # the renderer's own prepare(): every frame's number index per cell,
+    # negative where a cell is not written yet; the numbers as float64 bits
+    (tmp_path / "run.js").write_text(js + """
+const fs = require("fs");
+const scene = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const prep = globalThis.convgradScene.prepare(scene);
+const buf = new Float64Array(prep.numbers);
+const bits = Array.from(new BigUint64Array(buf.buffer), (b) => b.toString());
+const frames = prep.states.map((s) => Array.from(s));
+process.stdout.write(JSON.stringify({ bits, frames }));
+""", "utf-8")
+    args = ["node", str(tmp_path / "run.js"), str(tmp_path / "scene.json")]
+    run = subprocess.run(args, capture_output=True, text=True, timeout=60,
+                         check=False)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    bits = np.array([int(b) for b in got["bits"]], np.uint64)
+    index = np.array(got["frames"])
+    written = index >= 0
+    values = bits[np.where(written, index, -1 - index)].view(np.float64)
+    m = view.model_
+    n = len(m.events)
+    np.testing.assert_array_equal(written, m.touched.reshape(n, -1))
+    expect = _bits(m.states.reshape(n, -1))
+    np.testing.assert_array_equal(values.view(np.uint64), expect)
+    _same_result(view, values[-1].reshape(m.shape), result)
+
+
+def test_minus_zero_and_non_finite_numbers_keep_their_bits():
+    table = scenes._Numbers(np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 0.1]))
+    shown = table.table()
+    assert len(shown["numbers"]) == 6
+    words = {v for v in shown["numbers"] if isinstance(v, str)}
+    assert {"inf", "-inf", "nan"} <= words
+    assert "∞" in "".join(shown["texts"])
+    text = json.dumps(shown, allow_nan=False)  # valid JSON: no NaN literal
+    back = np.array([float(v) for v in json.loads(text)["numbers"]])
+    assert sorted(_bits(back).tolist()) == sorted(table.bits.tolist())
+
+
+def test_a_scene_is_json_and_names_its_parts():
+    view = viz.Col2imView()
+    scene = view.scene()
+    json.dumps(scene, allow_nan=False)
+    assert scene["format"] == "convgrad-scene" and scene["version"] == 1
+    assert [p["id"] for p in scene["panels"]] == ["dcol", "dx"]
+    dcol, dx = scene["panels"]
+    assert len(dcol["cells"]) == dcol["rows"] * dcol["cols"] and "offset" not in dcol
+    assert dx["offset"] == 0 and "cells" not in dx
+    assert scene["frames"][0]["text"] == view.caption.split(":  ", 1)[1]
+    # the outlines move: only the ones that change are sent after step 1
+    first, second = scene["frames"][0]["marks"], scene["frames"][1]["marks"]
+    assert set(first) == set(view.mark_keys)
+    assert set(second) < set(first) and "dx.dst" in second
+    legend = scene["legend"]
+    assert legend and all(r in scene["style"]["marks"] for r, _ in legend)
+
+
+def test_a_stand_in_is_said_in_the_scene():
+    view = viz.Col2imView(input_size=(7, 7), kernel_size=3, stride=2,
+                          dcol=np.ones((2, 2)))  # the wrong shape
+    scene = view.scene()
+    assert "dcol" in scene["warning"] and "stand-in" in scene["warning"]
+    assert scene["panels"][0]["title"].endswith("(stand-in)")
+
+
+def test_building_a_scene_costs_milliseconds():
+    # not a benchmark: a guard that a scene is built from arrays, not drawn
+    import time
+
+    view = viz.OverlapView(input_size=(9, 9), kernel_size=3, stride=2)
+    start = time.perf_counter()
+    view.scene()
+    assert time.perf_counter() - start < 2.0
+    assert view._fig is None
