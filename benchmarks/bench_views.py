@@ -1,16 +1,15 @@
 """Speed of traces and views: python benchmarks/bench_views.py [--quick].
 
 Measures, headless (Agg), for a lesson-sized 1x1x7x7 input with a 3x3
-kernel: building each trace, building each view (trace + figure),
-``update(i)`` (artists + draw_idle), a full Agg render of one frame, and the
-exports (every step at the slide's 1280x720: rendering, encoding, size, and
-what the same frames would weigh as PNGs). Prints Markdown tables (paste
+kernel: building each trace, building each view (trace + scene),
+``update(i)`` on its figure, a full Agg render of one frame (what a picture
+costs), and the embedded export (the scene and renderer) beside what drawing
+the same steps with Agg would cost. Prints Markdown tables (paste
 into the views section of benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
 
-import io
 import os
 import statistics
 import sys
@@ -22,7 +21,6 @@ import matplotlib
 matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
-from PIL import Image  # noqa: E402
 
 from convgrad import trace, viz  # noqa: E402
 from convgrad.viz import export  # noqa: E402
@@ -118,33 +116,25 @@ def main(quick: bool = False) -> None:
         view.close()
 
     print()
-    print("| export, at the slide's 1280x720 unless noted | frames | render (s) "
-          "| encode (s) | HTML (kB) | as PNG frames (kB) |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| export | frames | scene (ms) | embedded HTML (kB) "
+          "| the same steps drawn by Agg at 1280x720 (s) |")
+    print("|---|---:|---:|---:|---:|")
     cases = [
-        ("Col2imView 7x7 k3 s2", lambda: viz.Col2imView(), {}),
-        ("Col2imView 7x7 k3 s2, every=3", lambda: viz.Col2imView(), {"every": 3}),
+        ("Col2imView 7x7 k3 s2", lambda: viz.Col2imView()),
         ("OverlapView 9x9 k3 s2 (lesson 07)",
-         lambda: viz.OverlapView(input_size=(9, 9), kernel_size=3, stride=2), {}),
+         lambda: viz.OverlapView(input_size=(9, 9), kernel_size=3, stride=2)),
     ]  # fmt: skip
-    for label, make, kwargs in cases:
+    for label, make in cases:
         view = make()
-        frames = export.export_frames(view.n_frames, **kwargs)
+        scene_ms = timed(view.to_jshtml, rep)
+        page = view.to_jshtml()
+        frames = export.export_frames(view.n_frames)
         start = time.perf_counter()
-        images = list(export.render_frames(view, frames, SLIDE_DPI))
+        for _ in export.render_frames(view, frames, SLIDE_DPI):
+            pass
         render = time.perf_counter() - start
-        start = time.perf_counter()
-        enc = export.encode(images, [i + 1 for i in frames])
-        page = export.player_html(enc, view.n_frames)
-        encode = time.perf_counter() - start
-        # what matplotlib's HTMLWriter embedded: every frame a base64 PNG
-        pngs = 0
-        for im in images:
-            buf = io.BytesIO()
-            Image.fromarray(im).save(buf, format="PNG")
-            pngs += len(buf.getvalue()) * 4 // 3
-        print(f"| {label} | {len(frames)} | {render:.1f} | {encode:.1f} "
-              f"| {len(page.encode()) / 1024:.0f} | {pngs / 1024:.0f} |")  # fmt: skip
+        print(f"| {label} | {len(frames)} | {ms(scene_ms)} "
+              f"| {len(page.encode()) / 1024:.0f} | {render:.1f} |")  # fmt: skip
         view.close()
     view = viz.Col2imView()
     with tempfile.TemporaryDirectory() as tmp:
@@ -154,7 +144,7 @@ def main(quick: bool = False) -> None:
         took = time.perf_counter() - start
         size = os.path.getsize(path) / 1024
         print(f"| save_gif, Col2imView 7x7 k3 s2, dpi 72 (576x324) | {len(frames)} "
-              f"| {took:.1f} (both) | | {size:.0f} (GIF) | |")  # fmt: skip
+              f"| | {size:.0f} (GIF) | {took:.1f} |")  # fmt: skip
     view.close()
 
 if __name__ == "__main__":

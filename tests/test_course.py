@@ -413,73 +413,32 @@ def test_start_lesson_exports_to_an_offline_deck(tmp_path, capfd):
     assert "WARNING" not in err and "encryption" not in err, err[-2000:]
 
 
-def test_views_are_embedded_as_their_animation(monkeypatch):
-    # the export sets the static flag in the deck's kernel; set it here
-    from convgrad import viz
-
-    monkeypatch.setattr(viz.View, "static", True)
-    monkeypatch.setattr(viz.View, "static_options", {"dpi": 40})
-    view = viz.Col2imView(input_size=(3, 3), kernel_size=2, stride=1)
-    n = view.n_frames
-    shown = view.widget()
-    page = shown._repr_html_()
-    assert f'class="{PLAYER_CLASS}"' in page
-    data = json.loads(re.search(r'class="cgp-data">(.*?)</script>', page).group(1))
-    assert data["steps"] == list(range(1, n + 1)) and n > 2  # every step
-    assert view._repr_mimebundle_() == {"text/html": page}
-    monkeypatch.setattr(viz.View, "static", False)
-    live = viz.Col2imView(input_size=(4, 4))
-    assert not isinstance(live.widget(), type(shown))
-    live.close()
-
-
-def _player_data(cell: nbformat.NotebookNode) -> dict:
-    page = "".join(o.get("data", {}).get("text/html", "") for o in cell.outputs)
-    m = re.search(r'class="cgp-data">(.*?)</script>', page)
-    assert m, f"no animation in {cell.source!r}"
-    return json.loads(m.group(1))
-
-
-def test_cell_metadata_and_deck_options_choose_what_animations_play(tmp_path):
-    # a view cell asks for its first 3 steps; the next plays every step; the
-    # deck plays at 5 steps a second; a tqdm bar is drawn when it finishes
+def test_an_exported_kernel_embeds_its_views_and_prints_its_bars(tmp_path):
+    # the export starts the kernel with CONVGRAD_VIEWS=embed: each view is
+    # its scene and the renderer, every step of it; a training bar is one
+    # line of text once it finishes, not an empty widget
     view = "from convgrad import viz\nviz.Col2imView((3, 3), kernel_size=2, stride=1)"
-    nb = _nb(
-        _code(view, convgrad={"animation": {"steps": 3}}),
-        _code(view),
-        _code("from tqdm.auto import tqdm\nfor _ in tqdm(range(4), desc='epoch 1/1'):"
-              "\n    pass"),
-    )
-    out = execute_static(nb, tmp_path, animation={"fps": 5})
-    assert len(out.cells) == 3, "the export's own cells are gone"
-    first, second = _player_data(out.cells[0]), _player_data(out.cells[1])
-    assert first["steps"] == [1, 2, 3] and first["total"] == 16
-    assert second["steps"] == list(range(1, 17))
-    assert first["fps"] == second["fps"] == 5
-    bar = out.cells[2].outputs
-    assert [o.output_type for o in bar] == ["stream"], bar
-    assert "epoch 1/1: 100%" in bar[0].text and "4/4" in bar[0].text
-    assert "\r" not in bar[0].text
-    # a bad option is named with its cell
-    bad = _nb(_code("1", convgrad={"animation": {"steps": 0}}))
-    with pytest.raises(ValueError, match=r"lesson\.ipynb, cell 0: .*steps=0"):
-        execute_static(bad, tmp_path, name="lesson.ipynb")
-    with pytest.raises(ValueError, match="unknown animation option 'speed'"):
-        execute_static(_nb(_code("1")), tmp_path, animation={"speed": 2})
+    bar = ("from convgrad.training import progress_bar\n"
+           "with progress_bar(total=4, desc='epoch 1/1') as bar:\n"
+           "    for _ in range(4):\n        bar.update(1)")  # fmt: skip
+    nb = _nb(_code(view), _code(bar), _code("import os; os.environ['CONVGRAD_VIEWS']"))
+    out = execute_static(nb, tmp_path)
+    assert len(out.cells) == 3
+    html = "".join(o.get("data", {}).get("text/html", "") for o in out.cells[0].outputs)
+    assert f'class="{PLAYER_CLASS}"' in html
+    scene = json.loads(re.search(r'class="cgs-data">(.*?)</script>', html).group(1))
+    assert scene["steps"] == len(scene["frames"]) == 16
+    printed = out.cells[1].outputs
+    assert [o.output_type for o in printed] == ["stream"], printed
+    assert "epoch 1/1: 100%" in printed[0].text and "\r" not in printed[0].text
+    assert "'embed'" in out.cells[2].outputs[0]["data"]["text/plain"]
+    assert os.environ.get("CONVGRAD_VIEWS") is None, "the exporter's own is restored"
 
 
-def test_cli_passes_the_animation_options(monkeypatch, tmp_path):
-    seen = {}
-
-    def fake(out, lessons, **kwargs):
-        seen.update(kwargs)
-        return []
-
-    monkeypatch.setattr("convgrad.course.slides.export_slides", fake)
-    argv = ["--notebooks", str(NOTEBOOKS), "slides", str(tmp_path), "--lesson", "00",
-            "--steps", "20", "--fps", "4"]  # fmt: skip
-    assert main(argv) == 0
-    assert seen["animation"] == {"steps": 20, "fps": 4.0} and seen["jobs"] == 1
+def test_the_slides_cli_has_no_frame_options(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["--notebooks", str(NOTEBOOKS), "slides", str(tmp_path), "--steps", "3"])
+    assert "--steps" in capsys.readouterr().err
 
 
 def test_markdown_sections_become_subslides():
@@ -516,13 +475,14 @@ def _browser_or_skip():
     return chromium, sync_playwright
 
 
-#: at most this much HTML per embedded animation (the goal: about 1.5 MB)
-PLAYER_LIMIT = 1.6e6
+#: at most this much HTML per embedded view (scene, renderer and styles)
+PLAYER_LIMIT = 0.15e6
 #: the smallest text in a view's figure at 1280 px (8.5 pt at 160 dpi)
 SMALLEST_TEXT_PX = 8.5 / 72 * 160
 SHOTS = REPO / "artifacts" / "slides"
 _PLAYER_HTML = re.compile(
-    rf'<div class="{PLAYER_CLASS}".*?convgradPlayer\.mount\([^)]*\)\);</script>', re.S
+    rf'<div class="{PLAYER_CLASS}".*?convgradScene\.mountAll\(.*?</script>',
+    re.S,
 )
 
 
@@ -566,14 +526,38 @@ def test_offline_decks_play_in_chromium(tmp_path, request):
             found, n = _check_deck(browser, deck.html, SHOTS / deck.lesson.stem)
             problems += found
             played += n
-    finally:
-        browser.close()
-    print(f"\ndecks: exported in {exported:.0f} s, checked in "
+        print(f"\ndecks: exported in {exported:.0f} s, checked in "
           f"{time.monotonic() - started - exported:.0f} s; {played} animations "
           f"played; largest {max(max(v, default=0) for v in sizes.values()) / 1e6:.2f}"
           " MB")  # fmt: skip
+        # the views again on a projector's 1920x1080 and an old 1024x768
+        for deck in decks:
+            problems += _screens(browser, deck.html, SHOTS / deck.lesson.stem)
+    finally:
+        browser.close()
     assert problems == [], "\n".join(problems)
     assert played == sum(len(v) for v in sizes.values())
+
+
+def _screens(browser, deck: Path, shots: Path) -> list[str]:
+    """Screenshot every view's sub-slide at 1920x1080 and 1024x768; a view
+    must stay within its slide at both."""
+    problems = []
+    for width, height in ((1920, 1080), (1024, 768)):
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.goto(deck.resolve().as_uri(), timeout=120_000)
+        page.wait_for_selector(".reveal.ready", state="attached", timeout=120_000)
+        for k, at in enumerate(page.evaluate(_SLIDES), 1):
+            m = page.evaluate(_GO, at)
+            if not m["player"]:
+                continue
+            page.screenshot(path=str(shots / f"{k:02d}-{width}x{height}.png"))
+            slide, box = m["slide"], m["player"]["box"]
+            if box["y"] + box["h"] > slide["y"] + slide["h"] + 2:
+                problems.append(f"{deck.name} slide {k} at {width}x{height}: "
+                                f"the view runs below the slide")  # fmt: skip
+        page.close()
+    return problems
 
 
 _SLIDES = """() => new Promise(ok => require(['assets/reveal.js/dist/reveal.js'], R => {
@@ -589,12 +573,15 @@ _GO = """([h, v]) => new Promise(ok => require(
     const s = [...document.querySelectorAll('.reveal .slides section.present')]
       .filter(x => !x.querySelector('section'))[0];
     const box = r => ({x: r.left, y: r.top, w: r.width, h: r.height});
-    const player = s.querySelector('.convgrad-player');
+    const player = s.querySelector('.convgrad-scene');
     ok({height: s.scrollHeight, width: s.scrollWidth,
         slide: box(s.getBoundingClientRect()), scale: R.getScale(),
         title: (s.innerText.trim().split('\\n')[0] || '').slice(0, 50),
         player: player && {box: box(player.getBoundingClientRect()),
-                           id: player.id, ready: player.dataset.ready === '1'}});
+                           id: player.id,
+                           font: Math.min(...[...player.querySelectorAll(
+                             '.cgs-nums, .cgs-labels')].map(
+                             g => parseFloat(g.getAttribute('font-size'))))}});
   }));
 }))"""
 
@@ -631,54 +618,51 @@ def _check_deck(browser, deck: Path, shots: Path) -> tuple[list[str], int]:
 
 
 def _check_player(page, m: dict, where: str) -> list[str]:
-    """An animation on its sub-slide: centred, filling the slide, legible,
-    and it plays, steps and pauses."""
+    """A view on its sub-slide: as wide as the slide, centred, legible, and
+    it plays, steps, pauses and resets."""
     problems = []
     slide, box = m["slide"], m["player"]["box"]
-    if any(abs(slide[k] - box[k]) > 2 for k in ("x", "y", "w", "h")):
-        problems.append(f"{where}: the animation {box} does not fill its slide "
+    if abs(slide["w"] - box["w"]) > 2 or abs(slide["x"] - box["x"]) > 2:
+        problems.append(f"{where}: the view {box} is not as wide as its slide "
                         f"{slide}")  # fmt: skip
-    centre = (box["x"] + box["w"] / 2, box["y"] + box["h"] / 2)
-    if abs(centre[0] - 640) > 2 or abs(centre[1] - 360) > 2:
-        problems.append(f"{where}: the animation is not centred ({centre})")
-    text = SMALLEST_TEXT_PX * box["w"] / WIDTH
-    if text < 18:
-        problems.append(f"{where}: smallest text {text:.1f} px, below 18 px")
+    if box["y"] + box["h"] > slide["y"] + slide["h"] + 2:
+        problems.append(f"{where}: the view {box} runs below its slide {slide}")
+    if not m["player"]["font"] >= 12:
+        problems.append(f"{where}: smallest text {m['player']['font']} px, below 12")
     player = page.locator(f"#{m['player']['id']}")
     try:
-        player.locator("canvas.cgp-canvas").wait_for(state="visible", timeout=30_000)
+        player.locator(".cgs-caption").wait_for(state="visible", timeout=30_000)
     except Exception:  # noqa: BLE001 - reported as a problem
         return [*problems, f"{where}: the player never became ready"]
-    canvas = "c => c.toDataURL()"
-    first = player.locator("canvas").evaluate(canvas)
+    caption = player.locator(".cgs-caption")
+    first = caption.inner_text()
     for b in player.locator("button, select, input").all():
-        if not b.get_attribute("title"):
-            problems.append(f"{where}: a control has no tooltip")
-    slider = player.locator("input.cgp-slider")
-    if slider.input_value() != "1":
-        problems.append(f"{where}: the slider starts at {slider.input_value()}")
-    player.locator(".cgp-next").click()
-    if slider.input_value() != "2" or player.get_attribute("data-frame") != "1":
+        if not (b.get_attribute("title") or b.get_attribute("aria-label")):
+            problems.append(f"{where}: a control has no label")
+    slider = player.locator("input.cgs-slider")
+    if slider.input_value() != "1" or not first.startswith("step 1/"):
+        problems.append(f"{where}: starts at {slider.input_value()}: {first!r}")
+    player.locator(".cgs-next").click()
+    if slider.input_value() != "2" or not caption.inner_text().startswith("step 2/"):
         problems.append(f"{where}: forward one step went to {slider.input_value()}")
-    player.locator(".cgp-speed").select_option("8")
-    player.locator(".cgp-play").click()
+    player.locator(".cgs-speed").select_option("75")  # 8x
+    player.locator(".cgs-play").click()
     goal = min(4, int(slider.get_attribute("max")))  # some views have 3 steps
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and int(slider.input_value()) < goal:
         time.sleep(0.1)
-    if player.get_attribute("data-playing") == "1":
-        player.locator(".cgp-play").click()  # pause
+    if player.locator(".cgs").get_attribute("data-playing") == "1":
+        player.locator(".cgs-play").click()  # pause
     at = slider.input_value()
     time.sleep(0.5)
     if int(at) < goal:
         problems.append(f"{where}: Play did not advance the slider ({at})")
     elif slider.input_value() != at:
         problems.append(f"{where}: Pause did not stop the slider")
-    if player.locator("canvas").evaluate(canvas) == first:
-        problems.append(f"{where}: the frame did not change")
-    player.locator(".cgp-reset").click()
-    back = player.locator("canvas").evaluate(canvas)
-    if slider.input_value() != "1" or back != first:
+    if not caption.inner_text().startswith(f"step {slider.input_value()}/"):
+        problems.append(f"{where}: the caption does not follow the slider")
+    player.locator(".cgs-reset").click()
+    if slider.input_value() != "1" or caption.inner_text() != first:
         problems.append(f"{where}: Reset did not go back to step 1")
     return problems
 
@@ -695,7 +679,7 @@ def test_each_animation_gets_a_subslide_of_its_own():
             ]
         return c
 
-    anim = f'<div class="{PLAYER_CLASS}">frames</div>'
+    anim = f'<div class="{PLAYER_CLASS}">scene</div>'
     nb = nbformat.v4.new_notebook(
         cells=[
             cell("slide"),

@@ -11,7 +11,7 @@
 window.convgradTest = (() => {
   'use strict';
 
-  const CANVAS = '.jupyter-matplotlib-canvas-div canvas';
+  const VIEW = '.cgs';  // a view's scene player (convgrad/viz/scene.js)
   // Elements drawn edge to edge (text is measured by its glyphs instead).
   const DRAWN = 'canvas, img, svg, button, select, input, textarea, .noUi-target';
 
@@ -103,9 +103,8 @@ window.convgradTest = (() => {
         domErrors,
         modelErrors,
         widgetErrors,
-        canvases: cell.node.querySelectorAll(CANVAS).length,
-        sliders: cell.node.querySelectorAll('.widget-slider').length,
-        toggles: cell.node.querySelectorAll('.widget-toggle-button').length,
+        views: cell.node.querySelectorAll(VIEW).length,
+        drawn: cell.node.querySelectorAll(VIEW + ' svg.cgs-grid').length,
       });
     });
     return rows;
@@ -151,62 +150,22 @@ window.convgradTest = (() => {
       .filter((o) => !o.parentElement.closest('.jp-OutputArea-output'));
   }
 
-  // [cell, output] of each output holding a player: an ipympl canvas, a step
-  // slider and a Play/Pause toggle.
+  // [cell, output] of each output holding a view's player
   function viewOutputs(path) {
     const panel = findPanel(path);
     const found = [];
     panel.content.widgets.forEach((cell, ci) => {
       if (cell.model.type !== 'code') return;
       cellOutputs(cell).forEach((out, oi) => {
-        if (out.querySelector(CANVAS) && out.querySelector('.widget-toggle-button')
-            && out.querySelector('.widget-slider')) found.push([ci, oi]);
+        if (out.querySelector(VIEW + ' svg.cgs-grid')) found.push([ci, oi]);
       });
     });
     return found;
   }
 
-  // Max grey-block difference between a canvas's pixels and a kernel-side
-  // signature (null when the sizes differ).
-  function signatureDiff([canvas, sig]) {
-    if (canvas.width !== sig.w || canvas.height !== sig.h) return null;
-    const data = canvas.getContext('2d').getImageData(0, 0, sig.w, sig.h).data;
-    const b = sig.block;
-    const wb = Math.floor(sig.w / b);
-    const hb = Math.floor(sig.h / b);
-    let worst = 0;
-    for (let by = 0; by < hb; by++) {
-      for (let bx = 0; bx < wb; bx++) {
-        let sum = 0;
-        for (let y = by * b; y < (by + 1) * b; y++) {
-          for (let x = bx * b; x < (bx + 1) * b; x++) {
-            const i = 4 * (y * sig.w + x);
-            sum += (data[i] + data[i + 1] + data[i + 2]) / 3;
-          }
-        }
-        const diff = Math.abs(sum / (b * b) - sig.values[by * wb + bx]);
-        if (diff > worst) worst = diff;
-      }
-    }
-    return worst;
-  }
-
-  function canvasShows([canvas, sig, tolerance]) {
-    const d = signatureDiff([canvas, sig]);
-    return d !== null && d <= tolerance;
-  }
-
-  function canvasBlank(canvas) {
-    if (!canvas.width || !canvas.height) return true;
-    const blank = document.createElement('canvas');
-    blank.width = canvas.width;
-    blank.height = canvas.height;
-    return canvas.toDataURL() === blank.toDataURL();
-  }
-
-  function anyCanvasDrawn(panelSelector) {
-    return Array.from(document.querySelectorAll(panelSelector + ' ' + CANVAS))
-      .some((c) => !canvasBlank(c));
+  function anyViewDrawn(panelSelector) {
+    return document.querySelectorAll(panelSelector + ' ' + VIEW + ' svg.cgs-grid')
+      .length > 0;
   }
 
   // ---- layout and fit ------------------------------------------------------
@@ -305,23 +264,22 @@ window.convgradTest = (() => {
               hidden: round(hidden) });
           }
         }
-        const canvas = out.querySelector(CANVAS);
+        const player = out.querySelector(VIEW);
         const img = out.querySelector('img');
-        const player = canvas && out.querySelector('.widget-toggle-button');
         let kind = 'other';
         if (player) kind = 'view';
-        else if (canvas || img) kind = 'figure';
+        else if (img) kind = 'figure';
         else if (out.querySelector('.jupyter-widgets')) kind = 'widget';
         else if (out.querySelector('pre')) kind = 'text';
         const row = { cell: ci, output: oi, kind, area: round(right - left),
           excess: round(reach - right), widest, clipped };
-        const picture = canvas || img;
+        const picture = player || img;
         if (picture) {
           const p = picture.getBoundingClientRect();
           row.picture = { what: describe(picture), width: round(p.width),
             height: round(p.height), excess: round(p.right - right) };
         }
-        const root = out.querySelector('.widget-vbox, .jupyter-matplotlib-figure');
+        const root = out.querySelector(VIEW + ', .widget-vbox');
         if (root) {
           const b = root.getBoundingClientRect();
           const inside = drawn.filter(({ el }) => root.contains(el));
@@ -347,25 +305,29 @@ window.convgradTest = (() => {
 
   // The player of one output, as the learner sees it.
   function player(out) {
-    const toggle = out.querySelector('.widget-toggle-button');
-    const step = Array.from(out.querySelectorAll('.widget-slider')).find(
-      (s) => (s.querySelector('.widget-label') || {}).textContent === 'step');
-    const readout = step && step.querySelector('.widget-readout');
-    // the buttons on screen (not those of the hidden ipywidgets.Play)
-    const buttons = Array.from(out.querySelectorAll('button'))
+    const root = out.querySelector(VIEW);
+    const buttons = Array.from(root ? root.querySelectorAll('button') : [])
       .filter((b) => b.getClientRects().length > 0);
+    const caption = root && root.querySelector('.cgs-caption');
+    const slider = root && root.querySelector('.cgs-slider');
+    const fonts = Array.from(root ? root.querySelectorAll('.cgs-nums, .cgs-labels')
+      : []).map((g) => parseFloat(g.getAttribute('font-size')));
     return {
-      toggle: toggle ? toggle.textContent.trim() : null,
-      step: readout ? parseInt(readout.textContent, 10) : null,
-      untitled: buttons.filter((b) => !(b.title || '').trim())
-        .map((b) => b.textContent.trim() || describe(b)),
-      buttons: buttons.map((b) => b.textContent.trim() || b.title),
+      toggle: root ? root.querySelector('.cgs-play').getAttribute('aria-label') : null,
+      playing: root ? root.dataset.playing === '1' : false,
+      step: slider ? parseInt(slider.value, 10) : null,
+      steps: slider ? parseInt(slider.max, 10) : null,
+      caption: caption ? caption.textContent : null,
+      minFont: fonts.length ? Math.min(...fonts) : null,
+      untitled: buttons.filter((b) => !(b.title || b.getAttribute('aria-label') || '')
+        .trim()).map((b) => describe(b)),
+      buttons: buttons.map((b) => b.getAttribute('aria-label') || b.title),
     };
   }
 
   return {
     findPanel, kernelReady, runAll, runDone, cellReport, kernelExec, close,
-    modelId, viewOutputs, signatureDiff, canvasShows, canvasBlank,
-    anyCanvasDrawn, layout, measureOutputs, scrollToOutput, player,
+    modelId, viewOutputs, anyViewDrawn, layout, measureOutputs, scrollToOutput,
+    player,
   };
 })();

@@ -1,14 +1,13 @@
 """The harness, proved on a throwaway notebook (not a lesson).
 
-The notebook shows a real convgrad view under ipympl (`%matplotlib widget`), a plain
-figure too wide for the output area, a stderr print (which is not an error) and a
+The notebook shows a real convgrad view (its scene player), a plain figure too
+wide for the output area, a stderr print (which is not an error) and a
 last cell that raises (which is). The test checks that the harness sees exactly
 that: the view and its player, the too-wide figure, the one error.
 """
 
 from __future__ import annotations
 
-import copy
 import shutil
 import tempfile
 from pathlib import Path
@@ -16,7 +15,6 @@ from pathlib import Path
 import nbformat
 import pytest
 from browser_harness import (
-    CANVAS,
     REPO,
     Failure,
     OpenNotebook,
@@ -28,27 +26,26 @@ from browser_harness import (
     fit_problems,
     measure_fit,
     open_and_run,
-    player_problems,
     screenshot_view,
     view_cells,
-    wait_canvas_shows,
     wait_views_rendered,
 )
 
 pytestmark = pytest.mark.browser
 
 SETUP = """\
-%matplotlib widget
 import sys
 
 import matplotlib.pyplot as plt
 
 from convgrad import viz"""
 
-# 11 in at 100 dpi: 1100 px, wider than the 848-px output area.
+# a picture drawn 1100 px wide, wider than the 848-px output area (an inline
+# figure is scaled down to fit, so this one refuses to be)
 TOO_WIDE = """\
-fig, ax = plt.subplots(figsize=(11, 1.5))
-lines = ax.plot([0, 1], [0, 1])"""
+from IPython.display import HTML
+HTML('<img alt="wide" style="width:1100px;max-width:none;height:30px" '
+     'src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">')"""
 
 
 def _demo_notebook() -> nbformat.NotebookNode:
@@ -92,24 +89,12 @@ def test_harness_on_a_throwaway_notebook(demo_path, lab_server, page, artifacts_
         views = nb.view_outputs()
         assert views == [(2, 0)], views
         state = check_view_shown(nb, *views[0])
-        n = state["view"]["n_frames"]
-        assert state["view"]["type"] == "Col2imView" and n == 36
-        assert state["slider"] == {"value": 1, "min": 1, "max": n,
-                                   "description": "step"}  # fmt: skip
-        assert state["toggle"]["description"] == "Play"
+        assert state["view"]["min_text_px"] >= 12
+        shown = nb.player(nb.output_locator(*views[0]))
+        assert shown["steps"] == 36 and shown["step"] == 1, shown
+        assert shown["toggle"] == "Play" and not shown["untitled"], shown
+        assert [v["n"] for v in nb.kernel_views()] == [36]
         assert screenshot_view(nb, views[0]).is_file()
-        # The pixel comparison can fail: a figure one step on is not what is shown.
-        canvas = nb.output_locator(*views[0]).locator(CANVAS).first
-        other = dict(state["signature"])
-        other["values"] = [v + 40 * (i % 2) for i, v in enumerate(other["values"])]
-        with pytest.raises(Failure, match="does not show the kernel's figure"):
-            wait_canvas_shows(nb, canvas, other, "self-test", timeout=1)
-        # The player checks can fail: a 0-based slider, a caption a step behind.
-        zero_based = copy.deepcopy(state)
-        zero_based["slider"].update(min=0, max=n - 1, value=0)
-        wrong = player_problems(zero_based)
-        assert any(f"runs 0..{n - 1}, not 1..{n}" in p for p in wrong), wrong
-        assert any("caption says" in p for p in wrong), wrong
 
         # The fit check: the view fits, the 1100-px figure does not, whatever the
         # layout; a player taller than the visible notebook is reported.
@@ -155,14 +140,11 @@ def test_harness_on_a_throwaway_notebook(demo_path, lab_server, page, artifacts_
             assert_no_errors(nb, tagged)
         assert_views_shown(nb, report, created)
         # A view created without being shown is reported.
-        with pytest.raises(Failure, match="Col2imView created in cell 4: no ipympl"):
+        with pytest.raises(Failure, match="Col2imView created in cell 4: no drawn"):
             assert_views_shown(nb, report, [*created, (4, ["Col2imView"])])
 
-        result = check_interaction(nb, *views[0], state)
-        moved = result["moved_to"]
-        assert result["after"]["view"]["caption"].startswith(f"step {moved}/{n}:")
-        assert result["stepped"]["view"]["caption"].startswith(f"step 2/{n}:")
-        assert result["shot"].is_file()
+        result = check_interaction(nb, *views[0], state, hog=False)
+        assert result["comm_messages"] == 0 and result["reached"] >= 34, result
     finally:
         nb.close()
     assert not [

@@ -169,10 +169,11 @@
   Panel.prototype.build = function (cell) {
     var p = this.p, ph = p.pad[0], pw = p.pad[1], ext = this.extent();
     this.cell = cell;
-    var font = Math.min(FONT_MAX, (0.88 * cell - 4) / this.wide);
+    var fontMax = Math.max(FONT_MAX, 0.36 * cell);
+    var font = Math.min(fontMax, (0.88 * cell - 4) / this.wide);
     this.compact = false;
     if (font < FONT_MIN) {
-      font = Math.min(FONT_MAX, (0.88 * cell - 4) / this.wideC);
+      font = Math.min(fontMax, (0.88 * cell - 4) / this.wideC);
       this.compact = true;
     }
     this.numbers = font >= FONT_MIN;
@@ -455,7 +456,9 @@
     var width = Math.floor(this.root.clientWidth || 800);
     if (!force && width === this.width) return;
     this.width = width;
-    var maxH = parseFloat(getComputedStyle(this.root).getPropertyValue("--cgs-max-grid-height")) || 0;
+    var style = getComputedStyle(this.root);
+    var maxH = parseFloat(style.getPropertyValue("--cgs-max-grid-height")) || 0;
+    var cellMax = parseFloat(style.getPropertyValue("--cgs-cell-max")) || CELL_MAX;
     // columns: panels sharing a column stack
     var groups = [], by = {};
     this.panels.forEach(function (pn) {
@@ -471,7 +474,7 @@
       rows = Math.max(rows, g.reduce(function (s, pn) { return s + pn.extent()[0]; }, 0));
       g.forEach(function (pn) { need = Math.max(need, pn.need()); });
     });
-    var cell = Math.min(CELL_MAX, (width - fixed) / Math.max(cells, 1));
+    var cell = Math.min(cellMax, (width - fixed) / Math.max(cells, 1));
     var titles = groups.reduce(function (s, g) { return Math.max(s, g.length); }, 1) * 52;
     if (maxH) cell = Math.min(cell, Math.max(8, (maxH - titles) / Math.max(rows, 1)));
     if (cell < need) { // the numbers would be too small in one row: wrap
@@ -479,7 +482,7 @@
       groups.forEach(function (g) {
         g.forEach(function (pn) { widest = Math.max(widest, pn.extent()[1] * need + pn.labelW + 8); });
       });
-      cell = widest <= width ? need : Math.max(need, Math.min(CELL_MAX, cell));
+      cell = widest <= width ? need : Math.max(need, Math.min(cellMax, cell));
       if (maxH) cell = Math.min(cell, Math.max(8, (maxH - titles) / Math.max(rows, 1)));
     }
     this.area.textContent = "";
