@@ -28,6 +28,23 @@ from .feeds import Scatter
 from .vocabulary import CODES
 
 
+@dataclass(frozen=True)
+class Unreadable:
+    """A returned value that raised when read as an array: the error."""
+
+    error: str
+
+
+def as_numbers(value: Any) -> np.ndarray | Unreadable:
+    """What the learner returned, as an array: a Tensor's ``.data``, an
+    array, a list or a number; :class:`Unreadable` if reading it raises
+    (an ``__array__`` or a ``.data`` that raises is the learner's)."""
+    try:
+        return np.asarray(getattr(value, "data", value))
+    except Exception as err:  # the learner's object, reported, not raised
+        return Unreadable(f"{type(err).__name__}: {err}"[:200])
+
+
 @dataclass
 class Run:
     """One case, and what the learner's function did with it."""
@@ -43,10 +60,16 @@ class Run:
     raised: str | None = None  # the exception the call raised, if it did
 
     def out(self, name: str) -> np.ndarray | None:
-        if self.got is None:
+        """The learner's ``name`` as numbers; ``None`` when it is missing,
+        unreadable or not numbers."""
+        got = self.got
+        if not isinstance(got, tuple) or len(got) != len(self.names):
             return None
-        value = np.asarray(getattr(self.got[self.names.index(name)], "data",
-                                   self.got[self.names.index(name)]))
+        value = got[self.names.index(name)]
+        if not isinstance(value, np.ndarray):
+            value = as_numbers(value)
+        if isinstance(value, Unreadable):
+            return None
         return value if value.dtype.kind in "biuf" else None
 
     def expected(self, name: str) -> np.ndarray:
@@ -78,6 +101,9 @@ class Rule:
     outputs: tuple[str, ...] | None = None  # None: any output
     any_case: bool = False  # one case that speaks for it is enough
     integrity: bool = False  # wrong even when every value is right
+    # the fix for the form the learner used (their source, the output, the
+    # hypothesis that held), or None for the vocabulary's own fix
+    fix: Callable[[str, str | None, str], str | None] | None = None
 
     def __post_init__(self) -> None:
         if self.code not in CODES:
@@ -99,6 +125,17 @@ class Found:
 
     def where(self, output: str | None) -> str:
         return self.rule.where(self.run, output, self.label)
+
+    def fix(self, output: str | None, source: str) -> str:
+        """How to fix it, in the form the learner used (``source`` is
+        their function's text, ``""`` when unknown)."""
+        said = None
+        if self.rule.fix is not None:
+            try:
+                said = self.rule.fix(source, output, self.label)
+            except Exception:  # a form we cannot read: the plain fix
+                said = None
+        return said or CODES[self.code][1]
 
 
 def diagnose(rules: Sequence[Rule], runs: Sequence[Run],
@@ -144,7 +181,7 @@ Predict = Callable[[Run, str], "list[tuple[str, Any]]"]
 CRASH = "crash"
 
 
-def model(code: str, predict: Predict, outputs=None) -> Rule:
+def model(code: str, predict: Predict, outputs=None, fix=None) -> Rule:
     """The learner's output equals what the bug gives, on every case where
     that differs from the truth. ``predict`` gives the bug's answers, each
     labelled by the hypothesis it stands for (labels the same across
@@ -170,7 +207,7 @@ def model(code: str, predict: Predict, outputs=None) -> Rule:
         return (f"on case {run.number} your {output} is exactly what "
                 f"{label} gives")
 
-    return Rule(code, evidence, where, outputs)
+    return Rule(code, evidence, where, outputs, fix=fix)
 
 
 def overwrite_fits(sc: Scatter, out: np.ndarray, run: Run) -> bool:

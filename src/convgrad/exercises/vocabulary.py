@@ -35,6 +35,8 @@ mutates-input      every exercise that takes an array
 wrong-index-width  maxpool_backward, maxpool_forward (argmax)
 scale              every exercise
 shape              every exercise that returns an array
+time-limit         every exercise
+bad-return         every exercise
 tie-last           maxpool_forward (argmax)
 pad-zero           maxpool_forward (y)
 divisor            avgpool_backward
@@ -154,6 +156,17 @@ CODES: dict[str, tuple[str, str]] = {
         "windows placed as if there were no padding",
         "on the image, window (i, j) starts at (i*s - p, j*s - p); on the "
         "padded canvas at (i*s, j*s), cropped by p afterwards",
+    ),
+    "time-limit": (
+        "the function did not return within the time limit",
+        "look for a loop that never ends: a `while` whose condition never "
+        "changes, an index that is never increased, a loop over a list "
+        "that grows inside it",
+    ),
+    "bad-return": (
+        "the return value is not an array of numbers",
+        "return a NumPy array (np.zeros(...) filled in), or a Tensor; "
+        "reading what you returned as numbers must work",
     ),
     "parity": (
         "the stamps one pixel off: the pattern's 4s and 2s on the wrong rows "
