@@ -181,6 +181,14 @@ Predict = Callable[[Run, str], "list[tuple[str, Any]]"]
 CRASH = "crash"
 
 
+@dataclass(frozen=True)
+class CrashOr:
+    """What a model predicts where the bug reaches outside an array: an
+    error, or, from a loop that skips what falls outside, ``answer``."""
+
+    answer: Any
+
+
 def model(code: str, predict: Predict, outputs=None, fix=None) -> Rule:
     """The learner's output equals what the bug gives, on every case where
     that differs from the truth. ``predict`` gives the bug's answers, each
@@ -194,6 +202,9 @@ def model(code: str, predict: Predict, outputs=None, fix=None) -> Rule:
         for label, a in predict(run, output):
             if isinstance(a, str):  # CRASH
                 out[label] = run.raised is not None
+            elif isinstance(a, CrashOr):
+                out[label] = run.raised is not None or (
+                    got is not None and run.same(got, a.answer))
             elif got is None or a is None or run.same(a, want):
                 out[label] = None
             else:
@@ -204,6 +215,11 @@ def model(code: str, predict: Predict, outputs=None, fix=None) -> Rule:
         if run.raised is not None:
             return (f"on case {run.number} {label} reaches outside the "
                     f"array, which is the error you see")
+        a = dict(predict(run, output)).get(label)
+        if isinstance(a, CrashOr):
+            return (f"on case {run.number} {label} reaches outside the "
+                    f"array, and your {output} is what skipping those "
+                    f"indices gives")
         return (f"on case {run.number} your {output} is exactly what "
                 f"{label} gives")
 
@@ -298,11 +314,53 @@ def _mutates_where(run: Run, output: str | None, label: str) -> str:
             f"{num(after[at])}")
 
 
+def _zeros_evidence(run: Run, output: str) -> bool | None:
+    got, want = run.out(output), run.expected(output)
+    if got is None or got.shape != want.shape or got.size < 2 \
+            or run.right(output):
+        return None
+    return bool(np.all(got == 0)) and bool(np.any(want != 0))
+
+
+def _zeros_where(run: Run, output: str, label: str) -> str:
+    return (f"on case {run.number} every element of your {output} is 0 "
+            f"(expected {num(np.abs(run.expected(output)).max())} at the "
+            f"largest)")
+
+
+def _copy_fix(source: str, output: str | None, label: str) -> str | None:
+    if ".flatten()" in source:
+        return ("flatten() returns a copy, so `+=` into it never reaches "
+                f"{output}: use .reshape(-1), a view, or np.add.at on "
+                f"{output} itself")
+    if "np.pad(" in source and "+=" in source:
+        return ("np.pad returns a new array: add into the padded canvas you "
+                "made, then return its crop, not the array you padded")
+    return None
+
+
+def _swapped_evidence(run: Run, output: str) -> bool | None:
+    got, want = run.out(output), run.expected(output)
+    if got is None or want.ndim < 2 or want.shape[-1] == want.shape[-2] \
+            or run.right(output):
+        return None
+    return got.shape == (*want.shape[:-2], want.shape[-1], want.shape[-2])
+
+
+def _swapped_where(run: Run, output: str, label: str) -> str:
+    h, w = run.expected(output).shape[-2:]
+    return (f"on case {run.number} your {output} has the plane {w} x {h}, "
+            f"expected {h} x {w} (H = {h} rows, W = {w} columns)")
+
+
+WRITES_TO_COPY = Rule("writes-to-copy", _zeros_evidence, _zeros_where,
+                      fix=_copy_fix)
+HW_SWAPPED = Rule("hw-swapped", _swapped_evidence, _swapped_where)
 SCALE = Rule("scale", _scale_evidence, _scale_where)
 SHAPE = Rule("shape", _shape_evidence, _shape_where)
 MUTATES_INPUT = Rule("mutates-input", lambda run, _: bool(_changed(run)),
                      _mutates_where, any_case=True, integrity=True)
-GENERIC = (SCALE, SHAPE, MUTATES_INPUT)
+GENERIC = (WRITES_TO_COPY, SCALE, HW_SWAPPED, SHAPE, MUTATES_INPUT)
 
 
 def feeds_line(sc: Scatter, output: str, index: tuple[int, ...]) -> str:
