@@ -1501,3 +1501,15 @@ def test_every_wrong_answer_in_this_file_gets_a_code():
 def test_the_message_fits_on_one_screen(name, code, fn):
     lines = check(name, fn, quiet=True).message.splitlines()
     assert len(lines) <= 40, len(lines)
+
+
+def test_an_unknown_argmax_mistake_gets_the_index_hint_not_the_tie_hint():
+    def odd_width(x, kernel_size, stride=None, padding=0):
+        y, arg = solution("maxpool_forward")(x, kernel_size, stride, padding)
+        r, q = np.divmod(arg, x.shape[3])
+        return y, r * (x.shape[3] + 1) + q  # no learner's width: no model
+
+    result = check("maxpool_forward", odd_width, quiet=True)
+    assert result.output == "argmax" and result.diagnosis is None
+    assert "hint: argmax is r*W + q" in result.message
+    assert "replace only on >" not in result.message

@@ -335,7 +335,7 @@ def _wrong_element(ex, run, runs, out, g, w, bad, source="") -> CheckResult:
     if out in ex.feeds:
         lines.append(f"  where: {feeds_line(ex.feeds[out](run.case), out, index)}")
     found = diagnose(ex.rules, runs, out)
-    lines += _diagnosis_lines(found, out, ex.hint, source)
+    lines += _diagnosis_lines(found, out, ex.hint_for(out), source)
     text = display.grid(out, g, w, bad, index)
     extra = {}
     if text:
