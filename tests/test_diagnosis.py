@@ -340,7 +340,7 @@ def _conv_matrix(flip="", transpose=False, order="C", stride_used=True,
         if padded_columns:  # C of the padded image, every column kept
             h, wd, p = h + 2 * p, wd + 2 * p, 0
         start = p if padding_used else 0
-        kernel = {"": w, "both": w[::-1, ::-1], "rows": w[::-1]}[flip]
+        kernel = {"": w, "both": w[::-1, ::-1], "rows": w[::-1], "T": w.T}[flip]
         c = np.zeros((oh * ow, h * wd))
         for i, j, ki, kj in np.ndindex(oh, ow, k, k):
             r, q = i * s - start + ki, j * s - start + kj
@@ -352,7 +352,7 @@ def _conv_matrix(flip="", transpose=False, order="C", stride_used=True,
 
 
 def _checkerboard(assign=False, shift=0, crop="p", stride_used=True,
-                  flip=False, padding_used=True):
+                  flip=False, padding_used=True, transpose=False):
     """checkerboard_dx with one mistake in one place: every window adds w
     (dy = 1) onto a padded canvas."""
     def checkerboard_dx(w, input_size, stride=1, padding=0):
@@ -361,6 +361,7 @@ def _checkerboard(assign=False, shift=0, crop="p", stride_used=True,
         ow = (wd + 2 * p - k) // stride + 1
         s = stride if stride_used else 1
         kernel = w[::-1, ::-1] if flip else w
+        kernel = kernel.T if transpose else kernel
         pad = p if padding_used else 0
         canvas = np.zeros((h + 2 * pad, wd + 2 * pad))
         for i, j, ki, kj in np.ndindex(oh, ow, k, k):
@@ -493,7 +494,7 @@ def _cb_conv_form(flip):
 
 
 # (exercise, code, wrong answer): one row per mistake an exercise can make
-def _cdb(flip=False, stride_used=True, images=None):
+def _cdb(flip=False, stride_used=True, images=None, transpose=False):
     """conv_double_backward as a learner writes it, loops over dy, with one
     mistake: the kernel flipped, the stride left out, or dw from the first
     image(s) only."""
@@ -502,6 +503,7 @@ def _cdb(flip=False, stride_used=True, images=None):
         k, p = w.shape[-1], padding
         s = stride if stride_used else 1
         wk = w[..., ::-1, ::-1] if flip else w
+        wk = wk.swapaxes(-1, -2) if transpose else wk
         vp = np.pad(v, ((0, 0), (0, 0), (p, p), (p, p)))
         ddy, dw = np.zeros(dy.shape), np.zeros(w.shape)
         for n, o, i, j in np.ndindex(*dy.shape):
@@ -510,7 +512,8 @@ def _cdb(flip=False, stride_used=True, images=None):
                 continue
             ddy[n, o, i, j] = np.sum(wk[o] * patch)
             if images is None or n < images:
-                dw[o] += dy[n, o, i, j] * patch
+                dw[o] += dy[n, o, i, j] * (patch.swapaxes(-1, -2) if transpose
+                                           else patch)
         return ddy, dw
 
     return answer
@@ -595,6 +598,9 @@ MISTAKES = [
     ("checkerboard_dx", "stride-ignored", _checkerboard(stride_used=False)),
     ("checkerboard_dx", "kernel-flipped", _checkerboard(flip=True)),
     # issue 25
+    ("conv_matrix", "taps-swapped", _conv_matrix(flip="T")),
+    ("checkerboard_dx", "taps-swapped", _checkerboard(transpose=True)),
+    ("conv_double_backward", "taps-swapped", _cdb(transpose=True)),
     ("numeric_grad", "low-precision", ng_float32),
     ("conv_output_size", "off-by-one", _cos("no+1")),
     ("conv_output_size", "off-by-one", _cos("range")),

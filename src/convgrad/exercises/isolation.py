@@ -75,7 +75,9 @@ def _with_alarm(run: Callable[[], Any], limit: float) -> Any:
         return run()
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        # None: a handler set outside Python, which cannot be put back
+        signal.signal(signal.SIGALRM,
+                      signal.SIG_DFL if previous is None else previous)
         if old_delay > 0:  # someone else's timer: give back what is left
             left = max(old_delay - (time.monotonic() - start), 1e-6)
             signal.setitimer(signal.ITIMER_REAL, left, old_interval)

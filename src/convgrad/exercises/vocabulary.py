@@ -27,7 +27,8 @@ kernel-flipped     im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
                    grouped_weight_matrix, dilated_grouped_backward (dx),
                    conv_matrix, checkerboard_dx, conv_double_backward
 taps-swapped       im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
-                   grouped_weight_matrix, dilated_grouped_backward (dx, dw)
+                   grouped_weight_matrix, dilated_grouped_backward (dx, dw),
+                   conv_matrix, checkerboard_dx, conv_double_backward
 missing-batch-sum  conv2d_backward (dw, db), conv2d_macs,
                    dilated_grouped_backward (dw), conv_double_backward (dw)
 batch-mean         conv2d_backward (dw, db), dilated_grouped_backward (dw)
