@@ -241,6 +241,7 @@ def _maxpool_fwd(tie=">", pad=-np.inf, width="W", stride_used=True,
                 if (v > best) if tie == ">" else (v >= best):
                     best, where = v, {
                         "plane": r * row + q, "window": ki * k + kj,
+                        "columns": q * h + r,
                         "padded": (r + p) * (w + 2 * p) + (q + p)}[frame]
             y[b, ch, i, j], arg[b, ch, i, j] = best, where
         return y, arg
@@ -452,6 +453,16 @@ def mpb_fancy_copy(dy, argmax, input_shape):
     return dx
 
 
+def mpb_unravel_swapped(dy, argmax, input_shape):
+    dx = np.zeros(input_shape)
+    h, w = input_shape[2:]
+    for b, ch, i, j in np.ndindex(*dy.shape):
+        r, q = divmod(int(argmax[b, ch, i, j]), w)
+        if q < h and r < w:  # "skip what does not fit"
+            dx[b, ch, q, r] += dy[b, ch, i, j]  # row and column swapped
+    return dx
+
+
 def mpb_hw_swapped(dy, argmax, input_shape):
     n, c, h, w = input_shape
     dx = np.zeros((n, c, w, h))  # H and W swapped
@@ -635,6 +646,8 @@ MISTAKES = [
     ("maxpool_backward", "writes-to-copy", mpb_flatten_copy),
     ("maxpool_backward", "writes-to-copy", mpb_fancy_copy),
     ("maxpool_backward", "hw-swapped", mpb_hw_swapped),
+    ("maxpool_backward", "hw-swapped", mpb_unravel_swapped),
+    ("maxpool_forward", "index-convention", _maxpool_fwd(frame="columns")),
     ("maxpool_forward", "index-convention", _maxpool_fwd(frame="window")),
     ("maxpool_forward", "index-convention", _maxpool_fwd(frame="padded")),
     ("maxpool_forward", "default-stride", _maxpool_fwd(default="as-is")),
@@ -1422,6 +1435,26 @@ def test_a_verdict_per_output_says_which_are_done():
                 quiet=True)
     assert odd.verdicts == {"y": "wrong", "argmax": "right"}
     assert "each output: y ✗  argmax ✓" in odd.message
+
+
+MULTI = [n for n in ALL if len(EXERCISES[n].outputs) > 1]
+
+
+@pytest.mark.parametrize("name", MULTI)
+def test_every_exercise_with_several_outputs_gives_a_verdict_each(name):
+    outputs, sol = EXERCISES[name].outputs, solution(name)
+
+    def last_wrong(**kwargs):
+        out = list(sol(**kwargs))
+        out[-1] = np.asarray(out[-1]) * 3
+        return tuple(out)
+
+    result = check(name, last_wrong, quiet=True)
+    want = {o: "right" for o in outputs[:-1]} | {outputs[-1]: "scale"}
+    assert result.verdicts == want, result.message
+    line = "  ".join([*(f"{o} ✓" for o in outputs[:-1]),
+                      f"{outputs[-1]} ✗ (scale)"])
+    assert f"each output: {line}" in result.message
 
 
 def test_the_verdict_on_an_exercise_with_one_output_stays_out():

@@ -232,6 +232,8 @@ def index_frames(run: Run, output: str):
     r, q = np.divmod(pick, x.shape[3])
     whole = np.argmax(x.reshape(*x.shape[:2], -1), axis=-1)
     return [("the index within the window, ki*k + kj", first),
+            ("the index counted column by column, q*H + r",
+             q * x.shape[2] + r),
             ("the index on the padded plane, (r + p)*(W + 2p) + (q + p)",
              (r + p) * (x.shape[3] + 2 * p) + (q + p)),
             ("the argmax of the whole plane",
@@ -321,3 +323,17 @@ def im2col_one_axis(run: Run, output: str):
                                    kj * dc : kj * dc + s * ow : s][..., :oh, :ow]
         out.append((label, col))
     return out
+
+
+def unravel_swapped(run: Run, output: str):
+    """maxpool_backward with row and column exchanged after unravelling:
+    ``r, q = divmod(argmax, W)`` routed to ``(q, r)``."""
+    case = run.case
+    dy, shape = case["dy"], tuple(case["input_shape"])
+    r, q = np.divmod(case["argmax"], shape[3])
+    b, c = np.indices(dy.shape)[:2]
+    inside = (q < shape[2]) & (r < shape[3])
+    dx = np.zeros(shape)
+    np.add.at(dx, (b[inside], c[inside], q[inside], r[inside]), dy[inside])
+    return [("row and column swapped, dx[..., q, r]",
+             dx if inside.all() else CrashOr(dx))]

@@ -206,6 +206,7 @@ RULES: dict[str, list[Rule]] = {
     "maxpool_backward": [
         overwrites(lambda case, out: feeds.maxpool(case)),
         model("wrong-index-width", M.widths),
+        model("hw-swapped", M.unravel_swapped),
     ],
     "maxpool_forward": [
         _default_stride(solutions.maxpool_forward, _pool_pick),
