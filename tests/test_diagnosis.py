@@ -658,6 +658,421 @@ MISTAKES = [
 ]
 
 
+# second styles: the same mistakes, written vectorised or with np.add.at --
+
+
+def _i2c_slices(stride_used=True, flip=False, transpose=False):
+    """im2col as one strided slice per tap, with one mistake."""
+    def im2col(x, kernel_size, stride=1, padding=0, dilation=1):
+        k, s, p, d = kernel_size, stride, padding, dilation
+        oh, ow = geometry.window(x.shape[2:], k, s, p, d).out
+        step = s if stride_used else 1
+        xp = _pad(x, p)
+        col = np.empty((*x.shape[:2], k, k, oh, ow))
+        for ki, kj in np.ndindex(k, k):
+            ti, tj = (k - 1 - ki, k - 1 - kj) if flip else (ki, kj)
+            ti, tj = (tj, ti) if transpose else (ti, tj)
+            col[:, :, ki, kj] = xp[:, :, ti * d : ti * d + step * oh : step,
+                                   tj * d : tj * d + step * ow : step][
+                                       :, :, :oh, :ow]
+        return col
+    return im2col
+
+
+def _c2i_add_at(place=RIGHT_PLACE, fancy=False):
+    """col2im in one np.add.at (or, wrongly, a buffered fancy-index +=)."""
+    def col2im(col, input_size, kernel_size, stride=1, padding=0, dilation=1):
+        n, c, k, _, oh, ow = col.shape
+        (h, w), s, p, d = input_size, stride, padding, dilation
+        ki, kj, i, j = np.meshgrid(*(np.arange(v) for v in (k, k, oh, ow)),
+                                   indexing="ij")
+        r, q = place(i, j, ki, kj, s, d, k)
+        xp = np.zeros((n, c, h + 2 * p, w + 2 * p))
+        at = (slice(None), slice(None), r, q)
+        if fancy:
+            xp[at] += col  # buffered: a repeated pixel keeps one term
+        else:
+            np.add.at(xp, at, col)
+        return xp[:, :, p : p + h, p : p + w]
+    return col2im
+
+
+def _cb_loops(**mistake):
+    """conv2d_backward as lesson 4's loops (lesson 8's with d = g = 1)."""
+    db = mistake.pop("db", "sum")
+    dg = _dilated_grouped(**mistake)
+
+    def conv2d_backward(x, w, dy, stride=1, padding=0):
+        dx, dw = dg(x, w, dy, stride, padding)
+        gb = {"sum": dy.sum(axis=(0, 2, 3)),
+              "keepdims": dy.sum(axis=(0, 2, 3), keepdims=True)}[db]
+        return dx, dw, gb
+    return conv2d_backward
+
+
+def _dg_windows(flip=False, transpose=False, stride_used=True, crop=True,
+                dw="sum", assign=False):
+    """Lesson 8's exercise with sliding windows, one mistake."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    def dilated_grouped_backward(x, w, dy, stride=1, padding=0, dilation=1,
+                                 groups=1):
+        k, d, p = w.shape[2], dilation, padding
+        s = stride if stride_used else 1
+        cin_g, per = w.shape[1], w.shape[0] // groups
+        span = d * (k - 1) + 1
+        xp = _pad(x, p)
+        oh, ow = dy.shape[2:]
+        wk = w[..., ::-1, ::-1] if flip else w
+        wk = wk.swapaxes(-1, -2) if transpose else wk
+        win = sliding_window_view(xp, (span, span), axis=(2, 3))
+        win = win[:, :, : (oh - 1) * s + 1 : s, : (ow - 1) * s + 1 : s, ::d, ::d]
+        win = win[:, :, :oh, :ow]
+        dxp, gw = np.zeros_like(xp), np.zeros_like(w)
+        for g in range(groups):
+            gx = slice(g * cin_g, (g + 1) * cin_g)
+            go = slice(g * per, (g + 1) * per)
+            images = slice(0, 1) if dw == "first" else slice(None)
+            gw[go] = np.einsum("noij,ncijkl->ockl", dy[images, go],
+                               win[images, gx])
+            taps = np.einsum("noij,ockl->ncijkl", dy[:, go], wk[go])
+            for ki, kj in np.ndindex(k, k):
+                at = (slice(None), gx,
+                      slice(ki * d, ki * d + (oh - 1) * s + 1, s),
+                      slice(kj * d, kj * d + (ow - 1) * s + 1, s))
+                if assign:
+                    dxp[at] = taps[..., ki, kj]
+                else:
+                    dxp[at] += taps[..., ki, kj]
+        h, wd = x.shape[2:]
+        dx = dxp[:, :, p : p + h, p : p + wd] if crop else dxp
+        return dx, gw / (x.shape[0] if dw == "mean" else 1)
+    return dilated_grouped_backward
+
+
+def _ct_loops(assign=False, crop=True, stride_used=True, flip=False,
+              transpose=False):
+    """conv_transpose2d as stamps in loops, one mistake."""
+    def conv_transpose2d(x, w, stride=1, padding=0, output_padding=0):
+        n, _, h, wd = x.shape
+        _, c_out, k, _ = w.shape
+        s, p, op = (stride if stride_used else 1), padding, output_padding
+        wk = w[..., ::-1, ::-1] if flip else w
+        wk = wk.swapaxes(-1, -2) if transpose else wk
+        big = np.zeros((n, c_out, (h - 1) * stride + k + op,
+                        (wd - 1) * stride + k + op))
+        for b, c, i, j in np.ndindex(*x.shape):
+            at = (b, slice(None), slice(i * s, i * s + k),
+                  slice(j * s, j * s + k))
+            if assign:
+                big[at] = x[b, c, i, j] * wk[c]
+            else:
+                big[at] += x[b, c, i, j] * wk[c]
+        if not crop:
+            return big
+        return big[:, :, p : big.shape[2] - p, p : big.shape[3] - p]
+    return conv_transpose2d
+
+
+def _mpf_vec(pad=-np.inf, tie="first", width="W", stride_used=True):
+    """maxpool_forward vectorised, one mistake."""
+    def maxpool_forward(x, kernel_size, stride=None, padding=0):
+        k, p = kernel_size, padding
+        s = k if stride is None else stride
+        n, c, h, w = x.shape
+        oh, ow = geometry.pool_window(x.shape, k, s, p, 1, False).out
+        step = s if stride_used else 1
+        xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)), constant_values=pad)
+        i, j, ki, kj = np.meshgrid(np.arange(oh), np.arange(ow),
+                                   np.arange(k), np.arange(k), indexing="ij")
+        vals = xp[:, :, i * step + ki, j * step + kj].reshape(n, c, oh, ow, -1)
+        if tie == "first":
+            pick = vals.argmax(axis=-1)
+        else:  # the last maximum: argmax of the reversed window
+            pick = vals.shape[-1] - 1 - vals[..., ::-1].argmax(axis=-1)
+        r = (i * step + ki - p).reshape(oh, ow, -1)
+        q = (j * step + kj - p).reshape(oh, ow, -1)
+        row = {"W": w, "H": h}[width]
+        flat = np.broadcast_to(r * row + q, vals.shape)
+        arg = np.take_along_axis(flat, pick[..., None], -1)[..., 0]
+        return vals.max(axis=-1), arg
+    return maxpool_forward
+
+
+def _gwm_kron(order="c", offset=False, flip=False, transpose=False):
+    """grouped_weight_matrix with np.kron, one mistake."""
+    def grouped_weight_matrix(w, groups):
+        wk = w[..., ::-1, ::-1] if flip else w
+        wk = wk.swapaxes(-1, -2) if transpose else wk
+        if order == "taps-first":
+            wk = wk.transpose(0, 2, 3, 1)
+        c_out = w.shape[0]
+        rows, cols = c_out // groups, int(np.prod(w.shape[1:]))
+        blocks = np.ascontiguousarray(wk).reshape(groups, rows, cols)
+        if offset:  # block g at columns g*rows: written into a wide matrix
+            m = np.zeros((c_out, groups * cols))
+            for g in range(groups):
+                m[g * rows : (g + 1) * rows, g * rows : g * rows + cols] = blocks[g]
+            return m
+        return np.concatenate([np.kron(np.eye(groups)[g], blocks[g])
+                               for g in range(groups)])
+    return grouped_weight_matrix
+
+
+def _cm_basis(flip=False, transpose=False, result_t=False, order="C",
+              stride_used=True, padded=False):
+    """conv_matrix from the convolutions of basis images, one mistake."""
+    def conv_matrix(w, input_size, stride=1, padding=0):
+        h, wd = input_size
+        p = padding
+        if padded:  # the padded image's C: columns for the padding too
+            h, wd, p = h + 2 * p, wd + 2 * p, 0
+        wk = w[::-1, ::-1] if flip else w
+        wk = wk.T if transpose else wk
+        basis = np.eye(h * wd).reshape(h * wd, 1, h, wd)
+        if order == "F":
+            basis = basis.reshape(h * wd, 1, wd, h).swapaxes(-1, -2)
+        y = F.conv2d(cg.Tensor(basis), cg.Tensor(np.ascontiguousarray(wk)[None,
+                     None]), None, stride if stride_used else 1, p)
+        c = y.data.reshape(h * wd, -1).T
+        return c.T if result_t else c
+    return conv_matrix
+
+
+def _cbd_add_at(fancy=False, stride_used=True, flip=False, transpose=False):
+    """checkerboard_dx with np.add.at, one mistake."""
+    def checkerboard_dx(w, input_size, stride=1, padding=0):
+        (h, wd), (k, _), s, p = input_size, w.shape, stride, padding
+        oh, ow = geometry.window((h, wd), k, s, p, 1).out
+        step = s if stride_used else 1
+        wk = w[::-1, ::-1] if flip else w
+        wk = wk.T if transpose else wk
+        i, j, ki, kj = np.indices((oh, ow, k, k)).reshape(4, -1)
+        canvas = np.zeros((h + 2 * p + k * s, wd + 2 * p + k * s))
+        at = (i * step + ki, j * step + kj)
+        if fancy:
+            canvas[at] += wk[ki, kj]  # buffered: the overlaps are lost
+        else:
+            np.add.at(canvas, at, wk[ki, kj])
+        return canvas[p : p + h, p : p + wd]
+    return checkerboard_dx
+
+
+def _cdb_windows(flip=False, stride_used=True, first_image=False,
+                 transpose=False):
+    """conv_double_backward with sliding windows, one mistake."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    def conv_double_backward(w, dy, v, stride=1, padding=0):
+        k = w.shape[-1]
+        s = stride if stride_used else 1
+        wk = w[..., ::-1, ::-1] if flip else w
+        wk = wk.swapaxes(-1, -2) if transpose else wk
+        oh, ow = dy.shape[2:]
+        win = sliding_window_view(_pad(v, padding), (k, k), axis=(2, 3))
+        win = win[:, :, : (oh - 1) * s + 1 : s, : (ow - 1) * s + 1 : s]
+        win = win[:, :, :oh, :ow]
+        images = slice(0, 1) if first_image else slice(None)
+        dw = np.einsum("noij,ncijkl->ockl", dy[images], win[images])
+        if transpose:
+            dw = dw.swapaxes(-1, -2)
+        if flip:
+            dw = dw[..., ::-1, ::-1]
+        return np.einsum("ncijkl,ockl->noij", win, wk), dw
+    return conv_double_backward
+
+
+def ng_basis_one_sided(f, x, eps=1e-6):
+    x = np.asarray(x, dtype=float)
+    base = f(x)
+    steps = eps * np.eye(x.size).reshape(x.size, *x.shape)
+    return np.array([(f(x + e) - base) / eps for e in steps]).reshape(x.shape)
+
+
+def ng_basis_float32(f, x, eps=1e-6):
+    x = np.asarray(x, dtype=np.float32)
+    steps = (eps * np.eye(x.size)).astype(np.float32).reshape(x.size, *x.shape)
+    return np.array([(f(x + e) - f(x - e)) / (2 * eps) for e in steps]
+                    ).reshape(x.shape)
+
+
+def ng_basis_over_eps(f, x, eps=1e-6):
+    x = np.asarray(x, dtype=float)
+    steps = eps * np.eye(x.size).reshape(x.size, *x.shape)
+    return np.array([(f(x + e) - f(x - e)) / eps for e in steps]).reshape(x.shape)
+
+
+def sp_add_into_dy(x, dy):
+    dy += dy * 2 * x  # dy's own piece, then both x*x pieces, into dy
+    return dy
+
+
+def sgd_out_argument(w, dw, v, lr, momentum):
+    np.multiply(v, momentum, out=v)
+    np.add(v, dw, out=v)
+    np.subtract(w, lr * v, out=w)
+    return w, v
+
+
+def c2i_reshape_in_place(col, input_size, kernel_size, stride=1, padding=0,
+                         dilation=1):
+    col *= 1.0  # harmless,
+    col[..., 0, 0] = 0.0  # but this "clears what was used" in the caller's col
+    return solution("col2im")(col, input_size, kernel_size, stride, padding,
+                              dilation)
+
+
+def c2i_divided_by_count(col, input_size, kernel_size, stride=1, padding=0,
+                         dilation=1):
+    return solution("col2im")(col, input_size, kernel_size, stride, padding,
+                              dilation) * 0.5
+
+
+def cos_range_no_dilation(size, kernel_size, stride=1, padding=0, dilation=1):
+    return len(range(0, size + 2 * padding - kernel_size + 1, stride))
+
+
+def cos_range_span_dk(size, kernel_size, stride=1, padding=0, dilation=1):
+    return len(range(0, size + 2 * padding - dilation * kernel_size + 1, stride))
+
+
+def cos_range_no_stride(size, kernel_size, stride=1, padding=0, dilation=1):
+    return len(range(0, size + 2 * padding - dilation * (kernel_size - 1)))
+
+
+def _macs_counted(n, x_shape, w_shape, stride, padding):
+    _, c, h, w = x_shape
+    co, _, k, _ = w_shape
+    positions = sum(1 for r in range(0, h + 2 * padding - k + 1, stride)
+                    for q in range(0, w + 2 * padding - k + 1, stride))
+    return n * co * positions * c * k * k
+
+
+def macs_loops_one_image(x_shape, w_shape, stride=1, padding=0):
+    return _macs_counted(1, x_shape, w_shape, stride, padding)
+
+
+def macs_loops_no_stride(x_shape, w_shape, stride=1, padding=0):
+    return _macs_counted(x_shape[0], x_shape, w_shape, 1, padding)
+
+
+def _apb_add_at(assign=False, stride_used=True):
+    """avgpool_backward as one np.add.at per tap, one mistake."""
+    def avgpool_backward(dy, input_shape, kernel_size, stride=None, padding=0,
+                         count_include_pad=True):
+        n, c, h, w = input_shape
+        k, p = kernel_size, padding
+        s = (k if stride is None else stride) if stride_used else 1
+        oh, ow = dy.shape[2:]
+        h0, w0 = np.arange(oh) * s - p, np.arange(ow) * s - p
+        full = np.outer(np.minimum(h0 + k, h + p) - h0,
+                        np.minimum(w0 + k, w + p) - w0)
+        inside = np.outer(np.minimum(h0 + k, h) - np.maximum(h0, 0),
+                          np.minimum(w0 + k, w) - np.maximum(w0, 0))
+        piece = dy / (full if count_include_pad else inside)
+        dxp = np.zeros((n, c, h + 2 * p + k * s, w + 2 * p + k * s))
+        for ki, kj in np.ndindex(k, k):
+            at = (slice(None), slice(None), (np.arange(oh) * s + ki)[:, None],
+                  (np.arange(ow) * s + kj)[None, :])
+            if assign:
+                dxp[at] = piece
+            else:
+                np.add.at(dxp, at, piece)
+        return dxp[:, :, p : p + h, p : p + w]
+    return avgpool_backward
+
+
+def mpb_flat_assign(dy, argmax, input_shape):
+    dx = np.zeros(input_shape)
+    n, c = dy.shape[:2]
+    for b in range(n):
+        for ch in range(c):
+            dx[b, ch].flat[argmax[b, ch].ravel()] = dy[b, ch].ravel()
+    return dx
+
+
+def cm_vectorised_no_offset(w, input_size, stride=1, padding=0):
+    (h, wd), k, s, p = input_size, w.shape[0], stride, padding
+    oh, ow = ((v + 2 * p - k) // s + 1 for v in (h, wd))
+    i, j, ki, kj = np.indices((oh, ow, k, k)).reshape(4, -1)
+    r, q = i * s + ki, j * s + kj  # the window's start without the -p
+    keep = (r < h) & (q < wd)
+    c = np.zeros((oh * ow, h * wd))
+    c[(i * ow + j)[keep], (r * wd + q)[keep]] = w[ki, kj][keep]
+    return c
+
+
+SECOND_STYLES = [
+    ("im2col", "stride-ignored", _i2c_slices(stride_used=False)),
+    ("im2col", "kernel-flipped", _i2c_slices(flip=True)),
+    ("im2col", "taps-swapped", _i2c_slices(transpose=True)),
+    ("col2im", "overwrites", _c2i_add_at(fancy=True)),
+    ("col2im", "stride-ignored", _c2i_add_at(NO_STRIDE)),
+    ("col2im", "kernel-flipped", _c2i_add_at(FLIPPED)),
+    ("col2im", "taps-swapped", _c2i_add_at(SWAPPED)),
+    ("col2im", "mutates-input", c2i_reshape_in_place),
+    ("col2im", "scale", c2i_divided_by_count),
+    ("conv2d_backward", "overwrites", _cb_loops(assign=True)),
+    ("conv2d_backward", "no-crop", _cb_loops(crop=False)),
+    ("conv2d_backward", "stride-ignored", _cb_loops(stride_used=False)),
+    ("conv2d_backward", "taps-swapped", _cb_loops(transpose=True)),
+    ("conv2d_backward", "missing-batch-sum", _cb_loops(dw="first")),
+    ("conv2d_backward", "batch-mean", _cb_loops(dw="mean")),
+    ("conv2d_backward", "shape", _cb_loops(db="keepdims")),
+    ("conv2d_backward", "writes-to-copy", _conv_backward(
+        dx_col2im=lambda *a, **k: np.zeros((a[0].shape[0], a[0].shape[1],
+                                            *a[1])))),
+    ("dilated_grouped_backward", "overwrites", _dg_windows(assign=True)),
+    ("dilated_grouped_backward", "no-crop", _dg_windows(crop=False)),
+    ("dilated_grouped_backward", "stride-ignored", _dg_windows(stride_used=False)),
+    ("dilated_grouped_backward", "kernel-flipped", _dg_windows(flip=True)),
+    ("dilated_grouped_backward", "taps-swapped", _dg_windows(transpose=True)),
+    ("dilated_grouped_backward", "missing-batch-sum", _dg_windows(dw="first")),
+    ("dilated_grouped_backward", "batch-mean", _dg_windows(dw="mean")),
+    ("conv_transpose2d", "overwrites", _ct_loops(assign=True)),
+    ("conv_transpose2d", "no-crop", _ct_loops(crop=False)),
+    ("conv_transpose2d", "stride-ignored", _ct_loops(stride_used=False)),
+    ("conv_transpose2d", "kernel-flipped", _ct_loops(flip=True)),
+    ("conv_transpose2d", "taps-swapped", _ct_loops(transpose=True)),
+    ("maxpool_forward", "pad-zero", _mpf_vec(pad=0.0)),
+    ("maxpool_forward", "tie-last", _mpf_vec(tie="last")),
+    ("maxpool_forward", "wrong-index-width", _mpf_vec(width="H")),
+    ("maxpool_forward", "stride-ignored", _mpf_vec(stride_used=False)),
+    ("maxpool_backward", "overwrites", mpb_flat_assign),
+    ("avgpool_backward", "overwrites", _apb_add_at(assign=True)),
+    ("avgpool_backward", "stride-ignored", _apb_add_at(stride_used=False)),
+    ("grouped_weight_matrix", "column-order", _gwm_kron(order="taps-first")),
+    ("grouped_weight_matrix", "group-offset", _gwm_kron(offset=True)),
+    ("grouped_weight_matrix", "kernel-flipped", _gwm_kron(flip=True)),
+    ("grouped_weight_matrix", "taps-swapped", _gwm_kron(transpose=True)),
+    ("conv_matrix", "taps-swapped", _cm_basis(transpose=True)),
+    ("conv_matrix", "transposed", _cm_basis(result_t=True)),
+    ("conv_matrix", "flat-order", _cm_basis(order="F")),
+    ("conv_matrix", "stride-ignored", _cm_basis(stride_used=False)),
+    ("conv_matrix", "no-crop", _cm_basis(padded=True)),
+    ("conv_matrix", "padding-ignored", cm_vectorised_no_offset),
+    ("checkerboard_dx", "overwrites", _cbd_add_at(fancy=True)),
+    ("checkerboard_dx", "stride-ignored", _cbd_add_at(stride_used=False)),
+    ("checkerboard_dx", "kernel-flipped", _cbd_add_at(flip=True)),
+    ("checkerboard_dx", "taps-swapped", _cbd_add_at(transpose=True)),
+    ("conv_double_backward", "kernel-flipped", _cdb_windows(flip=True)),
+    ("conv_double_backward", "stride-ignored", _cdb_windows(stride_used=False)),
+    ("conv_double_backward", "missing-batch-sum", _cdb_windows(first_image=True)),
+    ("conv_double_backward", "taps-swapped", _cdb_windows(transpose=True)),
+    ("numeric_grad", "one-sided", ng_basis_one_sided),
+    ("numeric_grad", "low-precision", ng_basis_float32),
+    ("numeric_grad", "scale", ng_basis_over_eps),
+    ("square_plus_backward", "mutates-input", sp_add_into_dy),
+    ("sgd_momentum_step", "mutates-input", sgd_out_argument),
+    ("conv_output_size", "dilation-ignored", cos_range_no_dilation),
+    ("conv_output_size", "span", cos_range_span_dk),
+    ("conv_output_size", "stride-ignored", cos_range_no_stride),
+    ("conv2d_macs", "missing-batch-sum", macs_loops_one_image),
+    ("conv2d_macs", "stride-ignored", macs_loops_no_stride),
+]
+MISTAKES += SECOND_STYLES
+
+
 def _ids(row):
     return f"{row[0]}-{row[1]}-{row[2].__name__}"
 
@@ -743,6 +1158,15 @@ def test_changing_x_in_numeric_grad_is_not_restored():
     result = check("numeric_grad", _wrap("numeric_grad", _zero_inputs),
                    quiet=True)
     assert result.diagnosis == "not-restored", result.message
+
+
+def test_every_mistake_is_fed_in_two_styles_at_least():
+    # loops and a vectorised or np.add.at form (SECOND_STYLES), per pair
+    styles = {}
+    for name, code, fn in MISTAKES:
+        styles.setdefault((name, code), set()).add(fn)
+    single = sorted(pair for pair, fns in styles.items() if len(fns) < 2)
+    assert not single, single
 
 
 def test_the_table_of_mistakes_is_what_the_tests_feed():
