@@ -209,7 +209,7 @@ def _timeout(ex: Exercise, case: dict, number: int, limit) -> CheckResult:
              f"  case {number}: {display.describe(case)}",
              f"  diagnosis [time-limit]: {what}.",
              f"    evidence: case {number} was still running after "
-             f"{limit:g} s; the reference takes a fraction of a second.",
+             f"{limit:g} s, and every case is small (a few dozen numbers).",
              f"    fix: {fix}; if it is only slow, "
              f'exercises.check("{ex.name}", ..., time_limit=60).']
     return CheckResult(ex.name, "error", "\n".join(lines), case=case,
