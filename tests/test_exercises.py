@@ -246,7 +246,7 @@ def test_maxpool_matches_torch(torch):
     for case in _cases("maxpool_forward"):
         y, arg = exercises.maxpool_forward(**case)
         ty, targ = F.max_pool2d(torch.tensor(case["x"]), case["kernel_size"],
-                                case["stride"], case["padding"],
+                                case.get("stride"), case["padding"],
                                 return_indices=True)
         np.testing.assert_array_equal(y, ty.numpy())
         np.testing.assert_array_equal(arg, targ.numpy())
@@ -265,10 +265,10 @@ def test_avgpool_backward_matches_torch(torch):
         n, c, h, w = case["input_shape"]
         x = torch.zeros(case["input_shape"], dtype=torch.float64,
                         requires_grad=True)
-        oh = case["dy"].shape[2]
-        ceil = oh != (h + 2 * case["padding"] - case["kernel_size"]) // case[
-            "stride"] + 1
-        y = F.avg_pool2d(x, case["kernel_size"], case["stride"], case["padding"],
+        oh, k = case["dy"].shape[2], case["kernel_size"]
+        stride = case.get("stride", k)  # left out: the default, kernel_size
+        ceil = oh != (h + 2 * case["padding"] - k) // stride + 1
+        y = F.avg_pool2d(x, k, case.get("stride"), case["padding"],
                          ceil_mode=ceil,
                          count_include_pad=case["count_include_pad"])
         assert tuple(y.shape) == case["dy"].shape

@@ -20,11 +20,25 @@ each output with the reference solution, and prints one of:
   a code of :data:`CODES` (``CheckResult.diagnosis``), what it is, what
   showed it, and how to fix it.
 
+An exercise with several outputs also gets a verdict for each
+(``each output: dx ✗ (no-crop)  dw ✓  db ✓``, ``CheckResult.verdicts``),
+so a learner knows which parts are done. A fix is said in the form the
+learner used where it matters (``kernel-flipped`` asks a ``dx`` written as
+a conv2d of the zero-stuffed ``dy`` for the flip, and loops that flip to
+drop it).
+
 An answer whose values are right but which changes its arguments is wrong
 too (``mutates-input``, or ``not-restored`` for a nudge left in place).
 ``check`` never raises for a wrong or unfinished answer, so an untouched
 exercise cell runs cleanly under nbval. ``check(..., plot=True)`` and
 :meth:`CheckResult.plot` draw the wrong plane beside the expected one.
+
+Each call runs in isolation (:mod:`.isolation`): a time limit per case
+(``time_limit=10`` seconds, ``None`` for none) stops a runaway loop with
+the code ``time-limit``; grad mode, the backend and NumPy's error state
+are put back after every call; a return value that cannot be read as
+numbers is ``bad-return``, not a traceback. A bad argument to ``check``
+itself (``seed='a'``) raises an error that names it.
 
 The modules, one job each:
 
@@ -38,6 +52,8 @@ The modules, one job each:
 - :mod:`.registry`: :data:`EXERCISES`, one :class:`Exercise` per name;
 - :mod:`.checker` and :mod:`.display`: :func:`check`, :class:`CheckResult`,
   the report, the grid and the figure;
+- :mod:`.isolation`: one learner call, under a time limit, with nothing
+  left behind;
 - :mod:`.dilated_grouped`, :mod:`.bug_hunt`, :mod:`.conv_matrix` and
   :mod:`.checkerboard`: issue 12's exercises, each one's solution and cases
   (and, for the last two, its rules) in a module of its own;
@@ -63,7 +79,8 @@ Adding an exercise
 4. Register it in :data:`EXERCISES` (:mod:`.registry`): lesson, outputs,
    ``feeds`` for outputs that are scatters, and a one-line ``hint`` said
    when no rule fits.
-5. Test it: a wrong answer per mistake and two right answers in other
+5. Test it: a wrong answer per mistake, in two styles at least (loops and
+   a vectorised or ``np.add.at`` form), and two right answers in other
    styles in ``tests/test_diagnosis.py``; the stub cell in the lesson.
 """
 

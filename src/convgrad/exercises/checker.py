@@ -3,6 +3,7 @@ wrong element, and name the mistake the evidence points to."""
 
 from __future__ import annotations
 
+import inspect
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -10,8 +11,16 @@ from typing import Any
 
 import numpy as np
 
-from . import display
-from .diagnosis import CODES, Found, Run, diagnose, feeds_line
+from . import display, isolation
+from .diagnosis import (
+    CODES,
+    Found,
+    Run,
+    Unreadable,
+    as_numbers,
+    diagnose,
+    feeds_line,
+)
 from .registry import Exercise, exercise
 
 
@@ -33,6 +42,9 @@ class CheckResult:
     n_cases: int = 0
     extra: dict = field(default_factory=dict)
     diagnosis: str | None = None
+    # each output on its own, for exercises with several: "right", the
+    # code of the mistake it shows, or "wrong" (no known mistake fits)
+    verdicts: dict[str, str] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -64,39 +76,78 @@ class CheckResult:
 
 def check(
     name: str, fn: Callable, *, seed: int = 0, quiet: bool = False,
-    plot: bool = False,
+    plot: bool = False, time_limit: float | None = 10.0,
 ) -> CheckResult:
     """Run ``fn`` on exercise ``name``'s random cases against the reference.
 
     Prints the verdict (unless ``quiet``) and returns a :class:`CheckResult`.
     With ``plot=True`` a wrong answer on an image is also drawn
-    (:meth:`CheckResult.plot`). Never raises for a wrong answer or an
-    unfinished stub.
+    (:meth:`CheckResult.plot`). Each call of ``fn`` may take at most
+    ``time_limit`` seconds (``None``: no limit) and leaves nothing behind:
+    grad mode, the backend and NumPy's error state are restored after it
+    (:mod:`.isolation`). Never raises for a wrong answer, an unfinished
+    stub, a runaway loop or a strange return value; a bad argument to
+    ``check`` itself raises an error that names it.
     """
     ex = exercise(name)
     if not callable(fn):
         raise TypeError(f"fn must be the function you wrote, got {fn!r}")
+    _arguments(seed, quiet, plot, time_limit)
     cases = ex.cases(np.random.default_rng(seed))
-    runs, stop = _run(ex, fn, cases)
+    runs, stop = _run(ex, fn, cases, time_limit)
+    source = _source(fn)
     # a CheckResult is falsy unless it passed: compare with None, never `or`
-    result = stop if stop is not None and stop.status == "not attempted" else None
+    result = stop if stop is not None and stop.status != "error" else None
+    verdicts = _verdicts(ex, runs) if result is None and runs else {}
     for run in runs if result is None else ():
-        result = _compare(ex, run, runs)
+        result = _compare(ex, run, runs, source)
         if result is not None:
             break
     if result is None:
-        result = stop if stop is not None else _integrity(ex, runs)
+        result = stop if stop is not None else _integrity(ex, runs, source)
     if result is None:
         result = CheckResult(
             name, "passed",
             f"{name}: passed all {len(cases)} random cases. Well done!",
             n_cases=len(cases),
         )
+    elif len(ex.outputs) > 1 and verdicts and result.status in ("wrong", "error"):
+        result.verdicts = verdicts
+        line = _verdict_line(verdicts, len(runs), len(cases))
+        head, _, rest = result.message.partition("\n")
+        result.message = "\n".join(x for x in (head, line, rest) if x)
     if not quiet:
         print(result.message)
     if plot:
         result.plot()
     return result
+
+
+def _arguments(seed, quiet, plot, time_limit) -> None:
+    """``check``'s own arguments: a wrong one is named."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) \
+            or seed < 0:
+        raise TypeError(
+            f"seed must be a non-negative integer (the cases' random seed), "
+            f"got {seed!r}")
+    for label, flag in (("quiet", quiet), ("plot", plot)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"{label} must be True or False, got {flag!r}")
+    if time_limit is not None and (
+            isinstance(time_limit, bool)
+            or not isinstance(time_limit, (int, float, np.integer, np.floating))
+            or not time_limit > 0):
+        raise ValueError(
+            f"time_limit must be a positive number of seconds per case, or "
+            f"None for no limit, got {time_limit!r}")
+
+
+def _source(fn: Callable) -> str:
+    """The learner's function as text (for the fix in their form)."""
+    try:
+        return inspect.getsource(fn)
+    except (OSError, TypeError):
+        return ""
 
 
 def _copy(case: dict) -> dict:
@@ -110,7 +161,17 @@ def _copy(case: dict) -> dict:
     return out
 
 
-def _run(ex: Exercise, fn: Callable, cases: list[dict]):
+def _read(value: Any, n: int) -> tuple:
+    """The outputs of one call, each read as numbers (or Unreadable)."""
+    if n == 1:
+        return (as_numbers(value),)
+    if not isinstance(value, (tuple, list)) or len(value) != n:
+        return _Count(value)
+    return tuple(as_numbers(v) for v in value)
+
+
+def _run(ex: Exercise, fn: Callable, cases: list[dict],
+         time_limit: float | None = None):
     """Every case up to the first exception: the runs, and the stop."""
     runs: list[Run] = []
     expected_fn = ex.expected or ex.solution
@@ -120,7 +181,8 @@ def _run(ex: Exercise, fn: Callable, cases: list[dict]):
         want = (want,) if n == 1 else tuple(want)
         given = _copy(case)
         try:
-            got = fn(**given)
+            got = isolation.call(fn, given, time_limit,
+                                 after=lambda v: _read(v, n))
         except NotImplementedError:
             return runs, CheckResult(
                 ex.name, "not attempted",
@@ -128,18 +190,30 @@ def _run(ex: Exercise, fn: Callable, cases: list[dict]):
                 f"NotImplementedError). Replace it with your code and run "
                 f"the cell again.",
             )
+        except isolation.TimeLimit:
+            return runs, _timeout(ex, case, number, time_limit)
         except Exception as err:  # the learner's bug, reported, not raised
             tb = traceback.format_exception_only(type(err), err)[-1].strip()
             crash = Run(number, case, given, None, want, ex.outputs, ex.rtol,
                         ex.atol, raised=tb)
             return runs, _error(ex, [*runs, crash], crash)
-        if n == 1:
-            got = (got,)
-        elif not isinstance(got, (tuple, list)) or len(got) != n:
-            got = _Count(got)
         runs.append(Run(number, case, given, got, want, ex.outputs, ex.rtol,
                         ex.atol))
     return runs, None
+
+
+def _timeout(ex: Exercise, case: dict, number: int, limit) -> CheckResult:
+    what, fix = CODES["time-limit"]
+    lines = [f"{ex.name}: stopped: your function ran {limit:g} s on case "
+             f"{number} without returning",
+             f"  case {number}: {display.describe(case)}",
+             f"  diagnosis [time-limit]: {what}.",
+             f"    evidence: case {number} was still running after "
+             f"{limit:g} s, and every case is small (a few dozen numbers).",
+             f"    fix: {fix}; if it is only slow, "
+             f'exercises.check("{ex.name}", ..., time_limit=60).']
+    return CheckResult(ex.name, "error", "\n".join(lines), case=case,
+                       n_cases=number, diagnosis="time-limit")
 
 
 def _error(ex: Exercise, runs: list[Run], crash: Run) -> CheckResult:
@@ -150,7 +224,7 @@ def _error(ex: Exercise, runs: list[Run], crash: Run) -> CheckResult:
     found = next((f for out in ex.outputs
                   if (f := diagnose(rules, runs, out)) is not None), None)
     if found is not None:
-        lines += _diagnosis_lines(found, found.run.names[0], "")
+        lines += _diagnosis_lines(found, found.run.names[0], "", "")
     return CheckResult(ex.name, "error", "\n".join(lines), case=crash.case,
                        n_cases=crash.number, diagnosis=found and found.code)
 
@@ -164,16 +238,63 @@ class _Count(tuple):
         return self
 
 
-def _diagnosis_lines(found: Found | None, output, hint: str) -> list[str]:
+def _diagnosis_lines(found: Found | None, output, hint: str,
+                     source: str) -> list[str]:
     if found is None:
         return [f"  hint: {hint}"] if hint else []
-    what, fix = CODES[found.code]
+    what = CODES[found.code][0]
     return [f"  diagnosis [{found.code}]: {what}.",
             f"    evidence: {found.where(output)}.",
-            f"    fix: {fix}."]
+            f"    fix: {found.fix(output, source)}."]
 
 
-def _compare(ex: Exercise, run: Run, runs: list[Run]) -> CheckResult | None:
+def _verdicts(ex: Exercise, runs: list[Run]) -> dict[str, str]:
+    """Each output on its own, over every case that ran: ``"right"``, the
+    code of the mistake it shows, or ``"wrong"``."""
+    out = {}
+    for name in ex.outputs:
+        if runs and all(run.right(name) for run in runs):
+            out[name] = "right"
+            continue
+        found = diagnose(ex.rules, runs, name)
+        out[name] = found.code if found is not None else "wrong"
+    return out
+
+
+def _verdict_line(verdicts: dict[str, str], ran: int, total: int) -> str:
+    parts = [f"{name} ✓" if v == "right" else
+             f"{name} ✗" + ("" if v == "wrong" else f" ({v})")
+             for name, v in verdicts.items()]
+    on = "" if ran == total else f" (on the {ran} cases before the error)"
+    return f"  each output{on}: {'  '.join(parts)}"
+
+
+def _bad_return(ex: Exercise, run: Run, out: str, value: Any,
+                head: str) -> CheckResult:
+    what, fix = CODES["bad-return"]
+    if isinstance(value, Unreadable):
+        got = "a value that cannot be read"
+        evidence = f"reading your {out} as an array raised {value.error}"
+    else:
+        got = display.kind(_original(value))
+        evidence = f"your {out} is {got}"
+        if value.dtype == object and value.shape == () and value.item() is None:
+            fix = ("end the function with `return` and the result: a "
+                   "function without `return` gives None")
+    lines = [f"{ex.name}: {out} must be numbers, got {got}",
+             head, f"  diagnosis [bad-return]: {what}.",
+             f"    evidence: on case {run.number} {evidence}.",
+             f"    fix: {fix}."]
+    return CheckResult(ex.name, "wrong", "\n".join(lines), case=run.case,
+                       output=out, n_cases=run.number, diagnosis="bad-return")
+
+
+def _original(value: np.ndarray) -> Any:
+    return value.item() if value.shape == () and value.dtype == object else value
+
+
+def _compare(ex: Exercise, run: Run, runs: list[Run],
+             source: str = "") -> CheckResult | None:
     name, number, case = ex.name, run.number, run.case
     head = f"  case {number}: {display.describe(case)}"
     if isinstance(run.got, _Count):
@@ -185,29 +306,24 @@ def _compare(ex: Exercise, run: Run, runs: list[Run]) -> CheckResult | None:
         )
     for out in ex.outputs:
         w = run.expected(out)
-        g = np.asarray(getattr(run.got[ex.outputs.index(out)], "data",
-                               run.got[ex.outputs.index(out)]))
-        if g.dtype.kind not in "biuf":
-            return CheckResult(
-                name, "wrong",
-                f"{name}: {out} must be numbers, got {display.kind(g)}\n{head}",
-                case=case, output=out, n_cases=number,
-            )
+        g = run.got[ex.outputs.index(out)]
+        if isinstance(g, Unreadable) or g.dtype.kind not in "biuf":
+            return _bad_return(ex, run, out, g, head)
         if g.shape != w.shape:
             found = diagnose(ex.rules, runs, out)
             lines = [f"{name}: {out} has shape {g.shape}, expected {w.shape}",
-                     head, *_diagnosis_lines(found, out, "")]
+                     head, *_diagnosis_lines(found, out, "", source)]
             return CheckResult(
                 name, "wrong", "\n".join(lines), case=case, output=out,
                 n_cases=number, diagnosis=found and found.code,
             )
         bad = ~np.isclose(g, w, rtol=ex.rtol, atol=ex.atol, equal_nan=True)
         if bad.any():
-            return _wrong_element(ex, run, runs, out, g, w, bad)
+            return _wrong_element(ex, run, runs, out, g, w, bad, source)
     return None
 
 
-def _wrong_element(ex, run, runs, out, g, w, bad) -> CheckResult:
+def _wrong_element(ex, run, runs, out, g, w, bad, source="") -> CheckResult:
     index = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.ndim else ()
     exp, val = w[index], g[index]
     lines = [
@@ -219,7 +335,7 @@ def _wrong_element(ex, run, runs, out, g, w, bad) -> CheckResult:
     if out in ex.feeds:
         lines.append(f"  where: {feeds_line(ex.feeds[out](run.case), out, index)}")
     found = diagnose(ex.rules, runs, out)
-    lines += _diagnosis_lines(found, out, ex.hint)
+    lines += _diagnosis_lines(found, out, ex.hint_for(out), source)
     text = display.grid(out, g, w, bad, index)
     extra = {}
     if text:
@@ -235,7 +351,8 @@ def _wrong_element(ex, run, runs, out, g, w, bad) -> CheckResult:
     )
 
 
-def _integrity(ex: Exercise, runs: list[Run]) -> CheckResult | None:
+def _integrity(ex: Exercise, runs: list[Run],
+               source: str = "") -> CheckResult | None:
     """Right values, but the call did what the exercise forbids."""
     found = diagnose(ex.rules, runs, None)
     if found is None:
@@ -243,6 +360,6 @@ def _integrity(ex: Exercise, runs: list[Run]) -> CheckResult | None:
     run = found.run
     lines = [f"{ex.name}: every value is right, but {CODES[found.code][0]}",
              f"  case {run.number}: {display.describe(run.case)}",
-             *_diagnosis_lines(found, None, "")]
+             *_diagnosis_lines(found, None, "", source)]
     return CheckResult(ex.name, "wrong", "\n".join(lines), case=run.case,
                        n_cases=run.number, diagnosis=found.code)

@@ -108,6 +108,11 @@ def flipped(run: Run, output: str):
     return [("the flipped kernel", stamps(run.case, flip=True).output())]
 
 
+def transposed(run: Run, output: str):
+    case = {**run.case, "w": run.case["w"].T}
+    return [("the kernel transposed, w.T", stamps(case).output())]
+
+
 # parity before no-crop: with padding 1, stamps one pixel off and a crop
 # one pixel off give the same answer; only the cases without padding (where
 # any crop is right) tell them apart. Windows placed on the unpadded image
@@ -118,4 +123,5 @@ RULES = [
     no_crop(feed),
     model("stride-ignored", strides),
     model("kernel-flipped", flipped),
+    model("taps-swapped", transposed),
 ]

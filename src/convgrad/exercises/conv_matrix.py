@@ -89,6 +89,11 @@ def flips(run: Run, output: str):
     )]  # fmt: skip
 
 
+def taps_swapped(run: Run, output: str):
+    w, hw, s, p = _case(run)
+    return [("the kernel transposed, w.T", conv_matrix(w.T, hw, s, p))]
+
+
 def transposed(run: Run, output: str):
     return [("Cᵀ (rows: pixels, columns: outputs)", run.expected(output).T)]
 
@@ -127,6 +132,7 @@ RULES = [
     model("transposed", transposed),
     model("flat-order", orders),
     model("kernel-flipped", flips),
+    model("taps-swapped", taps_swapped),
     model("no-crop", padded),
     model("padding-ignored", paddings),
     model("stride-ignored", strides),

@@ -28,6 +28,23 @@ from .feeds import Scatter
 from .vocabulary import CODES
 
 
+@dataclass(frozen=True)
+class Unreadable:
+    """A returned value that raised when read as an array: the error."""
+
+    error: str
+
+
+def as_numbers(value: Any) -> np.ndarray | Unreadable:
+    """What the learner returned, as an array: a Tensor's ``.data``, an
+    array, a list or a number; :class:`Unreadable` if reading it raises
+    (an ``__array__`` or a ``.data`` that raises is the learner's)."""
+    try:
+        return np.asarray(getattr(value, "data", value))
+    except Exception as err:  # the learner's object, reported, not raised
+        return Unreadable(f"{type(err).__name__}: {err}"[:200])
+
+
 @dataclass
 class Run:
     """One case, and what the learner's function did with it."""
@@ -43,10 +60,16 @@ class Run:
     raised: str | None = None  # the exception the call raised, if it did
 
     def out(self, name: str) -> np.ndarray | None:
-        if self.got is None:
+        """The learner's ``name`` as numbers; ``None`` when it is missing,
+        unreadable or not numbers."""
+        got = self.got
+        if not isinstance(got, tuple) or len(got) != len(self.names):
             return None
-        value = np.asarray(getattr(self.got[self.names.index(name)], "data",
-                                   self.got[self.names.index(name)]))
+        value = got[self.names.index(name)]
+        if not isinstance(value, np.ndarray):
+            value = as_numbers(value)
+        if isinstance(value, Unreadable):
+            return None
         return value if value.dtype.kind in "biuf" else None
 
     def expected(self, name: str) -> np.ndarray:
@@ -78,6 +101,9 @@ class Rule:
     outputs: tuple[str, ...] | None = None  # None: any output
     any_case: bool = False  # one case that speaks for it is enough
     integrity: bool = False  # wrong even when every value is right
+    # the fix for the form the learner used (their source, the output, the
+    # hypothesis that held), or None for the vocabulary's own fix
+    fix: Callable[[str, str | None, str], str | None] | None = None
 
     def __post_init__(self) -> None:
         if self.code not in CODES:
@@ -99,6 +125,17 @@ class Found:
 
     def where(self, output: str | None) -> str:
         return self.rule.where(self.run, output, self.label)
+
+    def fix(self, output: str | None, source: str) -> str:
+        """How to fix it, in the form the learner used (``source`` is
+        their function's text, ``""`` when unknown)."""
+        said = None
+        if self.rule.fix is not None:
+            try:
+                said = self.rule.fix(source, output, self.label)
+            except Exception:  # a form we cannot read: the plain fix
+                said = None
+        return said or CODES[self.code][1]
 
 
 def diagnose(rules: Sequence[Rule], runs: Sequence[Run],
@@ -144,7 +181,15 @@ Predict = Callable[[Run, str], "list[tuple[str, Any]]"]
 CRASH = "crash"
 
 
-def model(code: str, predict: Predict, outputs=None) -> Rule:
+@dataclass(frozen=True)
+class CrashOr:
+    """What a model predicts where the bug reaches outside an array: an
+    error, or, from a loop that skips what falls outside, ``answer``."""
+
+    answer: Any
+
+
+def model(code: str, predict: Predict, outputs=None, fix=None) -> Rule:
     """The learner's output equals what the bug gives, on every case where
     that differs from the truth. ``predict`` gives the bug's answers, each
     labelled by the hypothesis it stands for (labels the same across
@@ -157,6 +202,9 @@ def model(code: str, predict: Predict, outputs=None) -> Rule:
         for label, a in predict(run, output):
             if isinstance(a, str):  # CRASH
                 out[label] = run.raised is not None
+            elif isinstance(a, CrashOr):
+                out[label] = run.raised is not None or (
+                    got is not None and run.same(got, a.answer))
             elif got is None or a is None or run.same(a, want):
                 out[label] = None
             else:
@@ -167,10 +215,15 @@ def model(code: str, predict: Predict, outputs=None) -> Rule:
         if run.raised is not None:
             return (f"on case {run.number} {label} reaches outside the "
                     f"array, which is the error you see")
+        a = dict(predict(run, output)).get(label)
+        if isinstance(a, CrashOr):
+            return (f"on case {run.number} {label} reaches outside the "
+                    f"array, and your {output} is what skipping those "
+                    f"indices gives")
         return (f"on case {run.number} your {output} is exactly what "
                 f"{label} gives")
 
-    return Rule(code, evidence, where, outputs)
+    return Rule(code, evidence, where, outputs, fix=fix)
 
 
 def overwrite_fits(sc: Scatter, out: np.ndarray, run: Run) -> bool:
@@ -261,11 +314,53 @@ def _mutates_where(run: Run, output: str | None, label: str) -> str:
             f"{num(after[at])}")
 
 
+def _zeros_evidence(run: Run, output: str) -> bool | None:
+    got, want = run.out(output), run.expected(output)
+    if got is None or got.shape != want.shape or got.size < 2 \
+            or run.right(output):
+        return None
+    return bool(np.all(got == 0)) and bool(np.any(want != 0))
+
+
+def _zeros_where(run: Run, output: str, label: str) -> str:
+    return (f"on case {run.number} every element of your {output} is 0 "
+            f"(expected {num(np.abs(run.expected(output)).max())} at the "
+            f"largest)")
+
+
+def _copy_fix(source: str, output: str | None, label: str) -> str | None:
+    if ".flatten()" in source:
+        return ("flatten() returns a copy, so `+=` into it never reaches "
+                f"{output}: use .reshape(-1), a view, or np.add.at on "
+                f"{output} itself")
+    if "np.pad(" in source and "+=" in source:
+        return ("np.pad returns a new array: add into the padded canvas you "
+                "made, then return its crop, not the array you padded")
+    return None
+
+
+def _swapped_evidence(run: Run, output: str) -> bool | None:
+    got, want = run.out(output), run.expected(output)
+    if got is None or want.ndim < 2 or want.shape[-1] == want.shape[-2] \
+            or run.right(output):
+        return None
+    return got.shape == (*want.shape[:-2], want.shape[-1], want.shape[-2])
+
+
+def _swapped_where(run: Run, output: str, label: str) -> str:
+    h, w = run.expected(output).shape[-2:]
+    return (f"on case {run.number} your {output} has the plane {w} x {h}, "
+            f"expected {h} x {w} (H = {h} rows, W = {w} columns)")
+
+
+WRITES_TO_COPY = Rule("writes-to-copy", _zeros_evidence, _zeros_where,
+                      fix=_copy_fix)
+HW_SWAPPED = Rule("hw-swapped", _swapped_evidence, _swapped_where)
 SCALE = Rule("scale", _scale_evidence, _scale_where)
 SHAPE = Rule("shape", _shape_evidence, _shape_where)
 MUTATES_INPUT = Rule("mutates-input", lambda run, _: bool(_changed(run)),
                      _mutates_where, any_case=True, integrity=True)
-GENERIC = (SCALE, SHAPE, MUTATES_INPUT)
+GENERIC = (WRITES_TO_COPY, SCALE, HW_SWAPPED, SHAPE, MUTATES_INPUT)
 
 
 def feeds_line(sc: Scatter, output: str, index: tuple[int, ...]) -> str:

@@ -67,15 +67,18 @@ def cases(rng: np.random.Generator) -> list[dict]:
 # the mistakes ----------------------------------------------------------------
 
 
-def _variant(case: dict, *, flip=False, step=None, first_image=False):
-    """``(ddy, dw)`` with the kernel flipped, windows ``step`` apart, or
-    ``dw`` from image 0 only."""
+def _variant(case: dict, *, flip=False, step=None, first_image=False,
+             swap=False):
+    """``(ddy, dw)`` with the kernel flipped (or transposed), windows
+    ``step`` apart, or ``dw`` from image 0 only."""
     w, dy, v = case["w"], case["dy"], case["v"]
     s, p = case.get("stride", 1), case.get("padding", 0)
-    ddy, dw = conv_double_backward(w[..., ::-1, ::-1] if flip else w, dy, v,
-                                   s if step is None else step, p)
+    wk = w[..., ::-1, ::-1] if flip else w
+    wk = wk.swapaxes(-1, -2) if swap else wk
+    ddy, dw = conv_double_backward(wk, dy, v, s if step is None else step, p)
     if first_image:
         dw = conv_double_backward(w, dy[:1], v[:1], s, p)[1]
+    dw = dw.swapaxes(-1, -2) if swap else dw
     return ddy, dw[..., ::-1, ::-1] if flip else dw
 
 
@@ -85,6 +88,11 @@ def _pick(output: str, answer) -> np.ndarray:
 
 def flipped(run: Run, output: str):
     return [("the flipped kernel", _pick(output, _variant(run.case, flip=True)))]
+
+
+def transposed(run: Run, output: str):
+    return [("the kernel transposed, w[..., kj, ki]",
+             _pick(output, _variant(run.case, swap=True)))]
 
 
 def strides(run: Run, output: str):
@@ -98,6 +106,7 @@ def one_image(run: Run, output: str):
 
 RULES = [
     model("kernel-flipped", flipped),
+    model("taps-swapped", transposed),
     model("stride-ignored", strides),
     model("missing-batch-sum", one_image, outputs=("dw",)),
 ]

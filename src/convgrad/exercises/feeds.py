@@ -93,28 +93,49 @@ def _ids(*axes: np.ndarray) -> np.ndarray:
 # col2im, conv dx and dw, the transposed conv --------------------------------
 
 
-def col2im(case: dict, *, stride=None, dilation=None, flip=False) -> Scatter:
+def _pair(v) -> tuple[int, int]:
+    return (v, v) if np.ndim(v) == 0 else (int(v[0]), int(v[1]))
+
+
+def _taps(ki, kj, k, flip: bool, swap: bool):
+    """Where tap ``(ki, kj)`` lands: flipped (a true convolution) and/or
+    with its two indices swapped (the kernel transposed)."""
+    ti, tj = (k - 1 - ki, k - 1 - kj) if flip else (ki, kj)
+    return (tj, ti) if swap else (ti, tj)
+
+
+def col2im(case: dict, *, stride=None, dilation=None, flip=False,
+           swap=False) -> Scatter:
     col = case["col"]
     n, c, k, _, oh, ow = col.shape
     h, w = case["input_size"]
     s = case.get("stride", 1) if stride is None else stride
-    d = case.get("dilation", 1) if dilation is None else dilation
+    dr, dc = _pair(case.get("dilation", 1) if dilation is None else dilation)
     p = case.get("padding", 0)
     b, ch, ki, kj, i, j = np.indices(col.shape).reshape(6, -1)
-    ti, tj = (k - 1 - ki, k - 1 - kj) if flip else (ki, kj)
-    terms = {"at": (b, ch, i * s + ti * d, j * s + tj * d),
+    ti, tj = _taps(ki, kj, k, flip, swap)
+    terms = {"at": (b, ch, i * s + ti * dr, j * s + tj * dc),
              "value": col.reshape(-1), "batch": b, "source": (i, j, ki, kj)}
     return _scatter((n, c, h + 2 * p, w + 2 * p), (0, 0, p, p), (n, c, h, w),
                     terms, "window ({0}, {1}) tap ({2}, {3})")
 
 
+# where output channel o's group starts among the input channels: the rule,
+# and the offsets a learner may write instead (issue 25's group-offset)
+GROUP_OFFSETS = {
+    None: lambda o, per, cig, g: (o // per) * cig,
+    "o // (C_out/groups)": lambda o, per, cig, g: o // per,
+    "(o % groups) * (C_in/groups)": lambda o, per, cig, g: (o % g) * cig,
+}
+
+
 def conv(case: dict, output: str, *, stride=None, dilation=None,
-         flip=False) -> Scatter:
+         flip=False, swap=False, offset=None) -> Scatter:
     """``dx``, ``dw`` or ``db`` of ``conv2d(x, w, stride, padding,
     dilation, groups)`` as terms; ``flip`` models a true convolution."""
     x, w, dy = case["x"], case["w"], case["dy"]
     s = case.get("stride", 1) if stride is None else stride
-    d = case.get("dilation", 1) if dilation is None else dilation
+    dr, dc = _pair(case.get("dilation", 1) if dilation is None else dilation)
     p, g = case.get("padding", 0), case.get("groups", 1)
     n, c_in, h, wd = x.shape
     c_out, c_in_g, k, _ = w.shape
@@ -127,9 +148,9 @@ def conv(case: dict, output: str, *, stride=None, dilation=None,
                         "image {0} position ({1}, {2})", unit="term")
     b, o, ci, ki, kj, i, j = np.indices((n, c_out, c_in_g, k, k, oh, ow)).reshape(
         7, -1)
-    ch = (o // (c_out // g)) * c_in_g + ci
-    ti, tj = (k - 1 - ki, k - 1 - kj) if flip else (ki, kj)
-    r, q = i * s + ti * d, j * s + tj * d  # on the padded input
+    ch = GROUP_OFFSETS[offset](o, c_out // g, c_in_g, g) + ci
+    ti, tj = _taps(ki, kj, k, flip, swap)
+    r, q = i * s + ti * dr, j * s + tj * dc  # on the padded input
     grad = dy[b, o, i, j]
     if output == "dx":
         terms = {"at": (b, ch, r, q), "value": w[o, ci, ki, kj] * grad,
@@ -146,7 +167,8 @@ def conv(case: dict, output: str, *, stride=None, dilation=None,
                     "image {0} window ({1}, {2})", unit="term")
 
 
-def conv_transpose2d(case: dict, *, stride=None, flip=False) -> Scatter:
+def conv_transpose2d(case: dict, *, stride=None, flip=False,
+                     swap=False) -> Scatter:
     x, w = case["x"], case["w"]
     s0, p = case.get("stride", 1), case.get("padding", 0)
     s = s0 if stride is None else stride
@@ -156,7 +178,7 @@ def conv_transpose2d(case: dict, *, stride=None, flip=False) -> Scatter:
         x.shape, w.shape, None, s0, p, case.get("output_padding", 0), 1, 1).out
     b, c, o, ki, kj, i, j = np.indices((n, c_in, c_out, k, k, h, wd)).reshape(
         7, -1)
-    ti, tj = (k - 1 - ki, k - 1 - kj) if flip else (ki, kj)
+    ti, tj = _taps(ki, kj, k, flip, swap)
     terms = {"at": (b, o, i * s + ti, j * s + tj),
              "value": w[c, o, ki, kj] * x[b, c, i, j], "batch": b,
              "group": _ids(b, o, ki, kj, i, j), "source": (c, i, j, ki, kj)}
@@ -169,14 +191,22 @@ def conv_transpose2d(case: dict, *, stride=None, flip=False) -> Scatter:
 # pooling ---------------------------------------------------------------------
 
 
-def maxpool(case: dict, *, width=None) -> Scatter:
+def maxpool(case: dict, *, width=None, skip=False) -> Scatter:
     """Max-pool backward: each ``dy`` routed to its window's argmax, read
-    as ``divmod(argmax, width)`` (the plane's width unless overridden)."""
+    as ``divmod(argmax, width)`` (the plane's width unless overridden);
+    ``skip`` drops the terms that land outside the plane (a learner's loop
+    that skips them) instead of failing."""
     dy, argmax, shape = case["dy"], case["argmax"], tuple(case["input_shape"])
     width = shape[3] if width is None else width
     b, c, i, j = np.indices(dy.shape).reshape(4, -1)
     r, q = np.divmod(argmax.reshape(-1), width)
-    terms = {"at": (b, c, r, q), "value": dy.reshape(-1), "batch": b,
+    if skip:
+        inside = (r < shape[2]) & (q < shape[3])
+        b, c, i, j, r, q = (a[inside] for a in (b, c, i, j, r, q))
+        value = dy.reshape(-1)[inside]
+    else:
+        value = dy.reshape(-1)
+    terms = {"at": (b, c, r, q), "value": value, "batch": b,
              "source": (i, j)}
     return _scatter(shape, (0, 0, 0, 0), shape, terms,
                     "window ({0}, {1})", unit="window",
@@ -185,11 +215,16 @@ def maxpool(case: dict, *, width=None) -> Scatter:
 
 def avgpool(case: dict, *, stride=None, divisor=None) -> Scatter:
     """Avg-pool backward: ``dy / divisor`` on every pixel of each window.
-    ``divisor`` overrides torch's rule: ``'pad'``, ``'inside'`` or ``'k*k'``."""
+    ``divisor`` overrides torch's rule: ``'pad'``, ``'inside'``, ``'k*k'``
+    or ``'k*k if pad'`` (k*k where the padding counts, even for a window
+    ceil mode clips)."""
     dy, shape = case["dy"], tuple(case["input_shape"])
     k, p = case["kernel_size"], case.get("padding", 0)
     s = (case.get("stride") or k) if stride is None else stride
-    rule = divisor or ("pad" if case.get("count_include_pad", True) else "inside")
+    cip = case.get("count_include_pad", True)
+    rule = divisor or ("pad" if cip else "inside")
+    if rule == "k*k if pad":
+        rule = "k*k" if cip else "inside"
     n, c, h, w = shape
     at, value, batch, source = [], [], [], []
     for i, j in np.ndindex(*dy.shape[2:]):

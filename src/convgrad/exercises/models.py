@@ -17,7 +17,7 @@ import numpy as np
 from convgrad import geometry
 
 from . import feeds, solutions
-from .diagnosis import CRASH, Run
+from .diagnosis import CRASH, CrashOr, Run
 from .feeds import Scatter
 
 
@@ -105,8 +105,9 @@ def widths(run: Run, output: str):
             model_dx = None
         elif r.max() < h and q.max() < w:
             model_dx = feeds.maxpool(case, width=width).output()
-        else:
-            model_dx = CRASH
+        else:  # an error, or what a loop that skips those indices leaves
+            model_dx = CrashOr(feeds.maxpool(case, width=width,
+                                             skip=True).output())
         out.append((f"divmod(argmax, {label})", model_dx))
     return out
 
@@ -196,3 +197,143 @@ def batch_parts(feed: Callable) -> Callable:
 def batch_mean(run: Run, output: str):
     n = run.case["x"].shape[0]
     return [("the mean over the batch", run.expected(output) / n)]
+
+
+# issue 25 ------------------------------------------------------------------
+
+
+def count_models(run: Run, output: str) -> dict[str, list]:
+    """What conv_output_size's integer slips give, by code."""
+    c = run.case
+    size, k, s, p, d = (c[n] for n in ("size", "kernel_size", "stride",
+                                       "padding", "dilation"))
+    span = d * (k - 1) + 1
+    room = size + 2 * p - span
+    return {
+        "off-by-one": [("no +1", room // s), ("+2 for +1", room // s + 2),
+                       ("range(0, room, s), which leaves out the last start",
+                        len(range(0, room, s)))],
+        "float-division": [("true division, room / s + 1", room / s + 1)],
+        "one-sided-padding": [("size + p, not size + 2*p",
+                               (size + p - span) // s + 1)],
+        "rounds-up": [("math.ceil(room / s) + 1", -(-room // s) + 1)],
+    }
+
+
+def index_frames(run: Run, output: str):
+    """maxpool_forward's argmax counted in another frame (the index of the
+    first max within its window, on the padded plane, over the plane)."""
+    c = run.case
+    x, k, p = c["x"], c["kernel_size"], c.get("padding", 0)
+    vals, flat = windows(x, k, c.get("stride"), p, -np.inf)
+    first = np.argmax(vals, axis=-1)
+    pick = np.take_along_axis(np.broadcast_to(flat, vals.shape),
+                              first[..., None], -1)[..., 0]
+    r, q = np.divmod(pick, x.shape[3])
+    whole = np.argmax(x.reshape(*x.shape[:2], -1), axis=-1)
+    return [("the index within the window, ki*k + kj", first),
+            ("the index counted column by column, q*H + r",
+             q * x.shape[2] + r),
+            ("the index on the padded plane, (r + p)*(W + 2p) + (q + p)",
+             (r + p) * (x.shape[3] + 2 * p) + (q + p)),
+            ("the argmax of the whole plane",
+             np.broadcast_to(whole[..., None, None], first.shape))]
+
+
+def output_paddings(run: Run, output: str):
+    """conv_transpose2d with output_padding's rows and columns as zeros
+    (after the crop) or at the top and left."""
+    c = run.case
+    op = c.get("output_padding", 0)
+    if not op:
+        return []
+    short = called(solutions.conv_transpose2d, c, output_padding=0)
+    pad = ((0, 0), (0, 0))
+    return [("zeros appended after the crop",
+             np.pad(short, (*pad, (0, op), (0, op)))),
+            ("zeros put before the crop's first row and column",
+             np.pad(short, (*pad, (op, 0), (op, 0)))),
+            ("output_padding left out (sizes included)", short)]
+
+
+def group_offsets(run: Run, output: str):
+    return [(f"c0 = {label}", feeds.conv(run.case, output, offset=label).output())
+            for label in feeds.GROUP_OFFSETS if label is not None]
+
+
+def one_axis_dilation(feed: Callable) -> Callable:
+    def predict(run: Run, output: str):
+        d = run.case.get("dilation", 1)
+        if d == 1:
+            return []
+        return [("dilation on the rows only", feed(run.case, output,
+                                                   dilation=(d, 1)).output()),
+                ("dilation on the columns only",
+                 feed(run.case, output, dilation=(1, d)).output())]
+    return predict
+
+
+def block_orders(run: Run, output: str):
+    """grouped_weight_matrix with each block's columns ordered (ki, kj, c),
+    or with block g's columns starting at g*rows (the row offset)."""
+    w, g = run.case["w"], run.case["groups"]
+    c_out, cig, kh, kw = w.shape
+    reordered = solutions.grouped_weight_matrix(
+        np.ascontiguousarray(w.transpose(0, 2, 3, 1)).reshape(w.shape), g)
+    return [("columns ordered (ki, kj, c)", reordered)]
+
+
+def block_offsets(run: Run, output: str):
+    w, g = run.case["w"], run.case["groups"]
+    c_out, cig, kh, kw = w.shape
+    rows, cols = c_out // g, cig * kh * kw
+    out = []
+    for label, start in (("block g's columns at g*(C_out/groups)", rows),
+                         ("block g's columns at g*(C_in/groups)", cig)):
+        if start == cols:
+            continue
+        m = np.zeros((c_out, g * cols))
+        for k in range(g):
+            block = w[k * rows:(k + 1) * rows].reshape(rows, cols)
+            c0 = k * start
+            if c0 + cols > m.shape[1]:
+                m = CRASH
+                break
+            m[k * rows:(k + 1) * rows, c0:c0 + cols] = block
+        out.append((label, m))
+    return out
+
+
+def im2col_one_axis(run: Run, output: str):
+    """im2col with the dilation on one axis only (sizes right)."""
+    c = run.case
+    x, k, s, p, d = (c["x"], c["kernel_size"], c.get("stride", 1),
+                     c.get("padding", 0), c.get("dilation", 1))
+    if d == 1:
+        return []
+    want = run.expected(output)
+    oh, ow = want.shape[-2:]
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+    out = []
+    for label, (dr, dc) in (("dilation on the rows only", (d, 1)),
+                            ("dilation on the columns only", (1, d))):
+        col = np.zeros_like(want)
+        for ki, kj in np.ndindex(k, k):
+            col[:, :, ki, kj] = xp[:, :, ki * dr : ki * dr + s * oh : s,
+                                   kj * dc : kj * dc + s * ow : s][..., :oh, :ow]
+        out.append((label, col))
+    return out
+
+
+def unravel_swapped(run: Run, output: str):
+    """maxpool_backward with row and column exchanged after unravelling:
+    ``r, q = divmod(argmax, W)`` routed to ``(q, r)``."""
+    case = run.case
+    dy, shape = case["dy"], tuple(case["input_shape"])
+    r, q = np.divmod(case["argmax"], shape[3])
+    b, c = np.indices(dy.shape)[:2]
+    inside = (q < shape[2]) & (r < shape[3])
+    dx = np.zeros(shape)
+    np.add.at(dx, (b[inside], c[inside], q[inside], r[inside]), dy[inside])
+    return [("row and column swapped, dx[..., q, r]",
+             dx if inside.all() else CrashOr(dx))]

@@ -29,8 +29,13 @@ class Exercise:
     ``rules`` diagnose its likely mistakes (default: ``rules.RULES[name]``
     then the generic ones); ``feeds`` maps an output that is a scatter to
     the terms that build it, so a report can say which windows feed a wrong
-    element; ``hint`` is said when no rule fits.
+    element; ``hint`` is said when no rule fits (a dict: one per output).
     """
+
+    def hint_for(self, output: str) -> str:
+        if isinstance(self.hint, str):
+            return self.hint
+        return self.hint.get(output, "")
 
     name: str
     lesson: int
@@ -38,7 +43,7 @@ class Exercise:
     cases: Callable[[np.random.Generator], list[dict]]
     outputs: tuple[str, ...] = ("output",)
     expected: Callable | None = None  # defaults to ``solution``
-    hint: str = ""
+    hint: str | Mapping[str, str] = ""  # or one per output
     feeds: Mapping[str, Callable[[dict], Scatter]] = field(default_factory=dict)
     rules: tuple[Rule, ...] | None = None
     # loose enough for an answer computed in float32, tight enough for a bug
@@ -85,8 +90,14 @@ EXERCISES: dict[str, Exercise] = {
                       "windows may choose the same one."),
         Exercise("maxpool_forward", 5, S.maxpool_forward, C.maxpool_forward,
                  outputs=("y", "argmax"),
-                 hint="skip the padding (-inf), scan each window row by row "
-                      "and keep the FIRST maximum (replace only on >)."),
+                 hint={"y": "skip the padding (-inf), scan each window row "
+                            "by row and keep the FIRST maximum (replace only "
+                            "on >).",
+                       "argmax": "argmax is r*W + q: the row r and column q "
+                                 "of the chosen pixel in the unpadded input "
+                                 "plane (not in the window, not on the "
+                                 "padded plane); the FIRST maximum wins a "
+                                 "tie."}),
         Exercise("avgpool_backward", 6, S.avgpool_backward, C.avgpool_backward,
                  outputs=("dx",), feeds={"dx": feeds.avgpool},
                  hint="every window adds dy / divisor to each pixel it covers; "
@@ -115,7 +126,8 @@ EXERCISES: dict[str, Exercise] = {
                  feeds={"dx": _conv("dx"), "dw": _conv("dw")},
                  rules=rules_for("conv2d_backward"),
                  hint="taps are dilation apart; output channel o reads only "
-                      "the input channels of its group, o // (C_out/g)."),
+                      "the input channels of its group, which start at "
+                      "c0 = (o // (C_out/groups)) * (C_in/groups)."),
         # issue 12: lesson 3's convolution matrix, lesson 7's checkerboard
         Exercise("conv_matrix", 3, conv_matrix.conv_matrix, conv_matrix.cases,
                  rules=(*conv_matrix.RULES, *GENERIC),

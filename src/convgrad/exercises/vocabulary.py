@@ -26,19 +26,37 @@ stride-ignored     im2col, col2im, conv2d_backward (dx, dw), maxpool_forward,
 kernel-flipped     im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
                    grouped_weight_matrix, dilated_grouped_backward (dx),
                    conv_matrix, checkerboard_dx, conv_double_backward
+taps-swapped       im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
+                   grouped_weight_matrix, dilated_grouped_backward (dx, dw),
+                   conv_matrix, checkerboard_dx, conv_double_backward
 missing-batch-sum  conv2d_backward (dw, db), conv2d_macs,
                    dilated_grouped_backward (dw), conv_double_backward (dw)
 batch-mean         conv2d_backward (dw, db), dilated_grouped_backward (dw)
 one-sided          numeric_grad
 not-restored       numeric_grad
+low-precision      numeric_grad
 mutates-input      every exercise that takes an array
 wrong-index-width  maxpool_backward, maxpool_forward (argmax)
+index-convention   maxpool_forward (argmax)
+default-stride     maxpool_forward, avgpool_backward
 scale              every exercise
 shape              every exercise that returns an array
+hw-swapped         every exercise that returns an image plane with H != W
+writes-to-copy     every exercise that returns an array, conv2d_backward (dx),
+                   maxpool_backward
+time-limit         every exercise
+bad-return         every exercise
 tie-last           maxpool_forward (argmax)
 pad-zero           maxpool_forward (y)
 divisor            avgpool_backward
 span               conv_output_size
+off-by-one         conv_output_size
+float-division     conv_output_size
+one-sided-padding  conv_output_size
+rounds-up          conv_output_size
+group-offset       dilated_grouped_backward (dx, dw), grouped_weight_matrix
+column-order       grouped_weight_matrix
+output-padding     conv_transpose2d
 transposed         conv_matrix
 flat-order         conv_matrix
 padding-ignored    conv_matrix
@@ -48,7 +66,12 @@ parity             checkerboard_dx
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
 list: they are the other mistakes lessons 05, 06 and 08 warn about. The
 last four are those of lesson 03's convolution matrix and lesson 07's
-gradient checkerboard.
+gradient checkerboard. Issue 25 added the families that were caught but
+never named (``taps-swapped`` to ``default-stride``), ``time-limit`` and
+``bad-return`` for calls that never return or return something that is
+not numbers, and fixes that follow the form of the answer: ``kernel-flipped``
+says "flip it" to a ``dx`` written as a conv2d of the zero-stuffed ``dy``,
+and "drop the [::-1]" to loops that flip.
 """
 
 from __future__ import annotations
@@ -78,8 +101,8 @@ CODES: dict[str, tuple[str, str]] = {
     ),
     "kernel-flipped": (
         "true convolution where cross-correlation is meant, or the reverse",
-        "tap (ki, kj) meets w[..., ki, kj], in the forward and the backward "
-        "pass: no [::-1] on the kernel",
+        "in the loop form, tap (ki, kj) meets w[..., ki, kj] in the forward "
+        "and the backward pass alike, with no flip",
     ),
     "missing-batch-sum": (
         "a gradient taken from part of the batch only",
@@ -154,6 +177,89 @@ CODES: dict[str, tuple[str, str]] = {
         "windows placed as if there were no padding",
         "on the image, window (i, j) starts at (i*s - p, j*s - p); on the "
         "padded canvas at (i*s, j*s), cropped by p afterwards",
+    ),
+    "off-by-one": (
+        "a count one too small or too large: the +1 for the first window",
+        "count the window positions: the first starts at 0, the last at "
+        "size + 2*p - span, every stride between: (size + 2*p - span) // s "
+        "+ 1",
+    ),
+    "float-division": (
+        "`/` where the count needs whole windows",
+        "a window that does not fit is not counted: divide with `//`, "
+        "which rounds down, (size + 2*p - span) // s + 1",
+    ),
+    "one-sided-padding": (
+        "the padding added on one side only",
+        "padding p adds p pixels on each side of the axis: size + 2*p",
+    ),
+    "rounds-up": (
+        "rounded up where the count rounds down",
+        "a window that would stick out of the padded input does not count: "
+        "`//` (floor), not math.ceil",
+    ),
+    "taps-swapped": (
+        "the tap indices (ki, kj) swapped: the kernel is used transposed",
+        "tap (ki, kj) is row ki, column kj of the kernel: it pairs with "
+        "row i*s + ki*d and column j*s + kj*d, and w[..., ki, kj], "
+        "never w[..., kj, ki]",
+    ),
+    "hw-swapped": (
+        "height and width swapped",
+        "arrays are (N, C, H, W): H rows, W columns; unpack h, w = "
+        "x.shape[2:] (or input_size) in that order, and index [.., r, q] "
+        "with r along H",
+    ),
+    "index-convention": (
+        "the max's index counted in the wrong frame",
+        "argmax holds r*W + q, the flat index of the chosen pixel in the "
+        "unpadded input plane (r, q its row and column there), not its "
+        "place in the window or in the padded plane",
+    ),
+    "writes-to-copy": (
+        "the result is all zeros: the writes went into a copy, or never "
+        "happened",
+        "write into the array you return: dx[b, c].reshape(-1) is a view, "
+        "but flatten(), fancy indexing (a[[0, 2]]) and np.pad make copies",
+    ),
+    "group-offset": (
+        "output channel o reads the wrong input channels: the group's "
+        "first channel misplaced",
+        "o's group is o // (C_out/groups); its input channels start at "
+        "c0 = (o // (C_out/groups)) * (C_in/groups)",
+    ),
+    "output-padding": (
+        "the output_padding rows and columns placed wrong",
+        "output_padding adds rows and columns at the bottom and right of "
+        "the canvas before the crop, so they get their stamps: crop "
+        "[p : p + OH] of a canvas of (H - 1)*s + K + output_padding",
+    ),
+    "column-order": (
+        "the columns of a group's block ordered (ki, kj, c), not (c, ki, kj)",
+        "flatten w[o] as it is stored, w[o].reshape(-1): channel first, "
+        "then ki, then kj, as im2col's rows",
+    ),
+    "low-precision": (
+        "a float32 working copy: a nudge of eps drowns in its rounding",
+        "work in float64, x = np.array(x, dtype=np.float64): float32 "
+        "keeps about 7 digits, too few for (f(x + eps) - f(x - eps)) / "
+        "(2 * eps)",
+    ),
+    "default-stride": (
+        "the default stride=None not replaced by kernel_size",
+        "start with s = kernel_size if stride is None else stride: "
+        "pooling windows tile the input by default",
+    ),
+    "time-limit": (
+        "the function did not return within the time limit",
+        "look for a loop that never ends: a `while` whose condition never "
+        "changes, an index that is never increased, a loop over a list "
+        "that grows inside it",
+    ),
+    "bad-return": (
+        "the return value is not an array of numbers",
+        "return a NumPy array (np.zeros(...) filled in), or a Tensor; "
+        "reading what you returned as numbers must work",
     ),
     "parity": (
         "the stamps one pixel off: the pattern's 4s and 2s on the wrong rows "
