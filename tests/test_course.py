@@ -476,12 +476,12 @@ def _browser_or_skip():
 
 
 #: at most this much HTML per embedded view (scene, renderer and styles)
-PLAYER_LIMIT = 0.15e6
+PLAYER_LIMIT = 0.4e6  # lesson 04's 1152-step channel view: 0.26 MB
 #: the smallest text in a view's figure at 1280 px (8.5 pt at 160 dpi)
 SMALLEST_TEXT_PX = 8.5 / 72 * 160
 SHOTS = REPO / "artifacts" / "slides"
 _PLAYER_HTML = re.compile(
-    rf'<div class="{PLAYER_CLASS}".*?convgradScene\.mountAll\(.*?</script>',
+    rf'<div[^>]*class="{PLAYER_CLASS}".*?convgradScene\.mountAll\(.*?</script>',
     re.S,
 )
 
@@ -569,9 +569,15 @@ _SLIDES = """() => new Promise(ok => require(['assets/reveal.js/dist/reveal.js']
 _GO = """([h, v]) => new Promise(ok => require(
   ['assets/reveal.js/dist/reveal.js'], R => {
   R.slide(h, v);
-  requestAnimationFrame(() => requestAnimationFrame(() => {
-    const s = [...document.querySelectorAll('.reveal .slides section.present')]
-      .filter(x => !x.querySelector('section'))[0];
+  const present = () => [...document.querySelectorAll(
+    '.reveal .slides section.present')].filter(x => !x.querySelector('section'))[0];
+  const drawn = (k) => {  // a view is drawn once its slide shows it
+    const v = present().querySelector('.convgrad-scene');
+    if (!v || v.querySelector('.cgs svg') || k > 100) measure();
+    else setTimeout(() => drawn(k + 1), 20);
+  };
+  const measure = () => requestAnimationFrame(() => requestAnimationFrame(() => {
+    const s = present();
     const box = r => ({x: r.left, y: r.top, w: r.width, h: r.height});
     const player = s.querySelector('.convgrad-scene');
     ok({height: s.scrollHeight, width: s.scrollWidth,
@@ -583,6 +589,7 @@ _GO = """([h, v]) => new Promise(ok => require(
                              '.cgs-nums, .cgs-labels')].map(
                              g => parseFloat(g.getAttribute('font-size'))))}});
   }));
+  drawn(0);
 }))"""
 
 

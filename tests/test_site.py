@@ -4,9 +4,11 @@ The fast tests read pages from crafted notebooks and from the real lessons:
 the lesson map, each lesson's objectives and summary, the links. The
 ``browser`` test builds the site for three lessons (00, 03, 07), opens each
 page from ``file://`` in headless Chromium with every non-file request
-aborted, presses Play on every animation and checks that its frame changes,
-that no request left the page, that nothing was logged as an error, and that
-the page opened in under 2 s. Its screenshots land in ``artifacts/site/``.
+aborted, at a desktop's 1280x800 and a phone's 390x844, presses Play on
+every view and checks that its caption moves and that its numbers stay at
+least 12 px, that no request left the page, that nothing was logged as an
+error, and that the page opened in under 2 s. Its screenshots land in
+``artifacts/site/``.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ from convgrad.course.site import (
     _prepare_out,
     binder_url,
     index_page,
-    lazy_animations,
     lesson_page,
     lesson_title,
     section,
@@ -41,11 +42,10 @@ ARTIFACTS = ROOT / "artifacts" / "site"
 SITE_LESSONS = ["00", "03", "07"]  # CI builds these three, not all eleven
 REQUIRE = os.environ.get("CONVGRAD_REQUIRE_BROWSER") == "1"
 # CONVGRAD_SITE=OUT/ tests a site already built there instead of building one
-#: a view's static animation (convgrad's player; matplotlib's jshtml)
-PLAYER = ".convgrad-player, div.animation"
-PLAY = ".cgp-play, button[onclick*='play_animation']"
-ANIMATION = "iframe.convgrad-animation"  # the lesson page's lazy frame of one
+#: a view's scene player (convgrad/viz/scene.js)
+PLAYER = ".convgrad-scene"  # drawn (``.cgs`` inside) when scrolled near
 OPEN_SECONDS = 2.0
+SCREENS = {"desktop": (1280, 800), "phone": (390, 844)}
 
 
 def _nb(*sources: str) -> nbformat.NotebookNode:
@@ -133,26 +133,6 @@ def test_a_lesson_page_links_its_notebook_and_binder(tmp_path):
     assert len(page.cells) == len(LESSON.cells) + 1
 
 
-def test_animations_move_to_lazy_frames_of_their_own():
-    player = ('<div class="convgrad-player" id="p1" style="aspect-ratio:1280/720">'
-              '<img class="cgp-key" alt="col2im, step 1" src="data:,"></div>'
-              "<script>convgradPlayer.mount(p1)</script>")  # fmt: skip
-    nb = _nb("# T", "code:view.widget()", "code:print(1)")
-    nb.cells[1].outputs = [nbformat.v4.new_output(
-        "display_data", data={"text/html": player, "text/plain": "view"})]
-    nb.cells[2].outputs = [nbformat.v4.new_output(
-        "display_data", data={"text/html": "<b>1</b>", "text/plain": "1"})]
-    page, frames = lazy_animations(nb, "03-col2im-scatter")
-    assert list(frames) == ["animations/03-col2im-scatter-1.html"]
-    html = frames["animations/03-col2im-scatter-1.html"]
-    assert html.startswith("<!DOCTYPE html>") and player in html
-    box = page.cells[1].outputs[0].data["text/html"]
-    assert 'src="animations/03-col2im-scatter-1.html" loading="lazy"' in box
-    assert "aspect-ratio:1280/720" in box and 'title="animation: col2im' in box
-    assert page.cells[2].outputs[0].data["text/html"] == "<b>1</b>"
-    assert nb.cells[1].outputs[0].data["text/html"] == player  # a copy
-
-
 def test_the_site_replaces_only_a_site(tmp_path):
     other = tmp_path / "mine"
     other.mkdir()
@@ -230,8 +210,10 @@ def offline_browser(built_site, request):
 class Visit:
     """A page opened from disk with the network cut off, and what it did."""
 
-    def __init__(self, browser, path: Path, width: int = 1280) -> None:
-        self.context = browser.new_context(viewport={"width": width, "height": 900})
+    def __init__(self, browser, path: Path, width: int = 1280,
+                 height: int = 900) -> None:
+        size = {"width": width, "height": height}
+        self.context = browser.new_context(viewport=size)
         self.remote: list[str] = []
         self.errors: list[str] = []
 
@@ -262,39 +244,44 @@ class Visit:
         self.context.close()
 
 
-def _assert_plays(box, where: str) -> None:
-    """Scroll to an animation's lazy frame, press its Play, and wait for the
-    picture to change."""
-    box.scroll_into_view_if_needed()
+def _assert_plays(player, where: str) -> dict:
+    """Scroll to a view, check it fits and reads, press its Play, and wait
+    for its caption to move on."""
+    player.scroll_into_view_if_needed()
+    player.locator(".cgs").wait_for(state="visible", timeout=20_000)
+    caption = player.locator(".cgs-caption")
+    before = caption.inner_text()
+    assert before.startswith("step 1/"), f"{where}: caption {before!r}"
+    fonts = player.evaluate("""r => Math.min(...[...r.querySelectorAll(
+        '.cgs-nums, .cgs-labels')].map(
+        g => parseFloat(g.getAttribute('font-size'))))""")
+    assert fonts >= 12, f"{where}: text of {fonts} px"
+    sizes = player.evaluate("""r => [...r.querySelectorAll('button, select')]
+        .map(b => b.getBoundingClientRect()).map(b => [b.width, b.height])""")
+    small = [wh for wh in sizes if min(wh) < 32]
+    assert not small, f"{where}: controls smaller than 32 px to touch: {small}"
+    box = player.bounding_box()
+    width = player.evaluate("r => document.documentElement.clientWidth")
+    assert box["x"] >= -0.5 and box["x"] + box["width"] <= width + 0.5, (
+        f"{where}: the view {box} leaves the {width} px page")
+    player.locator(".cgs-play").click()
     deadline = time.monotonic() + 20
-    frame = None
-    while frame is None and time.monotonic() < deadline:
-        frame = box.element_handle().content_frame()
-        time.sleep(0.1)
-    assert frame is not None, f"{where}: the animation's frame never loaded"
-    player = frame.locator(PLAYER).first
-    player.wait_for(state="visible", timeout=20_000)
-    # convgrad's player says when its frames are decoded
-    while player.get_attribute("data-ready") is None and time.monotonic() < deadline:
-        if player.get_attribute("data-error"):
-            raise AssertionError(f"{where}: {player.get_attribute('data-error')}")
-        time.sleep(0.1)
-    before = box.screenshot()
-    player.locator(PLAY).first.click()
     while time.monotonic() < deadline:
-        time.sleep(0.3)
-        if box.screenshot() != before:
-            return
-    raise AssertionError(f"{where}: Play did not change the frame")
+        time.sleep(0.2)
+        if caption.inner_text() != before:
+            return {"font": fonts}
+    raise AssertionError(f"{where}: Play did not move the caption")
 
 
 @pytest.mark.browser
+@pytest.mark.parametrize("screen", SCREENS)
 @pytest.mark.parametrize("number", SITE_LESSONS)
-def test_a_lesson_page_plays_offline(built_site, offline_browser, number):
+def test_a_lesson_page_plays_offline(built_site, offline_browser, number, screen):
     at = [f"{x.number:02d}" for x in built_site.lessons].index(number)
     lesson, html = built_site.lessons[at], built_site.pages[at]
-    visit = Visit(offline_browser, html)
-    page, name = visit.page, html.name
+    width, height = SCREENS[screen]
+    visit = Visit(offline_browser, html, width, height)
+    page, name = visit.page, f"{html.name} ({screen})"
     try:
         print(f"{name}: opened in {visit.seconds:.2f} s")
         assert visit.seconds < OPEN_SECONDS, f"{name} took {visit.seconds:.2f} s"
@@ -305,28 +292,32 @@ def test_a_lesson_page_plays_offline(built_site, offline_browser, number):
         assert (html.parent / notebook).is_file()
         binder = page.locator("a.convgrad-binder").first.get_attribute("href")
         assert binder == binder_url(lesson)
-        # the navigation lists every built lesson, and the search box is there
-        nav = page.locator("nav.bd-links a.reference.internal")
-        assert nav.count() >= len(built_site.pages)
-        assert page.locator(".search-button, form.bd-search").count()
+        if screen == "desktop":
+            # the navigation lists every built lesson, and the search box is there
+            nav = page.locator("nav.bd-links a.reference.internal")
+            assert nav.count() >= len(built_site.pages)
+            assert page.locator(".search-button, form.bd-search").count()
         # exercise cells hold the student copy's stub
         code = " ".join(page.locator("div.cell_input pre").all_inner_texts())
         if "exercises.check(" in code:
             assert "raise NotImplementedError" in code
-        # every animation is a lazy frame of its own; none is left inline
-        assert page.locator(PLAYER).count() == 0
-        boxes = page.locator(ANIMATION)
-        assert boxes.count() >= 1, f"{name} shows no animation"
+        # every view plays in the page, laid out for its width
+        players = page.locator(PLAYER)
+        assert players.count() >= 1, f"{name} shows no view"
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / f"{lesson.stem}.png"))
-        for k in range(boxes.count()):
-            _assert_plays(boxes.nth(k), f"{name}, animation {k + 1}")
-            if k == 0:
-                page.screenshot(path=str(ARTIFACTS / f"{lesson.stem}-animation.png"))
+        page.screenshot(path=str(ARTIFACTS / f"{lesson.stem}-{screen}.png"))
+        for k in range(players.count()):
+            _assert_plays(players.nth(k), f"{name}, view {k + 1}")
+            players.nth(k).screenshot(
+                path=str(ARTIFACTS / f"{lesson.stem}-{screen}-view{k + 1}.png"))
+        assert page.evaluate(
+            "() => document.documentElement.scrollWidth <= innerWidth + 1"
+        ), f"{name}: the page scrolls sideways"
         exercises = page.locator("section#exercises")
         if exercises.count():
             exercises.first.scroll_into_view_if_needed()
-            page.screenshot(path=str(ARTIFACTS / f"{lesson.stem}-exercises.png"))
+            shot = ARTIFACTS / f"{lesson.stem}-{screen}-exercises.png"
+            page.screenshot(path=str(shot))
         visit.assert_clean(name)
     finally:
         visit.close()

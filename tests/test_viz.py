@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import matplotlib
 
 matplotlib.use("Agg")

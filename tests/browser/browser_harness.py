@@ -771,6 +771,7 @@ def check_interaction(nb: OpenNotebook, cell_index: int, output_index: int,
        comm message, and every sample of the player has its caption on the
        slider's step.
     4. Pause, then Reset: back to step 1; the kernel's view follows.
+    5. The keyboard alone: End, Left and Home move it; Space plays and pauses.
     Returns the figures measured (samples, steps advanced, messages)."""
     page = nb.page
     out = nb.output_locator(cell_index, output_index)
@@ -833,6 +834,21 @@ def check_interaction(nb: OpenNotebook, cell_index: int, output_index: int,
         if _player_state(out)["step"] != 1:
             raise nb.fail("Reset did not go back to step 1")
         _wait_kernel_frame(nb, 0)
+        # the keyboard alone: End, Left, Home, Space plays and Space pauses
+        root.focus()
+        keys = {}
+        for key in ("End", "ArrowLeft", "Home"):
+            page.keyboard.press(key)
+            keys[key] = _player_state(out)["step"]
+        if keys != {"End": n, "ArrowLeft": n - 1, "Home": 1}:
+            raise nb.fail(f"the keys moved the player to {keys} (of {n} steps)")
+        page.keyboard.press(" ")
+        if not _player_state(out)["playing"]:
+            raise nb.fail("Space did not start playing")
+        page.keyboard.press(" ")
+        if _player_state(out)["playing"]:
+            raise nb.fail("Space did not pause")
+        root.locator(".cgs-reset").click()
     if comms:
         raise nb.fail(f"the browser sent the kernel {len(comms)} comm messages "
                       f"while playing: {comms[0][:200]}")  # fmt: skip

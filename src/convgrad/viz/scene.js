@@ -314,6 +314,8 @@
     root.classList.add("cgs");
     root.setAttribute("tabindex", "0");
     root.setAttribute("role", "group");
+    // JupyterLab leaves keys pressed in here to the player (Lumino's rule)
+    root.setAttribute("data-lm-suppress-shortcuts", "true");
     this.head = el("div", "cgs-head");
     this.title = el("div", "cgs-title");
     this.sub = el("div", "cgs-sub");
@@ -615,18 +617,48 @@
     return player;
   }
 
-  /* every embedded scene under ``within`` not mounted yet */
+  /* every embedded scene under ``within`` not mounted yet: each is drawn
+   * when it comes near the screen (a page of many views opens at once; a
+   * slide's view when its slide is shown) */
   function mountAll(within) {
     var nodes = (within || document).querySelectorAll(".convgrad-scene:not([data-mounted])");
     Array.prototype.forEach.call(nodes, function (node) {
-      var data = node.querySelector("script.cgs-data");
-      if (!data) return;
-      node.setAttribute("data-mounted", "1");
-      var stage = node.querySelector(".cgs-stage") || node;
+      node.setAttribute("data-mounted", "0");
       var fallback = node.querySelector(".cgs-fallback");
-      if (fallback) fallback.remove();
-      mount(stage, JSON.parse(data.textContent), {});
+      if (fallback) fallback.hidden = true; // JavaScript runs: it is drawn soon
+      if (typeof IntersectionObserver === "undefined" || printing()) {
+        mountEmbedded(node);
+        return;
+      }
+      var seen = new IntersectionObserver(function (entries) {
+        if (!entries.some(function (e) { return e.isIntersecting; })) return;
+        seen.disconnect();
+        mountEmbedded(node);
+      }, { rootMargin: "300px 0px" });
+      seen.observe(node);
     });
+  }
+
+  /* a printed page (reveal's ?print-pdf, or the print dialog) draws all */
+  function printing() {
+    return /print-pdf/.test(location.search) ||
+      (typeof matchMedia !== "undefined" && matchMedia("print").matches);
+  }
+  if (typeof window !== "undefined" && window.addEventListener) {
+    window.addEventListener("beforeprint", function () {
+      var nodes = document.querySelectorAll('.convgrad-scene[data-mounted="0"]');
+      Array.prototype.forEach.call(nodes, mountEmbedded);
+    });
+  }
+
+  function mountEmbedded(node) {
+    var data = node.querySelector("script.cgs-data");
+    if (!data || node.getAttribute("data-mounted") === "1") return;
+    node.setAttribute("data-mounted", "1");
+    var stage = node.querySelector(".cgs-stage") || node;
+    var fallback = node.querySelector(".cgs-fallback");
+    if (fallback) fallback.remove();
+    mount(stage, JSON.parse(data.textContent), {});
   }
 
   globalThis.convgradScene = { mount: mount, mountAll: mountAll, prepare: prepare };
