@@ -253,7 +253,7 @@ def _assert_plays(player, where: str) -> dict:
     before = caption.inner_text()
     assert before.startswith("step 1/"), f"{where}: caption {before!r}"
     fonts = player.evaluate("""r => Math.min(...[...r.querySelectorAll(
-        '.cgs-nums, .cgs-labels')].map(
+        '.cgs-nums[font-size], .cgs-labels')].map(
         g => parseFloat(g.getAttribute('font-size'))))""")
     assert fonts >= 12, f"{where}: text of {fonts} px"
     sizes = player.evaluate("""r => [...r.querySelectorAll('button, select')]

@@ -310,7 +310,7 @@ window.convgradTest = (() => {
       .filter((b) => b.getClientRects().length > 0);
     const caption = root && root.querySelector('.cgs-caption');
     const slider = root && root.querySelector('.cgs-slider');
-    const fonts = Array.from(root ? root.querySelectorAll('.cgs-nums, .cgs-labels')
+    const fonts = Array.from(root ? root.querySelectorAll('.cgs-nums[font-size], .cgs-labels')
       : []).map((g) => parseFloat(g.getAttribute('font-size')));
     return {
       toggle: root ? root.querySelector('.cgs-play').getAttribute('aria-label') : null,

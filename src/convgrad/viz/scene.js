@@ -117,7 +117,8 @@
       marks.push(now);
     }
     var stops = scene.style.cmap.map(hexRgb);
-    return { scene: scene, numbers: numbers, states: states, marks: marks, stops: stops };
+    return { scene: scene, numbers: numbers, states: states, marks: marks, stops: stops,
+             fontMin: FONT_MIN };
   }
 
   // ---- one panel -----------------------------------------------------------
@@ -158,9 +159,11 @@
 
   function range(n) { var a = []; for (var i = 0; i < n; i++) a.push(i); return a; }
 
-  /* the cell size (px) at which the panel's numbers read at FONT_MIN */
+  /* the cell size (px) at which the panel's numbers read at the smallest
+   * font allowed (FONT_MIN; a slide, which the projector scales up, may set
+   * --cgs-font-min lower) */
   Panel.prototype.need = function () {
-    return Math.ceil((FONT_MIN * Math.min(this.wide, this.wideC) + 4) / 0.88);
+    return Math.ceil((this.prep.fontMin * Math.min(this.wide, this.wideC) + 4) / 0.88);
   };
   Panel.prototype.extent = function () {
     return [this.p.rows + 2 * this.p.pad[0], this.p.cols + 2 * this.p.pad[1]];
@@ -172,11 +175,11 @@
     var fontMax = Math.max(FONT_MAX, 0.36 * cell);
     var font = Math.min(fontMax, (0.88 * cell - 4) / this.wide);
     this.compact = false;
-    if (font < FONT_MIN) {
+    if (font < this.prep.fontMin) {
       font = Math.min(fontMax, (0.88 * cell - 4) / this.wideC);
       this.compact = true;
     }
-    this.numbers = font >= FONT_MIN;
+    this.numbers = font >= this.prep.fontMin;
     this.font = font;
     this.coloured = p.colored || !this.numbers;
     var left = this.labelW, top = 4;
@@ -194,7 +197,8 @@
     }
     this.rects = [];
     this.texts = [];
-    var cells = sv("g", {}), nums = sv("g", { class: "cgs-nums", "font-size": font.toFixed(1) });
+    var cells = sv("g", {}), nums = sv("g", { class: "cgs-nums" });
+    if (this.numbers) nums.setAttribute("font-size", font.toFixed(1));
     for (var r = 0; r < p.rows; r++) {
       for (var c = 0; c < p.cols; c++) {
         var rect = sv("rect", { x: c * cell, y: r * cell, width: cell, height: cell, fill: "#fff" });
@@ -461,6 +465,7 @@
     var style = getComputedStyle(this.root);
     var maxH = parseFloat(style.getPropertyValue("--cgs-max-grid-height")) || 0;
     var cellMax = parseFloat(style.getPropertyValue("--cgs-cell-max")) || CELL_MAX;
+    this.prep.fontMin = parseFloat(style.getPropertyValue("--cgs-font-min")) || FONT_MIN;
     // columns: panels sharing a column stack
     var groups = [], by = {};
     this.panels.forEach(function (pn) {
@@ -469,41 +474,58 @@
       if (!by[key]) { by[key] = []; groups.push(by[key]); }
       by[key].push(pn);
     });
-    var fixed = 0, cells = 0, need = 0, rows = 0;
+    var need = 0;
+    this.panels.forEach(function (pn) { need = Math.max(need, pn.need()); });
+    // a stack taller than the height allowed (a slide) at legible cells is
+    // split into columns side by side: a tensor's channels in a grid
+    var TITLE = 40; // px: a panel's title and column labels
+    var tall = function (g) {
+      return g.reduce(function (s, pn) { return s + pn.extent()[0] * need + TITLE; }, 0);
+    };
+    var columns = [];
     groups.forEach(function (g) {
-      fixed += Math.max.apply(null, g.map(function (pn) { return pn.labelW; })) + 8 + GAP;
-      cells += Math.max.apply(null, g.map(function (pn) { return pn.extent()[1]; }));
-      rows = Math.max(rows, g.reduce(function (s, pn) { return s + pn.extent()[0]; }, 0));
-      g.forEach(function (pn) { need = Math.max(need, pn.need()); });
+      var k = maxH && g.length > 1 ? Math.min(g.length, Math.ceil(tall(g) / maxH)) : 1;
+      var per = Math.ceil(g.length / k), parts = [];
+      for (var j = 0; j < g.length; j += per) parts.push(g.slice(j, j + per));
+      columns.push(parts);
     });
-    var cell = Math.min(cellMax, (width - fixed) / Math.max(cells, 1));
-    var titles = groups.reduce(function (s, g) { return Math.max(s, g.length); }, 1) * 52;
-    if (maxH) cell = Math.min(cell, Math.max(8, (maxH - titles) / Math.max(rows, 1)));
-    if (cell < need) { // the numbers would be too small in one row: wrap
-      var widest = 0;
-      groups.forEach(function (g) {
-        g.forEach(function (pn) { widest = Math.max(widest, pn.extent()[1] * need + pn.labelW + 8); });
+    var fixed = 0, cells = 0, rows = 0, stack = 1;
+    columns.forEach(function (parts) {
+      parts.forEach(function (g) {
+        fixed += Math.max.apply(null, g.map(function (pn) { return pn.labelW; })) + 8 + GAP;
+        cells += Math.max.apply(null, g.map(function (pn) { return pn.extent()[1]; }));
+        rows = Math.max(rows, g.reduce(function (s, pn) { return s + pn.extent()[0]; }, 0));
+        stack = Math.max(stack, g.length);
       });
-      cell = widest <= width ? need : Math.max(need, Math.min(cellMax, cell));
-      if (maxH) cell = Math.min(cell, Math.max(8, (maxH - titles) / Math.max(rows, 1)));
-    }
+    });
+    var wFit = (width - fixed) / Math.max(cells, 1);
+    var hFit = maxH ? (maxH - stack * TITLE) / Math.max(rows, 1) : Infinity;
+    var cell = Math.min(cellMax, wFit, hFit);
+    // legible numbers come before the height cap; a row too wide wraps
+    if (cell < need) cell = Math.min(cellMax, need);
+    this.root.dataset.cell = cell.toFixed(1); // the layout chosen, for tests
+    this.root.dataset.need = String(need);
     this.area.textContent = "";
     var self = this;
-    groups.forEach(function (g) {
-      var col = el("div", "cgs-column");
-      g.forEach(function (pn) {
-        var fig = el("figure", "cgs-panel");
-        var cap = el("figcaption", "cgs-panel-title");
-        cap.textContent = pn.p.title;
-        fig.appendChild(cap);
-        var svg = pn.build(cell);
-        svg.setAttribute("aria-label", pn.p.title);
-        var scroller = el("div", "cgs-scroll");
-        scroller.appendChild(svg);
-        fig.appendChild(scroller);
-        col.appendChild(fig);
+    columns.forEach(function (parts) {
+      var outer = el("div", "cgs-group");
+      parts.forEach(function (g) {
+        var col = el("div", "cgs-column");
+        g.forEach(function (pn) {
+          var fig = el("figure", "cgs-panel");
+          var cap = el("figcaption", "cgs-panel-title");
+          cap.textContent = pn.p.title;
+          fig.appendChild(cap);
+          var svg = pn.build(cell);
+          svg.setAttribute("aria-label", pn.p.title);
+          var scroller = el("div", "cgs-scroll");
+          scroller.appendChild(svg);
+          fig.appendChild(scroller);
+          col.appendChild(fig);
+        });
+        outer.appendChild(col);
       });
-      self.area.appendChild(col);
+      self.area.appendChild(outer);
     });
     this.draw();
   };
