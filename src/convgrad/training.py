@@ -280,9 +280,8 @@ def fit(
 def plot_history(history: History, figsize: tuple[float, float] = (8, 3.2)) -> Any:
     """A figure with loss (left) and accuracy (right) per epoch.
 
-    8 in at matplotlib's 100 dpi is 800 px: with ipympl's frame it fits
-    JupyterLab's output area with the file browser open (848 px at a
-    1280-px window).
+    8 in at matplotlib's 100 dpi is 800 px: it fits JupyterLab's output
+    area with the file browser open (848 px at a 1280-px window).
     """
     import matplotlib.pyplot as plt
 

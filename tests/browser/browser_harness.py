@@ -357,14 +357,6 @@ class OpenNotebook:
         if not getattr(self.page, "convgrad_page_js", False):
             self.page.add_init_script(path=str(PAGE_JS))
             self.page.convgrad_page_js = True
-            # every frame the page sends on a websocket (the kernel's channels)
-            self.page.convgrad_sent = []
-
-            def watch(ws):
-                ws.on("framesent", lambda data: self.page.convgrad_sent.append(
-                    data if isinstance(data, str) else data.decode("latin-1")))
-
-            self.page.on("websocket", watch)
         self.page.goto(self.server.lab_url(self.relpath), wait_until="domcontentloaded")
         self.page.wait_for_function(
             "() => window.jupyterapp && window.jupyterapp.shell && window.convgradTest",
@@ -646,7 +638,8 @@ FIT_RECORDS: list[dict] = []
 
 def fit_problems(rows: list[dict], layout: dict) -> list[str]:
     """Outputs wider than their output area, scrolling or clipped sideways, and
-    players taller than the notebook's visible height."""
+    players whose controls, caption and first row of grids are taller than the
+    notebook's visible height."""
     problems = []
     for r in rows:
         where = f"cell {r['cell']} output {r['output']} ({r['kind']})"
@@ -666,10 +659,14 @@ def fit_problems(rows: list[dict], layout: dict) -> list[str]:
                 f"in {c['clientWidth']} px, overflow-x {c['overflowX']})"
             )
         box = r.get("box")
-        if r["kind"] == "view" and box and box["height"] > layout["visibleHeight"]:
+        # a view's controls, caption and first row of grids in sight together
+        # (further rows of a large view are scrolled to)
+        tall = box and box.get("firstRow", box["height"])
+        if r["kind"] == "view" and box and tall > layout["visibleHeight"]:
             problems.append(
-                f"{where}: the view and its controls are {box['height']:g} px tall; "
-                f"the notebook shows {layout['visibleHeight']} px"
+                f"{where}: the view's controls, caption and first row of grids "
+                f"are {tall:g} px tall; the notebook shows "
+                f"{layout['visibleHeight']} px"
             )
     if layout["pageScrollWidth"] > layout["notebookWidth"] + FIT_TOLERANCE:
         problems.append(
@@ -776,7 +773,6 @@ def check_interaction(nb: OpenNotebook, cell_index: int, output_index: int,
     page = nb.page
     out = nb.output_locator(cell_index, output_index)
     root = out.locator(".cgs").first
-    sent: list[str] = page.convgrad_sent
     with nb.failing_with_screenshot():
         out.scroll_into_view_if_needed(timeout=10_000)
         first = _player_state(out)
@@ -803,21 +799,20 @@ def check_interaction(nb: OpenNotebook, cell_index: int, output_index: int,
             samples, behind, comms, played, reached = 0, [], [], 0.0, 0
             while played < 5:
                 root.locator(".cgs-reset").click()
-                page.wait_for_timeout(300)  # Reset's one message goes first
                 root.locator(".cgs-play").click()
                 last, start = None, time.monotonic()
                 while True:
                     st = _player_state(out)
-                    mark = len(sent)
                     samples += 1
+                    reached = max(reached, st["step"])
                     if not names_step(st["caption"], st["step"], n):
                         behind.append((st["step"], st["caption"]))
-                    if last is not None and st["playing"]:
-                        comms += [m for m in sent[last:mark] if "comm_msg" in m]
+                    if last is not None and last["playing"] and st["playing"]:
+                        # sent, by the page's clock, while it played throughout
+                        comms += page.evaluate(js("commSends"), [last["t"], st["t"]])
                     if not st["playing"]:
                         break
-                    reached = max(reached, st["step"])
-                    last = mark
+                    last = st
                     page.wait_for_timeout(50)
                 played += time.monotonic() - start
         finally:

@@ -12,6 +12,24 @@ window.convgradTest = (() => {
   'use strict';
 
   const VIEW = '.cgs';  // a view's scene player (convgrad/viz/scene.js)
+
+  // Every frame the page sends on a websocket (the kernel's channels), with
+  // the page's clock: a comm message sent while a view plays is work the
+  // kernel was asked for during playback.
+  const sends = [];
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    let text = '';
+    try {
+      text = typeof data === 'string' ? data : new TextDecoder('latin1').decode(data);
+    } catch (e) { text = ''; }
+    sends.push({ t: performance.now(), comm: text.includes('comm_msg'),
+      head: text.slice(0, 240) });
+    return send.call(this, data);
+  };
+  function commSends([t0, t1]) {
+    return sends.filter((x) => x.comm && x.t > t0 && x.t <= t1).map((x) => x.head);
+  }
   // Elements drawn edge to edge (text is measured by its glyphs instead).
   const DRAWN = 'canvas, img, svg, button, select, input, textarea, .noUi-target';
 
@@ -286,6 +304,15 @@ window.convgradTest = (() => {
           const contentRight = Math.max(b.left, ...inside.map((d) => d.b.right));
           row.box = { width: round(b.width), height: round(b.height),
             content: round(contentRight - b.left) };
+          // a view: its controls, caption and first row of grids, which
+          // must be in sight together while it plays
+          const groups = Array.from(root.querySelectorAll('.cgs-panels > *'))
+            .map((g) => g.getBoundingClientRect());
+          if (groups.length) {
+            const top = Math.min(...groups.map((g) => g.top));
+            const first = groups.filter((g) => g.top < top + 4);
+            row.box.firstRow = round(Math.max(...first.map((g) => g.bottom)) - b.top);
+          }
         }
         rows.push(row);
       });
@@ -315,6 +342,7 @@ window.convgradTest = (() => {
     return {
       toggle: root ? root.querySelector('.cgs-play').getAttribute('aria-label') : null,
       playing: root ? root.dataset.playing === '1' : false,
+      t: performance.now(),
       step: slider ? parseInt(slider.value, 10) : null,
       steps: slider ? parseInt(slider.max, 10) : null,
       caption: caption ? caption.textContent : null,
@@ -328,6 +356,6 @@ window.convgradTest = (() => {
   return {
     findPanel, kernelReady, runAll, runDone, cellReport, kernelExec, close,
     modelId, viewOutputs, anyViewDrawn, layout, measureOutputs, scrollToOutput,
-    player,
+    player, commSends,
   };
 })();

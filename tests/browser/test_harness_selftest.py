@@ -114,7 +114,7 @@ def test_harness_on_a_throwaway_notebook(demo_path, lab_server, page, artifacts_
             assert_fits(nb, [opened, closed])
         short = {**opened["layout"], "visibleHeight": 100}
         assert any(
-            p.startswith("cell 2 output 0 (view): the view and its controls are")
+            p.startswith("cell 2 output 0 (view): the view's controls, caption and")
             for p in fit_problems(opened["outputs"], short)
         )
 

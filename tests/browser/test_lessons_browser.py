@@ -2,10 +2,11 @@
 
 nbval proves the lessons' code runs; this proves a learner sees it, in a 1280x800
 window with JupyterLab's default layout (the file browser open): no error output on
-screen; each live view's player (ipympl canvas, step slider, Play/Pause) in the DOM,
-drawing the kernel's figure; and every output, views and plain figures alike, as wide
-as its output area at most, with the file browser open and closed. On the col2im and
-max-pool lessons the player is used: slider dragged, Play and Pause pressed, Reset.
+screen; each live view's scene player drawn in the DOM, its caption one of the kernel's
+views'; and every output, views and plain figures alike, as wide as its output area
+at most, with the file browser open and closed. On the col2im and max-pool lessons
+the player is used: a step, the slider, Play at 16x with both cores busy (no comm
+message while it plays), Reset, and the keyboard.
 A screenshot of each lesson's first view goes to artifacts/browser/.
 """
 

@@ -130,7 +130,7 @@ class ReceptiveFieldView(View):
 
 
 class StaticFigure:
-    """A figure shown as a picture under every backend (ipympl included);
+    """A figure shown as a picture under every matplotlib backend;
     attributes are the figure's (``savefig``, ``axes``, ...)."""
 
     def __init__(self, fig: Any) -> None:

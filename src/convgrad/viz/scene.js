@@ -19,9 +19,11 @@
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
-  var FONT_MIN = 12; // CSS px: no number is smaller
+  var FONT_MIN = 12; // CSS px: no number is smaller (a host may set --cgs-font-min)
+  var FONT_SOFT = 10.5; // ... except on a wide screen, rather than outgrow its height
+  var NARROW = 600; // px: below this the panels always stack (a phone)
   var FONT_MAX = 15;
-  var CELL_MAX = 44;
+  var CELL_MAX = 48;
   var LABEL_FONT = 12;
   var GAP = 18;
   var ICONS = {
@@ -162,9 +164,21 @@
   /* the cell size (px) at which the panel's numbers read at the smallest
    * font allowed (FONT_MIN; a slide, which the projector scales up, may set
    * --cgs-font-min lower) */
-  Panel.prototype.need = function () {
-    return Math.ceil((this.prep.fontMin * Math.min(this.wide, this.wideC) + 4) / 0.88);
+  Panel.prototype.need = function (font) {
+    return Math.ceil(((font || this.prep.fontMin) * Math.min(this.wide, this.wideC) + 4) / 0.88);
   };
+  /* the height of panels wrapped into rows of the given width, at cell c */
+  function wrapHeight(subs, c, width, tall) {
+    var total = 0, rowW = 0, rowH = 0;
+    subs.forEach(function (s) {
+      var w = s.fixed + s.cols * c, h = tall(s.g, c);
+      if (rowW && rowW + w > width) { total += rowH; rowW = 0; rowH = 0; }
+      rowW += w;
+      rowH = Math.max(rowH, h);
+    });
+    return total + rowH;
+  }
+
   Panel.prototype.extent = function () {
     return [this.p.rows + 2 * this.p.pad[0], this.p.cols + 2 * this.p.pad[1]];
   };
@@ -175,11 +189,12 @@
     var fontMax = Math.max(FONT_MAX, 0.36 * cell);
     var font = Math.min(fontMax, (0.88 * cell - 4) / this.wide);
     this.compact = false;
-    if (font < this.prep.fontMin) {
+    var least = this.prep.fontUsed || this.prep.fontMin;
+    if (font < least) {
       font = Math.min(fontMax, (0.88 * cell - 4) / this.wideC);
       this.compact = true;
     }
-    this.numbers = font >= this.prep.fontMin;
+    this.numbers = font >= least - 1e-9;
     this.font = font;
     this.coloured = p.colored || !this.numbers;
     var left = this.labelW, top = 4;
@@ -333,10 +348,12 @@
     this.message = el("div", "cgs-message", { role: "alert" });
     root.appendChild(this.inputs);
     root.appendChild(this.message);
-    this.area = el("div", "cgs-panels");
-    root.appendChild(this.area);
+    // the caption sits by the controls, above the grids: in sight while a
+    // view taller than the screen plays
     this.caption = el("p", "cgs-caption", { "aria-live": "polite" });
     root.appendChild(this.caption);
+    this.area = el("div", "cgs-panels");
+    root.appendChild(this.area);
     this.legend = el("div", "cgs-legend");
     root.appendChild(this.legend);
     var self = this;
@@ -474,35 +491,53 @@
       if (!by[key]) { by[key] = []; groups.push(by[key]); }
       by[key].push(pn);
     });
-    var need = 0;
-    this.panels.forEach(function (pn) { need = Math.max(need, pn.need()); });
+    var floor = this.prep.fontMin, narrow = width < NARROW;
+    var need = 0, needSoft = 0;
+    this.panels.forEach(function (pn) {
+      need = Math.max(need, pn.need(floor));
+      needSoft = Math.max(needSoft, pn.need(Math.min(floor, FONT_SOFT)));
+    });
     // a stack taller than the height allowed (a slide) at legible cells is
     // split into columns side by side: a tensor's channels in a grid
     var TITLE = 40; // px: a panel's title and column labels
-    var tall = function (g) {
-      return g.reduce(function (s, pn) { return s + pn.extent()[0] * need + TITLE; }, 0);
+    var tall = function (g, c) {
+      return g.reduce(function (s, pn) { return s + pn.extent()[0] * c + TITLE; }, 0);
     };
     var columns = [];
     groups.forEach(function (g) {
-      var k = maxH && g.length > 1 ? Math.min(g.length, Math.ceil(tall(g) / maxH)) : 1;
+      var k = maxH && g.length > 1 ? Math.min(g.length, Math.ceil(tall(g, need) / maxH)) : 1;
       var per = Math.ceil(g.length / k), parts = [];
       for (var j = 0; j < g.length; j += per) parts.push(g.slice(j, j + per));
       columns.push(parts);
     });
-    var fixed = 0, cells = 0, rows = 0, stack = 1;
+    var fixed = 0, cells = 0, rows = 0, stack = 1, subs = [];
     columns.forEach(function (parts) {
       parts.forEach(function (g) {
-        fixed += Math.max.apply(null, g.map(function (pn) { return pn.labelW; })) + 8 + GAP;
-        cells += Math.max.apply(null, g.map(function (pn) { return pn.extent()[1]; }));
+        var lw = Math.max.apply(null, g.map(function (pn) { return pn.labelW; })) + 8 + GAP;
+        var cw = Math.max.apply(null, g.map(function (pn) { return pn.extent()[1]; }));
+        fixed += lw;
+        cells += cw;
         rows = Math.max(rows, g.reduce(function (s, pn) { return s + pn.extent()[0]; }, 0));
         stack = Math.max(stack, g.length);
+        subs.push({ fixed: lw, cols: cw, g: g });
       });
     });
     var wFit = (width - fixed) / Math.max(cells, 1);
     var hFit = maxH ? (maxH - stack * TITLE) / Math.max(rows, 1) : Infinity;
     var cell = Math.min(cellMax, wFit, hFit);
-    // legible numbers come before the height cap; a row too wide wraps
-    if (cell < need) cell = Math.min(cellMax, need);
+    if (cell < need) {
+      // legible numbers come first: the panels wrap at cells that hold them,
+      // unless (on a wide screen) that would be taller than the height
+      // allowed while one row still holds numbers of FONT_SOFT px
+      var wrapped = wrapHeight(subs, need, width, tall);
+      if (!narrow && maxH && wrapped > maxH && Math.min(cellMax, wFit) >= needSoft) {
+        cell = Math.min(cellMax, wFit);
+        floor = Math.min(floor, FONT_SOFT);
+      } else {
+        cell = Math.min(cellMax, need);
+      }
+    }
+    this.prep.fontUsed = floor;
     this.root.dataset.cell = cell.toFixed(1); // the layout chosen, for tests
     this.root.dataset.need = String(need);
     this.area.textContent = "";
