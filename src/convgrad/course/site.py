@@ -329,12 +329,16 @@ def _size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def _run_lesson(lesson: Lesson, timeout: int) -> tuple[nbformat.NotebookNode, float]:
-    """One lesson's student copy, executed in static mode (in a worker)."""
+def _run_lesson(
+    lesson: Lesson, timeout: int, progress: str | None = None
+) -> tuple[nbformat.NotebookNode, float]:
+    """One lesson's student copy, executed in static mode (in a worker);
+    ``progress`` prefixes the line printed as each code cell starts."""
     start = time.perf_counter()
     try:
         nb = student_copy(lesson.read(), lesson.path.name)
-        executed = execute_static(nb, lesson.path.parent, timeout=timeout)
+        executed = execute_static(nb, lesson.path.parent, timeout=timeout,
+                                  progress=progress)
     except Exception as err:  # noqa: BLE001 - sent back as text: it must pickle
         raise RuntimeError(f"{lesson.path.name} failed:\n{err}") from None
     return executed, time.perf_counter() - start
@@ -353,12 +357,17 @@ def execute_lessons(
     context = multiprocessing.get_context("spawn")  # no fork of a threaded parent
     workers = min(jobs, len(lessons)) or 1
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = [pool.submit(_run_lesson, x, timeout) for x in lessons]
+        n = len(lessons)
+        futures = [
+            pool.submit(_run_lesson, x, timeout,
+                        f"site: lesson {k}/{n} {x.path.name}")
+            for k, x in enumerate(lessons, start=1)
+        ]  # fmt: skip
         executed = []
         try:
-            for lesson, future in zip(lessons, futures, strict=True):
+            for k, (lesson, future) in enumerate(zip(lessons, futures, strict=True), 1):
                 nb, seconds = future.result()
-                log(f"site: ran {lesson.path.name} in {seconds:.0f} s")
+                log(f"site: lesson {k}/{n} {lesson.path.name} ran in {seconds:.0f} s")
                 executed.append(nb)
         except BaseException:
             for future in futures:
