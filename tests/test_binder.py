@@ -10,6 +10,7 @@ it runs when selected (``-m binder``) or with CONVGRAD_REQUIRE_BINDER=1
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
 import re
 import shutil
@@ -281,3 +282,31 @@ def test_fresh_venv_builds_and_runs_the_start_lesson(tmp_path, request):
     )
     run(str(python), "-c", conv)
     assert _snapshot(tmp_path / "numba-cache") != cache
+
+
+def test_post_build_installs_the_learners_jupyter_settings(tmp_path):
+    text = (BINDER / "postBuild").read_text()
+    assert 'python "$(dirname "$0")/jupyter/install.py" --server' in text
+    overrides = json.loads((BINDER / "jupyter" / "overrides.json").read_text())
+    tracker = overrides["@jupyterlab/notebook-extension:tracker"]
+    assert tracker["autoStartDefaultKernel"] is True
+    news = overrides["@jupyterlab/apputils-extension:notification"]
+    assert news["fetchNews"] == "false"
+    # installed where JupyterLab and the server read them, merged with
+    # what is already there
+    lab, etc = tmp_path / "lab", tmp_path / "etc"
+    lab.mkdir()
+    (lab / "overrides.json").write_text('{"@x/y:z": {"keep": 1}}')
+    subprocess.run(
+        [sys.executable, str(BINDER / "jupyter" / "install.py"), "--server",
+         "--lab-dir", str(lab), "--server-dir", str(etc)],
+        check=True, capture_output=True, timeout=120,
+    )
+    merged = json.loads((lab / "overrides.json").read_text())
+    assert merged["@x/y:z"] == {"keep": 1}
+    assert merged["@jupyterlab/notebook-extension:tracker"] == tracker
+    server = json.loads((etc / "jupyter_server_config.json").read_text())
+    culling = server["MappingKernelManager"]
+    assert culling["cull_idle_timeout"] > 0 and culling["cull_interval"] > 0
+    # a student's open tab keeps its kernel connected: culled all the same
+    assert culling["cull_connected"] is True

@@ -2,13 +2,14 @@
 
 The fast tests read pages from crafted notebooks and from the real lessons:
 the lesson map, each lesson's objectives and summary, the links. The
-``browser`` test builds the site for three lessons (00, 03, 07), opens each
+``browser`` test builds the site for four lessons (00, 02, 03, 07), opens each
 page from ``file://`` in headless Chromium with every non-file request
 aborted, at a desktop's 1280x800 and a phone's 390x844, presses Play on
 every view and checks that its caption moves and that its numbers stay at
 least 12 px, that no request left the page, that nothing was logged as an
-error, and that the page opened in under 2 s. Its screenshots land in
-``artifacts/site/``.
+error, and that the page opened in under 2 s. It also waits for MathJax on
+lessons 00, 02 and 03 and finds every formula typeset, and checks that the
+lesson map fits a phone. Its screenshots land in ``artifacts/site/``.
 """
 
 from __future__ import annotations
@@ -39,14 +40,16 @@ from convgrad.course.slides import find_chromium
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 ARTIFACTS = ROOT / "artifacts" / "site"
-# CI builds these three, not all eleven; CONVGRAD_SITE_LESSONS=all (with
-# CONVGRAD_SITE=OUT/, a site built by `python -m convgrad.course site OUT/`)
-# checks every lesson
+# CI builds these four, not all eleven (02: display math, and quick to run);
+# CONVGRAD_SITE_LESSONS=all (with CONVGRAD_SITE=OUT/, a site built by
+# `python -m convgrad.course site OUT/`) checks every lesson
 SITE_LESSONS = (
     [p.name[:2] for p in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))]
     if os.environ.get("CONVGRAD_SITE_LESSONS") == "all"
-    else ["00", "03", "07"]
+    else ["00", "02", "03", "07"]
 )
+#: pages whose formulas are checked: two without display math, one with it
+MATH_LESSONS = ["00", "02", "03"]
 REQUIRE = os.environ.get("CONVGRAD_REQUIRE_BROWSER") == "1"
 # CONVGRAD_SITE=OUT/ tests a site already built there instead of building one
 #: a view's scene player (convgrad/viz/scene.js)
@@ -352,5 +355,86 @@ def test_the_lesson_map_and_search_work_offline(built_site, offline_browser):
         hrefs = [results.nth(k).get_attribute("href") for k in range(results.count())]
         assert any("03-col2im-scatter" in h for h in hrefs), hrefs
         visit.assert_clean("search.html")
+    finally:
+        visit.close()
+
+
+def _display_math(nb: nbformat.NotebookNode) -> int:
+    """How many display formulas (``$$ ... $$`` or ``\\[ ... \\]``) the
+    lesson's markdown holds."""
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    return text.count("$$") // 2 + text.count("\\[")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("number", MATH_LESSONS)
+def test_a_lesson_pages_formulas_are_typeset_offline(
+    built_site, offline_browser, number
+):
+    at = [f"{x.number:02d}" for x in built_site.lessons].index(number)
+    lesson, html = built_site.lessons[at], built_site.pages[at]
+    display = _display_math(lesson.read())
+    visit = Visit(offline_browser, html)
+    page = visit.page
+    try:
+        if page.locator("article .math").count():
+            # MathJax 3 loads after the page and typesets once it has
+            # started: wait for its promise
+            page.wait_for_function(
+                "() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+                timeout=20_000,
+            )
+            page.evaluate("() => MathJax.startup.promise")
+        found = page.evaluate("""() => {
+            const math = [...document.querySelectorAll('article .math')];
+            return {
+                math: math.length,
+                typeset: math.filter(m => m.querySelector('mjx-container')).length,
+                display: document.querySelectorAll(
+                    'article mjx-container[display="true"]').length,
+                text: document.querySelector('article').innerText,
+            };
+        }""")
+        where = f"{html.name}: {found['math']} formulas, {found['typeset']} typeset"
+        assert found["typeset"] == found["math"], where
+        assert found["display"] >= display, (
+            f"{html.name}: {display} display formulas in the lesson, "
+            f"{found['display']} typeset")
+        for raw in ("\\[", "\\(", "$$"):
+            assert raw not in found["text"], f"{html.name} shows raw {raw!r}"
+        if display:
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.locator('mjx-container[display="true"]').first.screenshot(
+                path=str(ARTIFACTS / f"{lesson.stem}-math.png"))
+        visit.assert_clean(html.name)
+    finally:
+        visit.close()
+
+
+@pytest.mark.browser
+def test_the_lesson_map_fits_a_phone(built_site, offline_browser):
+    width, height = SCREENS["phone"]
+    visit = Visit(offline_browser, built_site.index, width, height)
+    try:
+        fit = visit.page.evaluate("""() => {
+            const table = document.querySelector('#lesson-map table');
+            const box = table.parentElement.getBoundingClientRect();
+            const cells = [...table.querySelectorAll('th, td')].map(
+                c => c.getBoundingClientRect());
+            return {
+                page: document.documentElement.scrollWidth - innerWidth,
+                right: Math.max(...cells.map(r => r.right)) - box.right,
+                left: box.left - Math.min(...cells.map(r => r.left)),
+                columns: table.rows[0].cells.length,
+                last: table.rows[0].cells[table.rows[0].cells.length - 1].innerText,
+            };
+        }""")
+        visit.page.locator("#lesson-map").screenshot(
+            path=str(ARTIFACTS / "index-phone-lesson-map.png"))
+        assert fit["page"] <= 1, f"the home page scrolls sideways: {fit}"
+        # every column, "you write" included, is on the screen, not cut off
+        assert fit["right"] <= 1 and fit["left"] <= 1, fit
+        assert fit["columns"] == 4 and fit["last"].strip() == "you write", fit
+        visit.assert_clean("index.html (phone)")
     finally:
         visit.close()

@@ -189,6 +189,12 @@ class LabServer:
     log_path: Path
     port: int = 0
     proc: subprocess.Popen | None = None
+    #: False: a learner's first start instead of the test's LAB_SETTINGS (an
+    #: empty user-settings folder, JupyterLab's news URL left alone), with
+    #: JupyterLab's app settings (overrides.json) from ``app_settings_dir``
+    #: when it is given
+    own_settings: bool = True
+    app_settings_dir: Path | None = None
     _tmp: Path | None = None
     _log: Any = field(default=None, repr=False)
     _cookies: http.cookiejar.CookieJar = field(
@@ -204,7 +210,8 @@ class LabServer:
         self.port = self.port or free_port()
         self._tmp = Path(tempfile.mkdtemp(prefix="convgrad-lab-"))
         settings = self._tmp / "user-settings"
-        for rel, value in LAB_SETTINGS.items():
+        settings.mkdir()
+        for rel, value in (LAB_SETTINGS if self.own_settings else {}).items():
             target = settings / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(value), encoding="utf-8")
@@ -219,8 +226,11 @@ class LabServer:
             f"--ServerApp.root_dir={self.root}",
             f"--LabApp.user_settings_dir={settings}",
             f"--LabApp.workspaces_dir={self._tmp / 'workspaces'}",
-            "--LabApp.news_url=",
         ]  # fmt: skip
+        if self.own_settings:
+            cmd.append("--LabApp.news_url=")
+        if self.app_settings_dir is not None:
+            cmd.append(f"--LabApp.app_settings_dir={self.app_settings_dir}")
         env = dict(os.environ)
         env["JUPYTER_RUNTIME_DIR"] = str(self._tmp / "runtime")
         env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")

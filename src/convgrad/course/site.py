@@ -14,7 +14,7 @@ from ``file://`` with no network (a USB stick, a course server):
 3. each view stays in its page as its scene and the renderer (tens of
    kB), laid out for the reader's screen, a phone's included;
 4. Sphinx, MyST-NB and the book theme render it; nothing is executed again.
-   MathJax comes from the slides' npm asset cache; everything else ships
+   MathJax 3 comes from the slides' npm asset cache; everything else ships
    with the theme. The result is then searched for anything it would load
    from the network, and the build fails if it finds one.
 
@@ -44,7 +44,6 @@ import nbformat
 
 from .lessons import Lesson, find_lessons
 from .slides import (
-    NPM_ASSETS,
     _package_dir,
     asset_cache,
     execute_static,
@@ -62,8 +61,18 @@ TEMPLATE = Path(__file__).parent / "templates" / "site"
 #: a file in OUT/ that says the folder is a site this module may replace
 MARKER = ".convgrad-site"
 TOOLS = ("sphinx", "myst_nb", "sphinx_book_theme")
-MATHJAX = "mathjax@2.7.7"
-MATHJAX_SKIP = ("fonts/HTML-CSS/TeX/otf",)  # browsers take the woff fonts
+#: MathJax's current major version: MyST-NB configures MathJax 3 only (its
+#: ``processHtmlClass``), and wraps each page in ``tex2jax_ignore
+#: mathjax_ignore``, which MathJax 2 obeys: a MathJax 2 site typesets nothing
+MATHJAX = "mathjax@3"
+#: what the pages use of the npm package (path in it, path under _static/)
+MATHJAX_FILES = [
+    ("es5/tex-chtml.js", "mathjax/tex-chtml.js"),  # TeX in, HTML+CSS out
+    ("es5/output/chtml/fonts/woff-v2", "mathjax/output/chtml/fonts/woff-v2"),
+    ("es5/input/tex/extensions", "mathjax/input/tex/extensions"),  # autoloaded
+    ("es5/ui", "mathjax/ui"),  # the right-click menu
+    ("es5/a11y", "mathjax/a11y"),  # what the menu's accessibility items load
+]
 
 _HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<text>.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -259,12 +268,13 @@ def _prepare_out(out: Path) -> None:
 
 
 def install_mathjax(static: Path, cache: Path | None = None) -> Path:
-    """Copy MathJax from the slides' npm cache into ``static/mathjax``."""
+    """Copy MathJax 3 from the slides' npm cache (``npm pack`` on first
+    use) into ``static/mathjax``."""
     package = _package_dir(MATHJAX, asset_cache() if cache is None else cache)
-    for source, dest in NPM_ASSETS[MATHJAX]:
-        if source in MATHJAX_SKIP:
-            continue
+    for source, dest in MATHJAX_FILES:
         src, dst = package / source, static / dest
+        if not src.exists():
+            raise RuntimeError(f"npm package {MATHJAX} has no {source}")
         dst.parent.mkdir(parents=True, exist_ok=True)
         if src.is_dir():
             shutil.copytree(src, dst, dirs_exist_ok=True)
@@ -319,12 +329,16 @@ def _size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def _run_lesson(lesson: Lesson, timeout: int) -> tuple[nbformat.NotebookNode, float]:
-    """One lesson's student copy, executed in static mode (in a worker)."""
+def _run_lesson(
+    lesson: Lesson, timeout: int, progress: str | None = None
+) -> tuple[nbformat.NotebookNode, float]:
+    """One lesson's student copy, executed in static mode (in a worker);
+    ``progress`` prefixes the line printed as each code cell starts."""
     start = time.perf_counter()
     try:
         nb = student_copy(lesson.read(), lesson.path.name)
-        executed = execute_static(nb, lesson.path.parent, timeout=timeout)
+        executed = execute_static(nb, lesson.path.parent, timeout=timeout,
+                                  progress=progress)
     except Exception as err:  # noqa: BLE001 - sent back as text: it must pickle
         raise RuntimeError(f"{lesson.path.name} failed:\n{err}") from None
     return executed, time.perf_counter() - start
@@ -343,12 +357,17 @@ def execute_lessons(
     context = multiprocessing.get_context("spawn")  # no fork of a threaded parent
     workers = min(jobs, len(lessons)) or 1
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = [pool.submit(_run_lesson, x, timeout) for x in lessons]
+        n = len(lessons)
+        futures = [
+            pool.submit(_run_lesson, x, timeout,
+                        f"site: lesson {k}/{n} {x.path.name}")
+            for k, x in enumerate(lessons, start=1)
+        ]  # fmt: skip
         executed = []
         try:
-            for lesson, future in zip(lessons, futures, strict=True):
+            for k, (lesson, future) in enumerate(zip(lessons, futures, strict=True), 1):
                 nb, seconds = future.result()
-                log(f"site: ran {lesson.path.name} in {seconds:.0f} s")
+                log(f"site: lesson {k}/{n} {lesson.path.name} ran in {seconds:.0f} s")
                 executed.append(nb)
         except BaseException:
             for future in futures:

@@ -282,17 +282,33 @@ def kernel_config():
 
 
 def execute_static(
-    nb: nbformat.NotebookNode, cwd: Path, timeout: int = 600
+    nb: nbformat.NotebookNode, cwd: Path, timeout: int = 600,
+    progress: str | None = None,
 ) -> nbformat.NotebookNode:
     """Run ``nb`` in a fresh kernel whose views embed their scenes
-    (``CONVGRAD_VIEWS=embed``); returns the executed notebook."""
+    (``CONVGRAD_VIEWS=embed``); returns the executed notebook.
+
+    ``progress``: print ``"PROGRESS: cell k/n: first line"`` as each code
+    cell starts (an export can sit on one cell for a minute)."""
     from nbconvert.preprocessors import ExecutePreprocessor
 
     nb = nbformat.from_dict(nb)
+    code = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+
+    def started(cell, cell_index) -> None:  # noqa: ANN001
+        if cell_index not in code:
+            return  # markdown: nothing runs
+        k = code.index(cell_index) + 1
+        first = next((x for x in cell.source.splitlines() if x.strip()), "")
+        print(f"{progress}: cell {k}/{len(code)}: {first[:60]}", flush=True)
+
+    client = ExecutePreprocessor(
+        timeout=timeout, kernel_name="python3", config=kernel_config()
+    )
+    if progress is not None:
+        client.on_cell_start = started
     with embedded_views():
-        ExecutePreprocessor(
-            timeout=timeout, kernel_name="python3", config=kernel_config()
-        ).preprocess(nb, {"metadata": {"path": str(cwd)}})
+        client.preprocess(nb, {"metadata": {"path": str(cwd)}})
     return nb
 
 
@@ -476,9 +492,11 @@ def export_slides(
         raise ValueError(f"jobs must be an int of at least 1, got {jobs!r}")
 
     def export(lesson: Lesson) -> Path:
-        log(f"slides: {lesson.path.name}")
+        where = f"slides: lesson {lessons.index(lesson) + 1}/{len(lessons)}"
+        where += f" {lesson.path.name}"
+        log(where)
         nb = student_copy(lesson.read(), lesson.path.name)
-        nb = execute_static(nb, lesson.path.parent, timeout=timeout)
+        nb = execute_static(nb, lesson.path.parent, timeout=timeout, progress=where)
         page = render_deck(nb, lesson.stem, offline)
         if offline:
             problems = offline_problems(page, out)

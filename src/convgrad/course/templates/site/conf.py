@@ -25,8 +25,12 @@ nb_merge_streams = True
 myst_enable_extensions = ["dollarmath", "colon_fence"]
 myst_heading_anchors = 3  # the lesson map links to each lesson's "Summary"
 
-# MathJax 2.7.7 from the slides' asset cache, served from _static/
-mathjax_path = "mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
+# MathJax 3 from the slides' npm asset cache, in _static/mathjax/. MyST-NB
+# wraps each page in "tex2jax_ignore mathjax_ignore" and sets MathJax 3's
+# processHtmlClass so that Sphinx's math (class "math") is typeset. Pages
+# with math load a small script that loads tex-chtml.js once the page has
+# loaded (MathJax's 1 MB would otherwise delay the page's "load").
+mathjax_path = "mathjax-load.js"
 
 html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]
