@@ -183,13 +183,13 @@
     return [this.p.rows + 2 * this.p.pad[0], this.p.cols + 2 * this.p.pad[1]];
   };
 
-  Panel.prototype.build = function (cell) {
+  Panel.prototype.build = function (cell, least) {
     var p = this.p, ph = p.pad[0], pw = p.pad[1], ext = this.extent();
     this.cell = cell;
     var fontMax = Math.max(FONT_MAX, 0.36 * cell);
     var font = Math.min(fontMax, (0.88 * cell - 4) / this.wide);
     this.compact = false;
-    var least = this.prep.fontUsed || this.prep.fontMin;
+    least = least || this.prep.fontMin;
     if (font < least) {
       font = Math.min(fontMax, (0.88 * cell - 4) / this.wideC);
       this.compact = true;
@@ -537,12 +537,28 @@
         cell = Math.min(cellMax, need);
       }
     }
-    this.prep.fontUsed = floor;
     this.root.dataset.cell = cell.toFixed(1); // the layout chosen, for tests
     this.root.dataset.need = String(need);
     this.area.textContent = "";
     var self = this;
     columns.forEach(function (parts) {
+      // a stack still taller than the height allowed (on a wide screen)
+      // takes smaller cells of its own, while its numbers hold FONT_SOFT
+      var own = cell, least = floor;
+      var high = Math.max.apply(null, parts.map(function (g) { return tall(g, cell); }));
+      if (!narrow && maxH && high > maxH) {
+        var soft = 0, rowsG = 0, titles = 0;
+        parts.forEach(function (g) {
+          g.forEach(function (pn) { soft = Math.max(soft, pn.need(Math.min(floor, FONT_SOFT))); });
+          rowsG = Math.max(rowsG, g.reduce(function (t, pn) { return t + pn.extent()[0]; }, 0));
+          titles = Math.max(titles, g.length * TITLE);
+        });
+        var fit = (maxH - titles) / Math.max(rowsG, 1);
+        if (fit < cell) {
+          own = Math.max(soft, fit);
+          least = Math.min(floor, FONT_SOFT);
+        }
+      }
       var outer = el("div", "cgs-group");
       parts.forEach(function (g) {
         var col = el("div", "cgs-column");
@@ -551,7 +567,7 @@
           var cap = el("figcaption", "cgs-panel-title");
           cap.textContent = pn.p.title;
           fig.appendChild(cap);
-          var svg = pn.build(cell);
+          var svg = pn.build(own, least);
           svg.setAttribute("aria-label", pn.p.title);
           var scroller = el("div", "cgs-scroll");
           scroller.appendChild(svg);
