@@ -24,7 +24,7 @@ MARK_MEANING = {
     "src": "where the value comes from (orange, solid)",
     "dst": "where it lands (vermillion, solid)",
     "window": "the window (blue, dashed)",
-    "best": "the maximum so far (green, dotted)",
+    "best": "the window's maximum, its argmax (green, dotted)",
 }
 TRAIL = ("trail1", "trail2")
 #: outlines drawn inside their cell (a fraction of it), apart from a window
