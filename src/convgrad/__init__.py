@@ -21,7 +21,15 @@ from . import data, functional, nn, optim  # noqa: F401  (public submodules)
 from .backend import get_backend, use_backend
 from .function import Context, Function
 from .gradcheck import GradcheckReport, gradcheck, gradgradcheck
-from .tensor import Tensor, enable_grad, grad, is_grad_enabled, no_grad, tensor
+from .tensor import (
+    Tensor,
+    enable_grad,
+    from_numpy,
+    grad,
+    is_grad_enabled,
+    no_grad,
+    tensor,
+)
 
 F = functional
 
@@ -44,6 +52,7 @@ __all__ = [
     "GradcheckReport",
     "Tensor",
     "enable_grad",
+    "from_numpy",
     "functional",
     "get_backend",
     "grad",

@@ -15,7 +15,7 @@ import numpy as np
 from . import geometry as geo
 from .ops import basic, conv, loss
 from .ops import pool as _pool
-from .tensor import Tensor
+from .tensor import Tensor, as_float_array
 
 __all__ = [
     "adaptive_avg_pool2d",
@@ -38,13 +38,13 @@ __all__ = [
 
 
 def as_tensor(value: Any, name: str) -> Tensor:
-    """A Tensor as is; anything array-like becomes a constant Tensor."""
+    """A Tensor as is; anything array-like becomes a constant Tensor.
+
+    The constant reads the array without a copy (an op only reads its
+    inputs, and the saved-array check catches a write before backward)."""
     if isinstance(value, Tensor):
         return value
-    try:
-        return Tensor(value)
-    except TypeError as err:
-        raise TypeError(f"{name}: {err}") from None
+    return Tensor._from_op(as_float_array(value, name), False)
 
 
 def _same_dtype(x: Tensor, w: Tensor, b: Tensor | None) -> None:
@@ -58,6 +58,25 @@ def _same_dtype(x: Tensor, w: Tensor, b: Tensor | None) -> None:
             )
 
 
+def _batched(x: Tensor, ndim: int, layout: str) -> tuple[Tensor, bool]:
+    """``x`` with a batch axis, and whether it had none: an unbatched input
+    (``ndim - 1`` dimensions, one image) runs as a batch of one, as in
+    torch; the op's result loses the batch axis again (:func:`_unbatched`).
+    The reshapes are differentiable, so gradients keep the input's shape."""
+    if x.ndim == ndim - 1:
+        return x.reshape((1, *x.shape)), True
+    if x.ndim != ndim:
+        raise ValueError(
+            f"input must be {ndim - 1}-D (unbatched: {layout.split(', ', 1)[1]}) "
+            f"or {ndim}-D ({layout}), got {x.ndim}-D input of shape {x.shape}"
+        )
+    return x, False
+
+
+def _unbatched(y: Tensor, unbatched: bool) -> Tensor:
+    return y.reshape(y.shape[1:]) if unbatched else y
+
+
 # --------------------------------------------------------------------------
 # im2col / col2im
 # --------------------------------------------------------------------------
@@ -69,13 +88,14 @@ def unfold(
     """im2col: ``(N, C, H, W)`` → ``(N, C*KH*KW, OH*OW)``, as torch's unfold.
 
     Row ``(c, ki, kj)`` of the result holds what kernel tap ``(ki, kj)`` of
-    channel ``c`` sees at each of the ``OH*OW`` window positions.
+    channel ``c`` sees at each of the ``OH*OW`` window positions. An
+    unbatched ``(C, H, W)`` gives ``(C*KH*KW, OH*OW)``.
     """
-    x = as_tensor(input, "input")
+    x, one = _batched(as_tensor(input, "input"), 4, "N, C, H, W")
     win = geo.unfold_geometry(
         x.shape, kernel_size, dilation, padding, stride, itemsize=x.dtype.itemsize
     )
-    return conv.Unfold.apply(x, win)
+    return _unbatched(conv.Unfold.apply(x, win), one)
 
 
 def fold(
@@ -89,14 +109,15 @@ def fold(
     """col2im: scatter-*add* columns back onto an ``output_size`` image.
 
     The adjoint of :func:`unfold`, not its inverse: overlapping windows add.
+    An unbatched ``(C*KH*KW, L)`` gives ``(C, H, W)``.
     """
-    col = as_tensor(input, "input")
+    col, one = _batched(as_tensor(input, "input"), 3, "N, C*KH*KW, L")
     win, channels = geo.fold_geometry(
         col.shape, output_size, kernel_size, dilation, padding, stride,
         itemsize=col.dtype.itemsize,
     )
     hw = geo.pair(output_size, "output_size", minimum=1)
-    return conv.Fold.apply(col, win, channels, hw)
+    return _unbatched(conv.Fold.apply(col, win, channels, hw), one)
 
 
 # --------------------------------------------------------------------------
@@ -116,9 +137,11 @@ def conv2d(
     """2-D cross-correlation, as ``torch.nn.functional.conv2d``.
 
     ``weight`` is ``(C_out, C_in/groups, KH, KW)``; ``padding`` may be an
-    int, a pair, ``'valid'`` or ``'same'``.
+    int, a pair, ``'valid'`` or ``'same'``. An unbatched ``(C_in, H, W)``
+    input gives a ``(C_out, OH, OW)`` result.
     """
-    x, w = as_tensor(input, "input"), as_tensor(weight, "weight")
+    x, one = _batched(as_tensor(input, "input"), 4, "N, C_in, H, W")
+    w = as_tensor(weight, "weight")
     b = None if bias is None else as_tensor(bias, "bias")
     geom = geo.conv2d_geometry(
         x.shape,
@@ -131,7 +154,7 @@ def conv2d(
         itemsize=x.dtype.itemsize,
     )
     _same_dtype(x, w, b)
-    return conv.Conv2d.apply(x, w, b, geom)
+    return _unbatched(conv.Conv2d.apply(x, w, b, geom), one)
 
 
 def conv_transpose2d(
@@ -147,9 +170,11 @@ def conv_transpose2d(
     """Transposed convolution, as ``torch.nn.functional.conv_transpose2d``.
 
     ``weight`` is ``(C_in, C_out/groups, KH, KW)``. The forward pass is the
-    backward pass of conv2d: ``col2im(wᵀ · x)``.
+    backward pass of conv2d: ``col2im(wᵀ · x)``. An unbatched
+    ``(C_in, H, W)`` input gives a ``(C_out, OH, OW)`` result.
     """
-    x, w = as_tensor(input, "input"), as_tensor(weight, "weight")
+    x, one = _batched(as_tensor(input, "input"), 4, "N, C_in, H, W")
+    w = as_tensor(weight, "weight")
     b = None if bias is None else as_tensor(bias, "bias")
     geom = geo.conv_transpose2d_geometry(
         x.shape,
@@ -163,7 +188,7 @@ def conv_transpose2d(
         itemsize=x.dtype.itemsize,
     )
     _same_dtype(x, w, b)
-    return conv.ConvTranspose2d.apply(x, w, b, geom)
+    return _unbatched(conv.ConvTranspose2d.apply(x, w, b, geom), one)
 
 
 # --------------------------------------------------------------------------
@@ -184,17 +209,20 @@ def max_pool2d(
 
     Padding counts as -inf. With ``return_indices`` also return the int64
     flat index ``h*W + w`` of each maximum in its input plane (first maximum
-    on a tie; NaN wins): the routing the backward pass follows.
+    on a tie; NaN wins): the routing the backward pass follows. An
+    unbatched ``(C, H, W)`` input gives ``(C, OH, OW)`` results.
     """
-    x = as_tensor(input, "input")
+    x, one = _batched(as_tensor(input, "input"), 4, "N, C, H, W")
     win = geo.pool_window(
         x.shape, kernel_size, stride, padding, dilation, ceil_mode,
         itemsize=x.dtype.itemsize,
     )
     want_indices = geo.check_bool(return_indices, "return_indices")
     y, ctx = _pool.MaxPool2d.apply_with_ctx(x, win)
+    y = _unbatched(y, one)
     if want_indices:
-        return y, ctx.argmax.copy()
+        argmax = ctx.argmax.copy()
+        return y, argmax[0] if one else argmax
     return y
 
 
@@ -211,16 +239,20 @@ def max_unpool2d(
     ``indices`` are what ``max_pool2d(..., return_indices=True)`` returned.
     The default output size undoes max_pool2d's:
     ``(H - 1)*stride - 2*padding + kernel_size``; ``output_size`` picks
-    another size within one stride of it.
+    another size within one stride of it. An unbatched ``(C, H, W)``
+    input takes ``(C, H, W)`` indices and gives a ``(C, OH, OW)`` result.
     """
-    x = as_tensor(input, "input")
+    x, one = _batched(as_tensor(input, "input"), 4, "N, C, H, W")
     if isinstance(indices, Tensor):
         indices = indices.data
+    indices = np.asarray(indices)
+    if one and indices.ndim == 3:
+        indices = indices[None]
     out_hw = geo.unpool_output_size(
         x.shape, kernel_size, stride, padding, output_size, itemsize=x.dtype.itemsize
     )
-    idx = geo.check_unpool_indices(np.asarray(indices), x.shape, out_hw)
-    return _pool.MaxUnpool2d.apply(x, idx, out_hw)
+    idx = geo.check_unpool_indices(indices, x.shape, out_hw)
+    return _unbatched(_pool.MaxUnpool2d.apply(x, idx, out_hw), one)
 
 
 def avg_pool2d(
@@ -236,14 +268,16 @@ def avg_pool2d(
 
     Padding reads 0. The divisor is ``divisor_override`` if given, else the
     window's size counting the padding (``count_include_pad=True``) or only
-    the real pixels (``False``).
+    the real pixels (``False``). An unbatched ``(C, H, W)`` input gives a
+    ``(C, OH, OW)`` result.
     """
-    x = as_tensor(input, "input")
+    x, one = _batched(as_tensor(input, "input"), 4, "N, C, H, W")
     win = geo.pool_window(
         x.shape, kernel_size, stride, padding, 1, ceil_mode, itemsize=x.dtype.itemsize
     )
     divisor = geo.avg_pool_options(count_include_pad, divisor_override)
-    return _pool.AvgPool2d.apply(x, win, bool(count_include_pad), divisor)
+    y = _pool.AvgPool2d.apply(x, win, bool(count_include_pad), divisor)
+    return _unbatched(y, one)
 
 
 def adaptive_avg_pool2d(input: Any, output_size: Any) -> Tensor:
@@ -251,13 +285,14 @@ def adaptive_avg_pool2d(input: Any, output_size: Any) -> Tensor:
 
     Bin ``i`` of ``out`` along an axis of ``size`` covers
     ``[floor(i*size/out), ceil((i+1)*size/out))``. ``output_size=1`` is the
-    global average; ``None`` in a pair keeps that input size.
+    global average; ``None`` in a pair keeps that input size. An unbatched
+    ``(C, H, W)`` input gives a ``(C, OH, OW)`` result.
     """
-    x = as_tensor(input, "input")
+    x, one = _batched(as_tensor(input, "input"), 4, "N, C, H, W")
     oh, ow = geo.adaptive_pool_size(x.shape, output_size, itemsize=x.dtype.itemsize)
     rows = geo.adaptive_bins(x.shape[2], oh)
     cols = geo.adaptive_bins(x.shape[3], ow)
-    return _pool.AdaptiveAvgPool2d.apply(x, rows, cols)
+    return _unbatched(_pool.AdaptiveAvgPool2d.apply(x, rows, cols), one)
 
 
 # --------------------------------------------------------------------------
@@ -286,9 +321,12 @@ def _dim(dim: Any, ndim: int) -> int:
 
 
 def log_softmax(input: Any, dim: int = -1) -> Tensor:
+    """``x - log(sum(exp(x)))`` along ``dim``. A 0-d input is a softmax over
+    one value, as in torch: its result is 0 (``dim`` is 0 or -1)."""
     x = as_tensor(input, "input")
     if x.ndim == 0:
-        raise ValueError("input must have at least 1 dimension for log_softmax")
+        _dim(dim, 1)
+        return loss.LogSoftmax.apply(x.reshape(1), 0).reshape(())
     return loss.LogSoftmax.apply(x, _dim(dim, x.ndim))
 
 
@@ -326,6 +364,11 @@ def cross_entropy(input: Any, target: Any, reduction: str = "mean") -> Tensor:
     if logits.ndim != 2:
         raise ValueError(f"input must be 2-D (N, C) logits, got shape {logits.shape}")
     t = target.data if isinstance(target, Tensor) else np.asarray(target)
+    if t.dtype.kind == "f" and not np.all(np.isfinite(t)):
+        raise ValueError(
+            f"target must hold class indices in [0, {logits.shape[1]}), got "
+            f"non-finite values (inf or NaN)"
+        )
     if t.dtype.kind == "f" and np.all(t == np.round(t)):
         t = t.astype(np.int64)
     if t.dtype.kind not in "iu":
@@ -365,9 +408,27 @@ def dropout(
     x = as_tensor(input, "input")
     if not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:
         raise ValueError(f"p must be a probability in [0, 1], got {p!r}")
+    training = geo.check_bool(training, "training")
+    rng = generator_from(generator)
     if not training or p == 0.0:
         return x
     if p == 1.0:
         return x * 0.0
-    rng = np.random.default_rng(generator)
     return loss.Dropout.apply(x, float(p), rng)
+
+
+def generator_from(generator: Any) -> np.random.Generator:
+    """A ``numpy.random.Generator`` from ``generator``: a Generator as is,
+    an int seed (at least 0), or None (fresh entropy)."""
+    if generator is None:
+        return np.random.default_rng()
+    if isinstance(generator, np.random.Generator):
+        return generator
+    if isinstance(generator, numbers.Integral) and not isinstance(generator, bool):
+        if generator < 0:
+            raise ValueError(f"generator, as a seed, must be at least 0, got {generator}")
+        return np.random.default_rng(int(generator))
+    raise TypeError(
+        f"generator must be a numpy.random.Generator, an int seed or None, "
+        f"got {generator!r}"
+    )
