@@ -426,7 +426,9 @@ def generator_from(generator: Any) -> np.random.Generator:
         return generator
     if isinstance(generator, numbers.Integral) and not isinstance(generator, bool):
         if generator < 0:
-            raise ValueError(f"generator, as a seed, must be at least 0, got {generator}")
+            raise ValueError(
+                f"generator, as a seed, must be at least 0, got {generator}"
+            )
         return np.random.default_rng(int(generator))
     raise TypeError(
         f"generator must be a numpy.random.Generator, an int seed or None, "

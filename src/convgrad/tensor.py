@@ -173,6 +173,10 @@ class Tensor:
     it is a Tensor instead, with a graph of its own (torch's ``.grad`` is
     always a Tensor; here first order keeps the plain ndarray the lessons
     and the optimizers use).
+
+    ``Tensor(data)`` copies ``data``, as ``torch.tensor`` does: a later
+    write to the caller's array, or an optimizer step, never reaches the
+    other. :func:`from_numpy` shares memory instead, as torch's does.
     """
 
     __array_priority__ = 100  # ndarray <op> Tensor defers to Tensor
@@ -512,24 +516,19 @@ def _run_hooks(t: Tensor, g: Any, create_graph: bool) -> Any:
         if new is None:
             continue
         name = getattr(hook, "__name__", repr(hook))
-        if create_graph:
+        if not (create_graph and isinstance(new, Tensor)):  # an array
+            data = new.data if isinstance(new, Tensor) else new
+            new = as_float_array(data, f"hook {name!r}'s result")
+        if new.shape != t.shape:
+            raise RuntimeError(
+                f"hook {name!r} has changed the size of value: it must "
+                f"return a gradient of shape {t.shape}, got {new.shape}"
+            )
+        if create_graph:  # a constant array joins the graph as a constant
             if not isinstance(new, Tensor):
-                new = Tensor._from_op(as_float_array(new, f"hook {name!r}'s result"), False)
-            if new.shape != t.shape:
-                raise RuntimeError(
-                    f"hook {name!r} has changed the size of value: it must "
-                    f"return a gradient of shape {t.shape}, got {new.shape}"
-                )
+                new = Tensor._from_op(new, False)
             g = _as_dtype(new, t.dtype)
         else:
-            if isinstance(new, Tensor):
-                new = new.data
-            new = as_float_array(new, f"hook {name!r}'s result")
-            if new.shape != t.shape:
-                raise RuntimeError(
-                    f"hook {name!r} has changed the size of value: it must "
-                    f"return a gradient of shape {t.shape}, got {new.shape}"
-                )
             g = new.astype(t.dtype, copy=False)
     return g
 

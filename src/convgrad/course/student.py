@@ -63,18 +63,21 @@ def _shape_problem(raw: object) -> str | None:
             return f"{where} must be an object, got {cell!r:.40}"
         kind = cell.get("cell_type")
         if kind not in ("code", "markdown", "raw"):
-            return f"{where}: 'cell_type' must be 'code', 'markdown' or 'raw', got {kind!r:.40}"
+            return (f"{where}: 'cell_type' must be 'code', 'markdown' or "
+                    f"'raw', got {kind!r:.40}")
         source = cell.get("source", "")
         if not isinstance(source, str) and not (
             isinstance(source, list) and all(isinstance(s, str) for s in source)
         ):
-            return f"{where}: 'source' must be a string or a list of strings, got {source!r:.40}"
+            return (f"{where}: 'source' must be a string or a list of "
+                    f"strings, got {source!r:.40}")
         meta = cell.get("metadata", {})
         if not isinstance(meta, dict):
             return f"{where}: 'metadata' must be an object, got {meta!r:.40}"
         tags = meta.get("tags", [])
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-            return f"{where}: 'metadata.tags' must be a list of strings, got {tags!r:.40}"
+            return (f"{where}: 'metadata.tags' must be a list of strings, "
+                    f"got {tags!r:.40}")
         if not isinstance(meta.get("slideshow", {}), dict):
             return f"{where}: 'metadata.slideshow' must be an object"
         if not isinstance(cell.get("outputs", []), list):
