@@ -354,3 +354,9 @@ def test_unbatched_conv2d_double_backward_matches_torch(rng, torch):
 def test_other_ranks_name_both_accepted_layouts(call):
     with pytest.raises(ValueError, match=r"input must be 3-D \(unbatched: .*\) or 4-D"):
         call()
+
+
+def test_an_unbatched_input_error_says_it_ran_as_a_batch_of_one():
+    with pytest.raises(ValueError, match=r"in_channels.*unbatched input of shape "
+                       r"\(3, 5, 5\) runs as a batch of one, of shape \(1, 3, 5, 5\)"):
+        F.conv2d(np.zeros((3, 5, 5)), np.zeros((2, 4, 3, 3)))

@@ -7,7 +7,9 @@ Tensor whose ``backward`` knows the op's gradient.
 
 from __future__ import annotations
 
+import functools
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -58,23 +60,42 @@ def _same_dtype(x: Tensor, w: Tensor, b: Tensor | None) -> None:
             )
 
 
-def _batched(x: Tensor, ndim: int, layout: str) -> tuple[Tensor, bool]:
-    """``x`` with a batch axis, and whether it had none: an unbatched input
-    (``ndim - 1`` dimensions, one image) runs as a batch of one, as in
-    torch; the op's result loses the batch axis again (:func:`_unbatched`).
-    The reshapes are differentiable, so gradients keep the input's shape."""
-    if x.ndim == ndim - 1:
-        return x.reshape((1, *x.shape)), True
-    if x.ndim != ndim:
-        raise ValueError(
-            f"input must be {ndim - 1}-D (unbatched: {layout.split(', ', 1)[1]}) "
-            f"or {ndim}-D ({layout}), got {x.ndim}-D input of shape {x.shape}"
-        )
-    return x, False
+def accepts_unbatched(ndim: int, layout: str) -> Callable:
+    """Decorate an op on batched ``input`` (``ndim`` dimensions, ``layout``)
+    so that it also takes one unbatched item (``ndim - 1``), as torch's
+    ops do: it runs as a batch of one, and the result (and max-pool's
+    indices) loses the batch axis again. The reshapes are differentiable,
+    so the gradient has the input's shape, first order or not. An argument
+    error then says the input was read as a batch of one."""
+    item = layout.split(", ", 1)[1]
 
+    def wrap(op: Callable) -> Callable:
+        @functools.wraps(op)
+        def run(input: Any, *args: Any, **kwargs: Any) -> Any:
+            x = as_tensor(input, "input")
+            if x.ndim == ndim:
+                return op(x, *args, **kwargs)
+            if x.ndim != ndim - 1:
+                raise ValueError(
+                    f"input must be {ndim - 1}-D (unbatched: {item}) or "
+                    f"{ndim}-D ({layout}), got {x.ndim}-D input of shape "
+                    f"{x.shape}"
+                )
+            try:
+                out = op(x.reshape((1, *x.shape)), *args, **kwargs)
+            except ValueError as err:
+                raise ValueError(
+                    f"{err} (the unbatched input of shape {x.shape} runs as a "
+                    f"batch of one, of shape {(1, *x.shape)})"
+                ) from None
+            if isinstance(out, tuple):  # max_pool2d's (y, indices)
+                y, indices = out
+                return y.reshape(y.shape[1:]), indices[0]
+            return out.reshape(out.shape[1:])
 
-def _unbatched(y: Tensor, unbatched: bool) -> Tensor:
-    return y.reshape(y.shape[1:]) if unbatched else y
+        return run
+
+    return wrap
 
 
 # --------------------------------------------------------------------------
@@ -82,6 +103,7 @@ def _unbatched(y: Tensor, unbatched: bool) -> Tensor:
 # --------------------------------------------------------------------------
 
 
+@accepts_unbatched(4, "N, C, H, W")
 def unfold(
     input: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1
 ) -> Tensor:
@@ -91,13 +113,14 @@ def unfold(
     channel ``c`` sees at each of the ``OH*OW`` window positions. An
     unbatched ``(C, H, W)`` gives ``(C*KH*KW, OH*OW)``.
     """
-    x, one = _batched(as_tensor(input, "input"), 4, "N, C, H, W")
+    x = as_tensor(input, "input")
     win = geo.unfold_geometry(
         x.shape, kernel_size, dilation, padding, stride, itemsize=x.dtype.itemsize
     )
-    return _unbatched(conv.Unfold.apply(x, win), one)
+    return conv.Unfold.apply(x, win)
 
 
+@accepts_unbatched(3, "N, C*KH*KW, L")
 def fold(
     input: Any,
     output_size: Any,
@@ -111,13 +134,13 @@ def fold(
     The adjoint of :func:`unfold`, not its inverse: overlapping windows add.
     An unbatched ``(C*KH*KW, L)`` gives ``(C, H, W)``.
     """
-    col, one = _batched(as_tensor(input, "input"), 3, "N, C*KH*KW, L")
+    col = as_tensor(input, "input")
     win, channels = geo.fold_geometry(
         col.shape, output_size, kernel_size, dilation, padding, stride,
         itemsize=col.dtype.itemsize,
     )
     hw = geo.pair(output_size, "output_size", minimum=1)
-    return _unbatched(conv.Fold.apply(col, win, channels, hw), one)
+    return conv.Fold.apply(col, win, channels, hw)
 
 
 # --------------------------------------------------------------------------
@@ -125,6 +148,7 @@ def fold(
 # --------------------------------------------------------------------------
 
 
+@accepts_unbatched(4, "N, C_in, H, W")
 def conv2d(
     input: Any,
     weight: Any,
@@ -140,7 +164,7 @@ def conv2d(
     int, a pair, ``'valid'`` or ``'same'``. An unbatched ``(C_in, H, W)``
     input gives a ``(C_out, OH, OW)`` result.
     """
-    x, one = _batched(as_tensor(input, "input"), 4, "N, C_in, H, W")
+    x = as_tensor(input, "input")
     w = as_tensor(weight, "weight")
     b = None if bias is None else as_tensor(bias, "bias")
     geom = geo.conv2d_geometry(
@@ -154,9 +178,10 @@ def conv2d(
         itemsize=x.dtype.itemsize,
     )
     _same_dtype(x, w, b)
-    return _unbatched(conv.Conv2d.apply(x, w, b, geom), one)
+    return conv.Conv2d.apply(x, w, b, geom)
 
 
+@accepts_unbatched(4, "N, C_in, H, W")
 def conv_transpose2d(
     input: Any,
     weight: Any,
@@ -173,7 +198,7 @@ def conv_transpose2d(
     backward pass of conv2d: ``col2im(wᵀ · x)``. An unbatched
     ``(C_in, H, W)`` input gives a ``(C_out, OH, OW)`` result.
     """
-    x, one = _batched(as_tensor(input, "input"), 4, "N, C_in, H, W")
+    x = as_tensor(input, "input")
     w = as_tensor(weight, "weight")
     b = None if bias is None else as_tensor(bias, "bias")
     geom = geo.conv_transpose2d_geometry(
@@ -188,7 +213,7 @@ def conv_transpose2d(
         itemsize=x.dtype.itemsize,
     )
     _same_dtype(x, w, b)
-    return _unbatched(conv.ConvTranspose2d.apply(x, w, b, geom), one)
+    return conv.ConvTranspose2d.apply(x, w, b, geom)
 
 
 # --------------------------------------------------------------------------
@@ -196,6 +221,7 @@ def conv_transpose2d(
 # --------------------------------------------------------------------------
 
 
+@accepts_unbatched(4, "N, C, H, W")
 def max_pool2d(
     input: Any,
     kernel_size: Any,
@@ -212,20 +238,19 @@ def max_pool2d(
     on a tie; NaN wins): the routing the backward pass follows. An
     unbatched ``(C, H, W)`` input gives ``(C, OH, OW)`` results.
     """
-    x, one = _batched(as_tensor(input, "input"), 4, "N, C, H, W")
+    x = as_tensor(input, "input")
     win = geo.pool_window(
         x.shape, kernel_size, stride, padding, dilation, ceil_mode,
         itemsize=x.dtype.itemsize,
     )
     want_indices = geo.check_bool(return_indices, "return_indices")
     y, ctx = _pool.MaxPool2d.apply_with_ctx(x, win)
-    y = _unbatched(y, one)
     if want_indices:
-        argmax = ctx.argmax.copy()
-        return y, argmax[0] if one else argmax
+        return y, ctx.argmax.copy()
     return y
 
 
+@accepts_unbatched(4, "N, C, H, W")
 def max_unpool2d(
     input: Any,
     indices: Any,
@@ -242,19 +267,20 @@ def max_unpool2d(
     another size within one stride of it. An unbatched ``(C, H, W)``
     input takes ``(C, H, W)`` indices and gives a ``(C, OH, OW)`` result.
     """
-    x, one = _batched(as_tensor(input, "input"), 4, "N, C, H, W")
+    x = as_tensor(input, "input")
     if isinstance(indices, Tensor):
         indices = indices.data
     indices = np.asarray(indices)
-    if one and indices.ndim == 3:
+    if indices.ndim == 3 and x.shape[0] == 1:  # an unbatched pool's indices
         indices = indices[None]
     out_hw = geo.unpool_output_size(
         x.shape, kernel_size, stride, padding, output_size, itemsize=x.dtype.itemsize
     )
     idx = geo.check_unpool_indices(indices, x.shape, out_hw)
-    return _unbatched(_pool.MaxUnpool2d.apply(x, idx, out_hw), one)
+    return _pool.MaxUnpool2d.apply(x, idx, out_hw)
 
 
+@accepts_unbatched(4, "N, C, H, W")
 def avg_pool2d(
     input: Any,
     kernel_size: Any,
@@ -271,15 +297,15 @@ def avg_pool2d(
     the real pixels (``False``). An unbatched ``(C, H, W)`` input gives a
     ``(C, OH, OW)`` result.
     """
-    x, one = _batched(as_tensor(input, "input"), 4, "N, C, H, W")
+    x = as_tensor(input, "input")
     win = geo.pool_window(
         x.shape, kernel_size, stride, padding, 1, ceil_mode, itemsize=x.dtype.itemsize
     )
     divisor = geo.avg_pool_options(count_include_pad, divisor_override)
-    y = _pool.AvgPool2d.apply(x, win, bool(count_include_pad), divisor)
-    return _unbatched(y, one)
+    return _pool.AvgPool2d.apply(x, win, bool(count_include_pad), divisor)
 
 
+@accepts_unbatched(4, "N, C, H, W")
 def adaptive_avg_pool2d(input: Any, output_size: Any) -> Tensor:
     """Average into an ``output_size`` grid of torch's adaptive bins.
 
@@ -288,11 +314,11 @@ def adaptive_avg_pool2d(input: Any, output_size: Any) -> Tensor:
     global average; ``None`` in a pair keeps that input size. An unbatched
     ``(C, H, W)`` input gives a ``(C, OH, OW)`` result.
     """
-    x, one = _batched(as_tensor(input, "input"), 4, "N, C, H, W")
+    x = as_tensor(input, "input")
     oh, ow = geo.adaptive_pool_size(x.shape, output_size, itemsize=x.dtype.itemsize)
     rows = geo.adaptive_bins(x.shape[2], oh)
     cols = geo.adaptive_bins(x.shape[3], ow)
-    return _unbatched(_pool.AdaptiveAvgPool2d.apply(x, rows, cols), one)
+    return _pool.AdaptiveAvgPool2d.apply(x, rows, cols)
 
 
 # --------------------------------------------------------------------------

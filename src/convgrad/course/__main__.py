@@ -16,6 +16,15 @@ def _lessons(args: argparse.Namespace):
     return find_lessons(args.notebooks, args.lesson or None)
 
 
+def _readable_lessons(args: argparse.Namespace):
+    """The lessons, each read once first: a malformed notebook stops the
+    command with its name (exit 2) before a deck or page is built."""
+    lessons = _lessons(args)
+    for lesson in lessons:
+        read_lesson(lesson)
+    return lessons
+
+
 def _out_folder(out: Path) -> Path:
     """``out`` may be missing (it is made) or a folder, never a file."""
     if out.exists() and not out.is_dir():
@@ -57,8 +66,9 @@ def _slides(args: argparse.Namespace) -> int:
 
     animation = {k: getattr(args, k) for k in ("steps", "every", "fps")
                  if getattr(args, k) is not None}  # fmt: skip
+    out, lessons = _out_folder(args.out), _readable_lessons(args)
     decks = export_slides(
-        _out_folder(args.out), _lessons(args), offline=args.offline, pdf=args.pdf,
+        out, lessons, offline=args.offline, pdf=args.pdf,
         timeout=args.timeout, animation=animation, jobs=args.jobs,
     )
     for deck in decks:
@@ -82,8 +92,9 @@ def _link(args: argparse.Namespace) -> int:
 def _site(args: argparse.Namespace) -> int:
     from .site import build_site
 
+    out, lessons = _out_folder(args.out), _readable_lessons(args)
     site = build_site(
-        _out_folder(args.out), _lessons(args), jobs=args.jobs, timeout=args.timeout,
+        out, lessons, jobs=args.jobs, timeout=args.timeout,
         repository=args.repo, branch=args.branch,
     )
     print(f"site: {site.index} ({len(site.pages)} lessons, "
