@@ -124,6 +124,8 @@ def test_a_torch_tensor_that_requires_grad_is_named(torch):
         (lambda: optim.SGD([nn.Parameter(np.ones(1))], lr=0.1, momentum=0.9,
                            nesterov="yes"), "nesterov"),
         (lambda: cg.Tensor(np.ones(2)).sum(keepdims="yes"), "keepdims"),
+        (lambda: list(nn.Linear(2, 2).parameters(recurse="no")), "recurse"),
+        (lambda: nn.Linear(2, 2).train("no"), "mode"),
     ],
 )
 def test_flags_must_be_bools(call, name):

@@ -249,7 +249,10 @@ class Module:
     ) -> Iterator[tuple[str, Parameter]]:
         """``("conv1.weight", Parameter)`` pairs; each parameter once."""
         seen: set[int] = set()
-        walk = self.named_modules(prefix) if recurse else iter([(prefix, self)])
+        if geo.check_bool(recurse, "recurse"):
+            walk = self.named_modules(prefix)
+        else:
+            walk = iter([(prefix, self)])
         for mod_name, m in walk:
             for name, p in m._parameters.items():
                 if p is None or id(p) in seen:

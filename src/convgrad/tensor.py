@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import itertools
 import numbers
 import sys
 import threading
@@ -492,12 +493,11 @@ class RemovableHandle:
     """What :meth:`Tensor.register_hook` returns: ``remove()`` unregisters
     the hook (as torch's handle)."""
 
-    _next_id = 0
+    _ids = itertools.count()  # next() on it is atomic: threads may register
 
     def __init__(self, hooks: dict[int, Any]) -> None:
         self._hooks = hooks
-        self.id = RemovableHandle._next_id
-        RemovableHandle._next_id += 1
+        self.id = next(RemovableHandle._ids)
 
     def remove(self) -> None:
         self._hooks.pop(self.id, None)
