@@ -161,6 +161,12 @@ def test_a_non_finite_target_is_named(target):
         F.cross_entropy(np.zeros((2, 3)), target)
 
 
+@pytest.mark.parametrize("target", [[1e20, 0], [-1e20, 1], [3.0, 0]])
+def test_a_huge_float_target_is_out_of_range_not_a_cast_warning(target):
+    with pytest.raises(ValueError, match=r"target values must lie in \[0, 3\)"):
+        F.cross_entropy(np.zeros((2, 3)), target)
+
+
 # --------------------------------------------------------------------------
 # no_grad on a generator function; the backend per thread
 # --------------------------------------------------------------------------

@@ -390,13 +390,24 @@ def cross_entropy(input: Any, target: Any, reduction: str = "mean") -> Tensor:
     if logits.ndim != 2:
         raise ValueError(f"input must be 2-D (N, C) logits, got shape {logits.shape}")
     t = target.data if isinstance(target, Tensor) else np.asarray(target)
-    if t.dtype.kind == "f" and not np.all(np.isfinite(t)):
-        raise ValueError(
-            f"target must hold class indices in [0, {logits.shape[1]}), got "
-            f"non-finite values (inf or NaN)"
-        )
-    if t.dtype.kind == "f" and np.all(t == np.round(t)):
-        t = t.astype(np.int64)
+    n_classes = logits.shape[1]
+
+    def check_range(t: np.ndarray) -> None:
+        if t.size and (t.min() < 0 or t.max() >= n_classes):
+            raise ValueError(
+                f"target values must lie in [0, {n_classes}), got values "
+                f"from {t.min():g} to {t.max():g}"
+            )
+
+    if t.dtype.kind == "f":
+        if not np.all(np.isfinite(t)):
+            raise ValueError(
+                f"target must hold class indices in [0, {n_classes}), got "
+                f"non-finite values (inf or NaN)"
+            )
+        if np.all(t == np.round(t)):  # whole numbers: indices, once in range
+            check_range(t)  # before the cast, which 1e20 would overflow
+            t = t.astype(np.int64)
     if t.dtype.kind not in "iu":
         raise TypeError(f"target must hold integer class indices, got dtype {t.dtype}")
     if t.shape != (logits.shape[0],):
@@ -404,12 +415,7 @@ def cross_entropy(input: Any, target: Any, reduction: str = "mean") -> Tensor:
             f"target must have shape ({logits.shape[0]},) (one class per "
             f"row of input), got {t.shape}"
         )
-    n_classes = logits.shape[1]
-    if t.size and (t.min() < 0 or t.max() >= n_classes):
-        raise ValueError(
-            f"target values must lie in [0, {n_classes}), got values from "
-            f"{t.min()} to {t.max()}"
-        )
+    check_range(t)
     return loss.CrossEntropy.apply(logits, t.astype(np.intp), _reduction(reduction))
 
 
