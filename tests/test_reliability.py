@@ -454,6 +454,19 @@ def test_a_second_backward_raises_as_torchs(rng, torch):
     np.testing.assert_array_equal(x.grad, first)  # not silently doubled
 
 
+def test_a_refused_second_backward_adds_nothing_anywhere(rng):
+    x = cg.Tensor(rng.standard_normal(3), requires_grad=True)
+    z = cg.Tensor(rng.standard_normal(3), requires_grad=True)
+    y = (z + x * x).sum()  # z's gradient needs no saved array, and
+    # the walk reaches z before x * x: z must not get a second gradient
+    y.backward()
+    before = x.grad.copy(), z.grad.copy()
+    with pytest.raises(RuntimeError, match="Mul saved a, b"):
+        y.backward()
+    np.testing.assert_array_equal(x.grad, before[0])
+    np.testing.assert_array_equal(z.grad, before[1])
+
+
 def test_retain_graph_allows_a_second_backward(rng, torch):
     x, tx = _pair(rng, torch, (4,))
     y, ty = (F.relu(x) * x).sum(), (torch.relu(tx) * tx).sum()

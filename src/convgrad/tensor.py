@@ -721,6 +721,19 @@ def _step(
             grads[key] = ig
 
 
+def _check_not_freed(order: list[Tensor], needed: set[int] | None) -> None:
+    """Raise before the walk touches any ``.grad`` if a node it would run
+    was freed by an earlier pass (so nothing is half accumulated)."""
+    for t in order:
+        node = t._node
+        if node is None or not node.ctx._released:
+            continue
+        if needed is None or (id(t) in needed and any(
+            id(i) in needed for i in node.inputs if isinstance(i, Tensor)
+        )):
+            _function.check_saved(node.fn, node.ctx)
+
+
 def _walk(
     roots: list[Tensor],
     seeds: list[Any],
@@ -737,6 +750,7 @@ def _walk(
                 id(i) in needed for i in t._node.inputs if isinstance(i, Tensor)
             ):
                 needed.add(id(t))
+    _check_not_freed(order, needed)
     grads: dict[int, Any] = {}
     for r, seed in zip(roots, seeds, strict=True):
         key = id(r)
