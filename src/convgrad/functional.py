@@ -441,11 +441,13 @@ def dropout(
     if not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:
         raise ValueError(f"p must be a probability in [0, 1], got {p!r}")
     training = geo.check_bool(training, "training")
-    rng = generator_from(generator)
+    rng = None if generator is None else generator_from(generator)  # checked
     if not training or p == 0.0:
         return x
     if p == 1.0:
         return x * 0.0
+    if rng is None:
+        rng = np.random.default_rng()
     return loss.Dropout.apply(x, float(p), rng)
 
 
