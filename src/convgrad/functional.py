@@ -67,20 +67,13 @@ def accepts_unbatched(ndim: int, layout: str) -> Callable:
     indices) loses the batch axis again. The reshapes are differentiable,
     so the gradient has the input's shape, first order or not. An argument
     error then says the input was read as a batch of one."""
-    item = layout.split(", ", 1)[1]
 
     def wrap(op: Callable) -> Callable:
         @functools.wraps(op)
         def run(input: Any, *args: Any, **kwargs: Any) -> Any:
             x = as_tensor(input, "input")
-            if x.ndim == ndim:
+            if not geo.is_unbatched(x.shape, ndim, layout):
                 return op(x, *args, **kwargs)
-            if x.ndim != ndim - 1:
-                raise ValueError(
-                    f"input must be {ndim - 1}-D (unbatched: {item}) or "
-                    f"{ndim}-D ({layout}), got {x.ndim}-D input of shape "
-                    f"{x.shape}"
-                )
             try:
                 out = op(x.reshape((1, *x.shape)), *args, **kwargs)
             except ValueError as err:
