@@ -9,6 +9,13 @@ The public face::
     w = cg.Tensor(np.random.randn(2, 1, 3, 3), requires_grad=True)
     F.conv2d(x, w, padding=1).sum().backward()
 
+``cg.Tensor(a)`` copies ``a`` (as ``torch.tensor``); ``cg.from_numpy(a)``
+shares its memory (as ``torch.from_numpy``). Intermediate gradients::
+
+    h = F.conv2d(x, w, padding=1)
+    h.retain_grad()                      # keep h.grad, as torch
+    h.register_hook(lambda g: print(g.shape))
+
 Gradients of gradients (``create_graph=True``)::
 
     (dx,) = cg.grad(F.conv2d(x, w).sum(), x, create_graph=True)
