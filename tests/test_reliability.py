@@ -499,3 +499,28 @@ def test_a_graph_without_saved_arrays_runs_again_as_torchs(rng, torch):
     ty.backward()
     ty.backward()
     np.testing.assert_array_equal(x.grad, tx.grad.numpy())
+
+
+# --------------------------------------------------------------------------
+# a single image through layers, as a learner copying a tutorial passes it
+# --------------------------------------------------------------------------
+
+
+def test_layers_take_a_single_image_with_gradients(rng):
+    model = nn.Sequential(
+        nn.Conv2d(2, 3, 3, padding=1, dtype=np.float64, generator=0),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.AvgPool2d(1),
+        nn.AdaptiveAvgPool2d(1),
+    )
+    img = rng.standard_normal((2, 6, 6))
+    one = cg.Tensor(img, requires_grad=True)
+    batch = cg.Tensor(img[None], requires_grad=True)
+    y, yb = model(one), model(batch)
+    assert y.shape == (3, 1, 1) and yb.shape == (1, 3, 1, 1)
+    np.testing.assert_array_equal(y.data, yb.data[0])
+    dy = rng.standard_normal(y.shape)
+    y.backward(dy)
+    yb.backward(dy[None])
+    np.testing.assert_array_equal(one.grad, batch.grad[0])
