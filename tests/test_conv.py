@@ -262,3 +262,101 @@ def test_unfold_and_fold_property_against_torch(hw, args, seed):
         [rng.standard_normal(col.shape)],
         seed=seed,
     )
+
+
+# --------------------------------------------------------------------------
+# unbatched input: (C, H, W) for the convs and unfold, (C*KH*KW, L) for fold
+# --------------------------------------------------------------------------
+
+UNBATCHED_CONV_CASES = [
+    *[(xs[1:], ws, kw) for xs, ws, kw in CONV_CASES[:4]],
+    # big enough for the Numba backend's fast path (Winograd in float32)
+    ((16, 48, 48), (32, 16, 3, 3), {"padding": 1}),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("xs, ws, kw", UNBATCHED_CONV_CASES)
+def test_unbatched_conv2d_matches_torch(xs, ws, kw, dtype, rng, torch):
+    x = rng.standard_normal(xs)
+    w = rng.standard_normal(ws)
+    b = rng.standard_normal(ws[0])
+    y = check_op(
+        lambda x, w, b: F.conv2d(x, w, b, **kw),
+        lambda x, w, b: torch.nn.functional.conv2d(x, w, b, **kw),
+        [x, w, b],
+        dtype=dtype,
+    )
+    assert y.ndim == 3
+    batched = F.conv2d(x[None].astype(dtype), w.astype(dtype), b.astype(dtype), **kw)
+    np.testing.assert_array_equal(y.data, batched.data[0])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("xs, ws, kw", TRANSPOSE_CASES[:3])
+def test_unbatched_conv_transpose2d_matches_torch(xs, ws, kw, dtype, rng, torch):
+    g = kw.get("groups", 1)
+    check_op(
+        lambda x, w, b: F.conv_transpose2d(x, w, b, **kw),
+        lambda x, w, b: torch.nn.functional.conv_transpose2d(x, w, b, **kw),
+        [rng.standard_normal(xs[1:]), rng.standard_normal(ws),
+         rng.standard_normal(ws[1] * g)],
+        dtype=dtype,
+    )
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("xs, kw", UNFOLD_CASES)
+def test_unbatched_unfold_and_fold_match_torch(xs, kw, dtype, rng, torch):
+    x = rng.standard_normal(xs[1:])
+    col = check_op(
+        lambda x: F.unfold(x, **kw),
+        lambda x: torch.nn.functional.unfold(x, **kw),
+        [x],
+        dtype=dtype,
+    )
+    assert col.ndim == 2  # (C*KH*KW, L), as torch gives
+    y = check_op(
+        lambda c: F.fold(c, xs[2:], **kw),
+        lambda c: torch.nn.functional.fold(c, xs[2:], **kw),
+        [rng.standard_normal(col.shape)],
+        dtype=dtype,
+    )
+    assert y.shape == xs[1:]
+
+
+def test_unbatched_conv2d_double_backward_matches_torch(rng, torch):
+    x = rng.standard_normal((2, 6, 5))
+    w = rng.standard_normal((3, 2, 3, 3))
+    u = rng.standard_normal((3, 4, 3))
+    ours = [cg.Tensor(a, requires_grad=True) for a in (x, w)]
+    theirs = [torch.tensor(a, requires_grad=True) for a in (x, w)]
+    (gx,) = cg.grad(F.conv2d(*ours), ours[0], u, create_graph=True)
+    (tgx,) = torch.autograd.grad(
+        torch.nn.functional.conv2d(*theirs), theirs[0], torch.tensor(u),
+        create_graph=True,
+    )
+    v = rng.standard_normal(x.shape)
+    (gw,) = cg.grad(gx, ours[1], v)
+    (tgw,) = torch.autograd.grad(tgx, theirs[1], torch.tensor(v))
+    np.testing.assert_allclose(gx.data, tgx.detach().numpy(), rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(gw.data, tgw.numpy(), rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: F.conv2d(np.zeros((2, 3)), np.zeros((1, 1, 1, 1))),
+        lambda: F.conv_transpose2d(np.zeros((1, 2, 2, 3, 3)), np.zeros((2, 1, 1, 1))),
+        lambda: F.unfold(np.zeros(5), 1),
+    ],
+)
+def test_other_ranks_name_both_accepted_layouts(call):
+    with pytest.raises(ValueError, match=r"input must be 3-D \(unbatched: .*\) or 4-D"):
+        call()
+
+
+def test_an_unbatched_input_error_says_it_ran_as_a_batch_of_one():
+    with pytest.raises(ValueError, match=r"in_channels.*unbatched input of shape "
+                       r"\(3, 5, 5\) runs as a batch of one, of shape \(1, 3, 5, 5\)"):
+        F.conv2d(np.zeros((3, 5, 5)), np.zeros((2, 4, 3, 3)))

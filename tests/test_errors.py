@@ -12,7 +12,7 @@ w4 = np.zeros((6, 2, 3, 3))
 
 CASES = [
     # (call, exception, words the message must contain)
-    (lambda: F.conv2d(np.zeros((4, 6, 6)), w4), ValueError, ["input", "4-D"]),
+    (lambda: F.conv2d(np.zeros((6, 6)), w4), ValueError, ["input", "3-D", "4-D"]),
     (lambda: F.conv2d(x4, np.zeros((6, 2, 3))), ValueError, ["weight", "4-D"]),
     (lambda: F.conv2d(x4, np.zeros((6, 3, 3, 3))), ValueError, ["weight.shape[1]", "in_channels"]),
     (lambda: F.conv2d(x4, w4, groups=3), ValueError, ["groups=3", "divide"]),
@@ -36,13 +36,13 @@ CASES = [
     (lambda: F.conv_transpose2d(x4, np.zeros((4, 2, 3, 3)), groups=3), ValueError, ["groups=3", "divide"]),
     (lambda: F.conv_transpose2d(x4, np.zeros((4, 2, 3, 3)), padding="same"), ValueError, ["padding"]),
     (lambda: F.conv_transpose2d(np.zeros((1, 1, 1, 1)), np.zeros((1, 1, 1, 1)), padding=1), ValueError, ["padding", "empty"]),
-    (lambda: F.unfold(np.zeros((4, 6, 6)), 2), ValueError, ["input", "4-D"]),
+    (lambda: F.unfold(np.zeros((6, 6)), 2), ValueError, ["input", "3-D", "4-D"]),
     (lambda: F.unfold(x4, 0), ValueError, ["kernel_size", "at least 1"]),
     (lambda: F.unfold(x4, (2, 2, 2)), TypeError, ["kernel_size", "pair"]),
     (lambda: F.unfold(x4, 7), ValueError, ["does not fit"]),
     (lambda: F.fold(np.zeros((1, 8, 10)), (4, 4), 2), ValueError, ["input.shape[2]", "OH*OW"]),
     (lambda: F.fold(np.zeros((1, 7, 9)), (4, 4), 2), ValueError, ["input.shape[1]", "KH*KW"]),
-    (lambda: F.fold(np.zeros((8, 9)), (4, 4), 2), ValueError, ["input", "3-D"]),
+    (lambda: F.fold(np.zeros(9), (4, 4), 2), ValueError, ["input", "2-D", "3-D"]),
     (lambda: F.fold(np.zeros((1, 8, 9)), (0, 4), 2), ValueError, ["output_size", "at least 1"]),
     (lambda: F.linear(np.zeros((2, 3)), np.zeros((4, 5))), ValueError, ["in_features"]),
     (lambda: F.linear(np.zeros((2, 3)), np.zeros((4, 3)), np.zeros(3)), ValueError, ["bias"]),

@@ -97,6 +97,9 @@ def test_branch_depth_and_every_lesson():
         ({"folder": ".."}, "folder must be one folder name"),
         ({"depth": 0}, "depth must be an int >= 1"),
         ({"depth": True}, "depth must be an int >= 1"),
+        ({"hub": "http://[::1"}, "hub must be the hub's http(s) address"),
+        ({"hub": "https://hub.example.org:port"}, "hub must be"),
+        ({"repo": "https://[::1/x.git"}, "repo must be a git URL"),
     ],
 )
 def test_bad_arguments_name_the_rule(kwargs, words):

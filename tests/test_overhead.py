@@ -95,7 +95,8 @@ def test_relu_is_where_bit_for_bit(dtype):
     ctx = Context()
     y = ReLU.forward(ctx, a)
     words = f"u{a.itemsize}"
-    expect = np.where(~(a <= 0), a, dtype(0))
+    # torch's relu: only a < 0 becomes 0, so -0.0 stays -0.0 (issue 29)
+    expect = np.where(a < 0, dtype(0), a)
     assert y.dtype == dtype
     np.testing.assert_array_equal(y.view(words), expect.view(words))
     np.testing.assert_array_equal(ctx.mask, ~(a <= 0))

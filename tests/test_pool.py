@@ -551,7 +551,7 @@ i4 = np.zeros((2, 3, 3, 3), dtype=np.int64)
 
 BAD = [
     # (call, exception, words the message must contain)
-    (lambda: F.max_pool2d(np.zeros((3, 6, 6)), 2), ValueError, ["input", "4-D"]),
+    (lambda: F.max_pool2d(np.zeros((6, 6)), 2), ValueError, ["input", "4-D"]),
     (lambda: F.max_pool2d(x4, 0), ValueError, ["kernel_size", "at least 1"]),
     (lambda: F.max_pool2d(x4, (2,)), TypeError, ["kernel_size", "(2,)"]),
     (lambda: F.max_pool2d(x4, 2.5), TypeError, ["kernel_size", "2.5"]),
@@ -605,7 +605,7 @@ BAD = [
     (lambda: F.avg_pool2d(x4, 2, ceil_mode="no"), TypeError, ["ceil_mode", "bool"]),
     (lambda: F.avg_pool2d(np.zeros((6, 6)), 2), ValueError, ["input", "4-D"]),
     (
-        lambda: F.max_unpool2d(np.zeros((3, 3, 3)), i4[0], 2),
+        lambda: F.max_unpool2d(np.zeros((3, 3)), i4[0, 0], 2),
         ValueError,
         ["input", "4-D"],
     ),
@@ -656,7 +656,7 @@ BAD = [
     (lambda: F.adaptive_avg_pool2d(x4, (2, 2, 2)), TypeError, ["output_size"]),
     (lambda: F.adaptive_avg_pool2d(x4, (2, 1.5)), TypeError, ["output_size", "1.5"]),
     (
-        lambda: F.adaptive_avg_pool2d(np.zeros((3, 6, 6)), 2),
+        lambda: F.adaptive_avg_pool2d(np.zeros((6, 6)), 2),
         ValueError,
         ["input", "4-D"],
     ),
@@ -670,3 +670,86 @@ def test_bad_pool_input_is_refused_with_a_clear_message(call, exc, words):
     assert type(info.value) is exc  # not an IndexError or a subclass surprise
     for word in words:
         assert word in str(info.value), f"{word!r} not in: {info.value}"
+
+
+# --------------------------------------------------------------------------
+# unbatched input: (C, H, W), as torch accepts
+# --------------------------------------------------------------------------
+
+UNBATCHED_MAXPOOL = MAXPOOL_CASES[:6]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    "shape, kw, maker",
+    [c[1:] for c in UNBATCHED_MAXPOOL],
+    ids=[c[0] for c in UNBATCHED_MAXPOOL],
+)
+def test_unbatched_max_pool2d_matches_torch(shape, kw, maker, dtype, rng, torch):
+    x = _make(maker, rng, shape)[0]
+    check_op(
+        lambda x: F.max_pool2d(x, **kw),
+        lambda x: torch.nn.functional.max_pool2d(x, **kw),
+        [x],
+        dtype=dtype,
+    )
+    y, idx = F.max_pool2d(x.astype(dtype), return_indices=True, **kw)
+    ty, tidx = torch.nn.functional.max_pool2d(
+        torch.tensor(x.astype(dtype)), return_indices=True, **kw
+    )
+    assert y.shape == tuple(ty.shape) and idx.shape == tuple(tidx.shape)
+    np.testing.assert_array_equal(idx, tidx.numpy())
+    np.testing.assert_array_equal(y.data, ty.numpy())
+    # the indices go back into an unbatched max_unpool2d, as in torch
+    k, s, p = kw["kernel_size"], kw.get("stride"), kw.get("padding", 0)
+    if s != [] and kw.get("dilation", 1) == 1 and not kw.get("ceil_mode"):
+        check_op(
+            lambda y: F.max_unpool2d(y, idx, k, s, p, output_size=x.shape[1:]),
+            lambda y: torch.nn.functional.max_unpool2d(
+                y, tidx, k, s, p, output_size=x.shape[1:]
+            ),
+            [rng.standard_normal(y.shape)],
+            dtype=dtype,
+        )
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    "shape, kw",
+    [
+        ((3, 7, 6), {"kernel_size": 3, "stride": 2, "padding": 1}),
+        ((2, 5, 5), {"kernel_size": 2, "ceil_mode": True,
+                     "count_include_pad": False}),
+    ],
+)
+def test_unbatched_avg_pool2d_matches_torch(shape, kw, dtype, rng, torch):
+    check_op(
+        lambda x: F.avg_pool2d(x, **kw),
+        lambda x: torch.nn.functional.avg_pool2d(x, **kw),
+        [rng.standard_normal(shape)],
+        dtype=dtype,
+    )
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape, output_size", [((3, 7, 5), (3, 2)), ((2, 4, 4), 1)])
+def test_unbatched_adaptive_avg_pool2d_matches_torch(
+    shape, output_size, dtype, rng, torch
+):
+    check_op(
+        lambda x: F.adaptive_avg_pool2d(x, output_size),
+        lambda x: torch.nn.functional.adaptive_avg_pool2d(x, output_size),
+        [rng.standard_normal(shape)],
+        dtype=dtype,
+    )
+
+
+def test_unbatched_pooling_double_backward(rng):
+    x = cg.Tensor(rng.standard_normal((2, 6, 6)), requires_grad=True)
+    u = rng.standard_normal((2, 3, 3))
+    (gx,) = cg.grad(F.avg_pool2d(x * x, 2), x, u, create_graph=True)
+    v = rng.standard_normal(x.shape)
+    (ggx,) = cg.grad(gx, x, v)
+    # d/dx <2x * spread(u)/4, v> = 2 * spread(u)/4 * v
+    spread = np.repeat(np.repeat(u, 2, axis=1), 2, axis=2) / 4
+    np.testing.assert_allclose(ggx.data, 2 * spread * v, rtol=1e-12)

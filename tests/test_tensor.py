@@ -397,7 +397,7 @@ def test_an_unsaved_input_may_change_as_in_torch(torch):
 
 def test_the_numpy_array_a_tensor_wraps_is_watched_too():
     a = np.array([1.0, 2.0, 3.0])
-    x = cg.Tensor(a, requires_grad=True)  # float64: no copy, x.data is a
+    x = cg.from_numpy(a).requires_grad_()  # shares memory: x.data is a
     loss = (x * x).sum()
     a[0] = 10.0
     with pytest.raises(RuntimeError, match=r"Mul\.backward: input 0 \(shape \(3,\)\)"):

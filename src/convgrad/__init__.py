@@ -9,6 +9,13 @@ The public face::
     w = cg.Tensor(np.random.randn(2, 1, 3, 3), requires_grad=True)
     F.conv2d(x, w, padding=1).sum().backward()
 
+``cg.Tensor(a)`` copies ``a`` (as ``torch.tensor``); ``cg.from_numpy(a)``
+shares its memory (as ``torch.from_numpy``). Intermediate gradients::
+
+    h = F.conv2d(x, w, padding=1)
+    h.retain_grad()                      # keep h.grad, as torch
+    h.register_hook(lambda g: print(g.shape))
+
 Gradients of gradients (``create_graph=True``)::
 
     (dx,) = cg.grad(F.conv2d(x, w).sum(), x, create_graph=True)
@@ -21,7 +28,15 @@ from . import data, functional, nn, optim  # noqa: F401  (public submodules)
 from .backend import get_backend, use_backend
 from .function import Context, Function
 from .gradcheck import GradcheckReport, gradcheck, gradgradcheck
-from .tensor import Tensor, enable_grad, grad, is_grad_enabled, no_grad, tensor
+from .tensor import (
+    Tensor,
+    enable_grad,
+    from_numpy,
+    grad,
+    is_grad_enabled,
+    no_grad,
+    tensor,
+)
 
 F = functional
 
@@ -44,6 +59,7 @@ __all__ = [
     "GradcheckReport",
     "Tensor",
     "enable_grad",
+    "from_numpy",
     "functional",
     "get_backend",
     "grad",

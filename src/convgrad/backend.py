@@ -16,6 +16,12 @@ time one of its kernels is needed, so ``import convgrad`` does not import
 numba. The default backend is
 ``"numba"``; the ``CONVGRAD_BACKEND`` environment variable overrides it and
 :func:`use_backend` switches it for a block.
+
+The choice follows grad mode's rules (``no_grad``): it belongs to the
+thread. Every thread starts on the default; :func:`use_backend` and
+:func:`set_backend` change only the calling thread's choice, and a block
+restores on exit what its own thread had on entry, whatever other threads
+do meanwhile.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import threading
 from collections.abc import Callable, Iterator
 
 BACKENDS = ("numba", "numpy")
@@ -59,7 +66,18 @@ FAST_KERNELS: dict[str, dict[str, Callable]] = {name: {} for name in BACKENDS}
 _FAST_MODULES = {"numba": "convgrad.kernels.conv_fast"}
 _FAST_MODULE: dict[str, object] = {}
 
+#: the process default: None until first read from CONVGRAD_BACKEND
 _current: str | None = None
+
+
+class _Choice(threading.local):
+    """One thread's backend: None follows the process default."""
+
+    def __init__(self) -> None:
+        self.name: str | None = None
+
+
+_choice = _Choice()
 
 
 def _check(name: object, what: str = "backend") -> str:
@@ -83,8 +101,11 @@ def table(name: str) -> dict[str, Callable]:
 
 
 def get_backend() -> str:
-    """The active backend's name."""
+    """The calling thread's active backend's name."""
     global _current
+    name = _choice.name
+    if name is not None:
+        return name
     if _current is None:
         _current = _check(
             os.environ.get("CONVGRAD_BACKEND") or DEFAULT, "CONVGRAD_BACKEND"
@@ -93,26 +114,28 @@ def get_backend() -> str:
 
 
 def set_backend(name: str) -> None:
-    """Make ``name`` ("numba" or "numpy") the active backend."""
-    global _current
-    _current = _check(name)
+    """Make ``name`` ("numba" or "numpy") the calling thread's backend
+    (other threads keep theirs, as with grad mode)."""
+    _choice.name = _check(name)
 
 
 @contextlib.contextmanager
 def use_backend(name: str) -> Iterator[None]:
-    """Run the block with the named backend, then restore the previous one.
+    """Run the block with the named backend in this thread, then restore
+    the thread's previous choice (blocks nest; other threads are
+    untouched).
 
     >>> with use_backend("numpy"):   # the readable reference kernels
     ...     pass
     """
-    global _current
     _check(name)
-    previous = _current  # not get_backend(): a bad CONVGRAD_BACKEND is no matter here
-    set_backend(name)
+    # not get_backend(): a bad CONVGRAD_BACKEND is no matter here
+    previous = _choice.name
+    _choice.name = name
     try:
         yield
     finally:
-        _current = previous
+        _choice.name = previous
 
 
 def kernel(name: str) -> Callable:

@@ -69,6 +69,9 @@ class Context:
 
     needs_input_grad: tuple[bool, ...]
 
+    #: the names of the arrays :func:`release` freed (empty: none freed)
+    _released: tuple[str, ...] = ()
+
     def __repr__(self) -> str:
         fields = ", ".join(
             f"{k}={_short(v)}" for k, v in vars(self).items() if not k.startswith("_")
@@ -216,8 +219,36 @@ def _fingerprints(ctx: Context, raw: list, out: np.ndarray) -> list:
     return prints
 
 
+def release(ctx: Context) -> None:
+    """Free the arrays a node saved for its backward, as torch frees a
+    graph's saved tensors once ``backward`` has run through it (unless
+    ``retain_graph=True``). A node that saved none (an add, a reshape)
+    can run again, as in torch; one that did raises in :func:`check_saved`.
+    """
+    names = tuple(
+        k for k, v in vars(ctx).items()
+        if not k.startswith("_") and isinstance(v, (np.ndarray, _t.Tensor))
+    )
+    for k in names:
+        delattr(ctx, k)
+    if names:
+        ctx._released = names
+    ctx._saved = ()
+
+
 def check_saved(fn: type, ctx: Context) -> None:
-    """Raise if an array ``fn``'s backward needs changed since its forward."""
+    """Raise if an array ``fn``'s backward needs changed since its forward,
+    or was freed by an earlier backward pass."""
+    if ctx._released:
+        raise RuntimeError(
+            f"Trying to backward through the graph a second time (or "
+            f"directly access saved tensors after they have already been "
+            f"freed): {fn.__name__} saved {', '.join(ctx._released)} for its "
+            f"backward, and the first backward() freed them. Saved values "
+            f"of the graph are freed when you call .backward() or grad(). "
+            f"Specify retain_graph=True if you need to backward through the "
+            f"graph a second time, or run the forward pass again."
+        )
     for label, a, before in getattr(ctx, "_saved", ()):
         if fingerprint(a) != before:
             raise RuntimeError(

@@ -7,7 +7,9 @@ Tensor whose ``backward`` knows the op's gradient.
 
 from __future__ import annotations
 
+import functools
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -15,7 +17,7 @@ import numpy as np
 from . import geometry as geo
 from .ops import basic, conv, loss
 from .ops import pool as _pool
-from .tensor import Tensor
+from .tensor import Tensor, as_float_array
 
 __all__ = [
     "adaptive_avg_pool2d",
@@ -38,13 +40,13 @@ __all__ = [
 
 
 def as_tensor(value: Any, name: str) -> Tensor:
-    """A Tensor as is; anything array-like becomes a constant Tensor."""
+    """A Tensor as is; anything array-like becomes a constant Tensor.
+
+    The constant reads the array without a copy (an op only reads its
+    inputs, and the saved-array check catches a write before backward)."""
     if isinstance(value, Tensor):
         return value
-    try:
-        return Tensor(value)
-    except TypeError as err:
-        raise TypeError(f"{name}: {err}") from None
+    return Tensor._from_op(as_float_array(value, name), False)
 
 
 def _same_dtype(x: Tensor, w: Tensor, b: Tensor | None) -> None:
@@ -58,18 +60,51 @@ def _same_dtype(x: Tensor, w: Tensor, b: Tensor | None) -> None:
             )
 
 
+def accepts_unbatched(ndim: int, layout: str) -> Callable:
+    """Decorate an op on batched ``input`` (``ndim`` dimensions, ``layout``)
+    so that it also takes one unbatched item (``ndim - 1``), as torch's
+    ops do: it runs as a batch of one, and the result (and max-pool's
+    indices) loses the batch axis again. The reshapes are differentiable,
+    so the gradient has the input's shape, first order or not. An argument
+    error then says the input was read as a batch of one."""
+
+    def wrap(op: Callable) -> Callable:
+        @functools.wraps(op)
+        def run(input: Any, *args: Any, **kwargs: Any) -> Any:
+            x = as_tensor(input, "input")
+            if not geo.is_unbatched(x.shape, ndim, layout):
+                return op(x, *args, **kwargs)
+            try:
+                out = op(x.reshape((1, *x.shape)), *args, **kwargs)
+            except ValueError as err:
+                raise ValueError(
+                    f"{err} (the unbatched input of shape {x.shape} runs as a "
+                    f"batch of one, of shape {(1, *x.shape)})"
+                ) from None
+            if isinstance(out, tuple):  # max_pool2d's (y, indices)
+                y, indices = out
+                return y.reshape(y.shape[1:]), indices[0]
+            return out.reshape(out.shape[1:])
+
+        return run
+
+    return wrap
+
+
 # --------------------------------------------------------------------------
 # im2col / col2im
 # --------------------------------------------------------------------------
 
 
+@accepts_unbatched(4, "N, C, H, W")
 def unfold(
     input: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1
 ) -> Tensor:
     """im2col: ``(N, C, H, W)`` → ``(N, C*KH*KW, OH*OW)``, as torch's unfold.
 
     Row ``(c, ki, kj)`` of the result holds what kernel tap ``(ki, kj)`` of
-    channel ``c`` sees at each of the ``OH*OW`` window positions.
+    channel ``c`` sees at each of the ``OH*OW`` window positions. An
+    unbatched ``(C, H, W)`` gives ``(C*KH*KW, OH*OW)``.
     """
     x = as_tensor(input, "input")
     win = geo.unfold_geometry(
@@ -78,6 +113,7 @@ def unfold(
     return conv.Unfold.apply(x, win)
 
 
+@accepts_unbatched(3, "N, C*KH*KW, L")
 def fold(
     input: Any,
     output_size: Any,
@@ -89,6 +125,7 @@ def fold(
     """col2im: scatter-*add* columns back onto an ``output_size`` image.
 
     The adjoint of :func:`unfold`, not its inverse: overlapping windows add.
+    An unbatched ``(C*KH*KW, L)`` gives ``(C, H, W)``.
     """
     col = as_tensor(input, "input")
     win, channels = geo.fold_geometry(
@@ -104,6 +141,7 @@ def fold(
 # --------------------------------------------------------------------------
 
 
+@accepts_unbatched(4, "N, C_in, H, W")
 def conv2d(
     input: Any,
     weight: Any,
@@ -116,9 +154,11 @@ def conv2d(
     """2-D cross-correlation, as ``torch.nn.functional.conv2d``.
 
     ``weight`` is ``(C_out, C_in/groups, KH, KW)``; ``padding`` may be an
-    int, a pair, ``'valid'`` or ``'same'``.
+    int, a pair, ``'valid'`` or ``'same'``. An unbatched ``(C_in, H, W)``
+    input gives a ``(C_out, OH, OW)`` result.
     """
-    x, w = as_tensor(input, "input"), as_tensor(weight, "weight")
+    x = as_tensor(input, "input")
+    w = as_tensor(weight, "weight")
     b = None if bias is None else as_tensor(bias, "bias")
     geom = geo.conv2d_geometry(
         x.shape,
@@ -134,6 +174,7 @@ def conv2d(
     return conv.Conv2d.apply(x, w, b, geom)
 
 
+@accepts_unbatched(4, "N, C_in, H, W")
 def conv_transpose2d(
     input: Any,
     weight: Any,
@@ -147,9 +188,11 @@ def conv_transpose2d(
     """Transposed convolution, as ``torch.nn.functional.conv_transpose2d``.
 
     ``weight`` is ``(C_in, C_out/groups, KH, KW)``. The forward pass is the
-    backward pass of conv2d: ``col2im(wᵀ · x)``.
+    backward pass of conv2d: ``col2im(wᵀ · x)``. An unbatched
+    ``(C_in, H, W)`` input gives a ``(C_out, OH, OW)`` result.
     """
-    x, w = as_tensor(input, "input"), as_tensor(weight, "weight")
+    x = as_tensor(input, "input")
+    w = as_tensor(weight, "weight")
     b = None if bias is None else as_tensor(bias, "bias")
     geom = geo.conv_transpose2d_geometry(
         x.shape,
@@ -171,6 +214,7 @@ def conv_transpose2d(
 # --------------------------------------------------------------------------
 
 
+@accepts_unbatched(4, "N, C, H, W")
 def max_pool2d(
     input: Any,
     kernel_size: Any,
@@ -184,7 +228,8 @@ def max_pool2d(
 
     Padding counts as -inf. With ``return_indices`` also return the int64
     flat index ``h*W + w`` of each maximum in its input plane (first maximum
-    on a tie; NaN wins): the routing the backward pass follows.
+    on a tie; NaN wins): the routing the backward pass follows. An
+    unbatched ``(C, H, W)`` input gives ``(C, OH, OW)`` results.
     """
     x = as_tensor(input, "input")
     win = geo.pool_window(
@@ -198,6 +243,7 @@ def max_pool2d(
     return y
 
 
+@accepts_unbatched(4, "N, C, H, W")
 def max_unpool2d(
     input: Any,
     indices: Any,
@@ -211,18 +257,23 @@ def max_unpool2d(
     ``indices`` are what ``max_pool2d(..., return_indices=True)`` returned.
     The default output size undoes max_pool2d's:
     ``(H - 1)*stride - 2*padding + kernel_size``; ``output_size`` picks
-    another size within one stride of it.
+    another size within one stride of it. An unbatched ``(C, H, W)``
+    input takes ``(C, H, W)`` indices and gives a ``(C, OH, OW)`` result.
     """
     x = as_tensor(input, "input")
     if isinstance(indices, Tensor):
         indices = indices.data
+    indices = np.asarray(indices)
+    if indices.ndim == 3 and x.shape[0] == 1:  # an unbatched pool's indices
+        indices = indices[None]
     out_hw = geo.unpool_output_size(
         x.shape, kernel_size, stride, padding, output_size, itemsize=x.dtype.itemsize
     )
-    idx = geo.check_unpool_indices(np.asarray(indices), x.shape, out_hw)
+    idx = geo.check_unpool_indices(indices, x.shape, out_hw)
     return _pool.MaxUnpool2d.apply(x, idx, out_hw)
 
 
+@accepts_unbatched(4, "N, C, H, W")
 def avg_pool2d(
     input: Any,
     kernel_size: Any,
@@ -236,7 +287,8 @@ def avg_pool2d(
 
     Padding reads 0. The divisor is ``divisor_override`` if given, else the
     window's size counting the padding (``count_include_pad=True``) or only
-    the real pixels (``False``).
+    the real pixels (``False``). An unbatched ``(C, H, W)`` input gives a
+    ``(C, OH, OW)`` result.
     """
     x = as_tensor(input, "input")
     win = geo.pool_window(
@@ -246,12 +298,14 @@ def avg_pool2d(
     return _pool.AvgPool2d.apply(x, win, bool(count_include_pad), divisor)
 
 
+@accepts_unbatched(4, "N, C, H, W")
 def adaptive_avg_pool2d(input: Any, output_size: Any) -> Tensor:
     """Average into an ``output_size`` grid of torch's adaptive bins.
 
     Bin ``i`` of ``out`` along an axis of ``size`` covers
     ``[floor(i*size/out), ceil((i+1)*size/out))``. ``output_size=1`` is the
-    global average; ``None`` in a pair keeps that input size.
+    global average; ``None`` in a pair keeps that input size. An unbatched
+    ``(C, H, W)`` input gives a ``(C, OH, OW)`` result.
     """
     x = as_tensor(input, "input")
     oh, ow = geo.adaptive_pool_size(x.shape, output_size, itemsize=x.dtype.itemsize)
@@ -286,9 +340,12 @@ def _dim(dim: Any, ndim: int) -> int:
 
 
 def log_softmax(input: Any, dim: int = -1) -> Tensor:
+    """``x - log(sum(exp(x)))`` along ``dim``. A 0-d input is a softmax over
+    one value, as in torch: its result is 0 (``dim`` is 0 or -1)."""
     x = as_tensor(input, "input")
     if x.ndim == 0:
-        raise ValueError("input must have at least 1 dimension for log_softmax")
+        _dim(dim, 1)
+        return loss.LogSoftmax.apply(x.reshape(1), 0).reshape(())
     return loss.LogSoftmax.apply(x, _dim(dim, x.ndim))
 
 
@@ -326,8 +383,24 @@ def cross_entropy(input: Any, target: Any, reduction: str = "mean") -> Tensor:
     if logits.ndim != 2:
         raise ValueError(f"input must be 2-D (N, C) logits, got shape {logits.shape}")
     t = target.data if isinstance(target, Tensor) else np.asarray(target)
-    if t.dtype.kind == "f" and np.all(t == np.round(t)):
-        t = t.astype(np.int64)
+    n_classes = logits.shape[1]
+
+    def check_range(t: np.ndarray) -> None:
+        if t.size and (t.min() < 0 or t.max() >= n_classes):
+            raise ValueError(
+                f"target values must lie in [0, {n_classes}), got values "
+                f"from {t.min():g} to {t.max():g}"
+            )
+
+    if t.dtype.kind == "f":
+        if not np.all(np.isfinite(t)):
+            raise ValueError(
+                f"target must hold class indices in [0, {n_classes}), got "
+                f"non-finite values (inf or NaN)"
+            )
+        if np.all(t == np.round(t)):  # whole numbers: indices, once in range
+            check_range(t)  # before the cast, which 1e20 would overflow
+            t = t.astype(np.int64)
     if t.dtype.kind not in "iu":
         raise TypeError(f"target must hold integer class indices, got dtype {t.dtype}")
     if t.shape != (logits.shape[0],):
@@ -335,12 +408,7 @@ def cross_entropy(input: Any, target: Any, reduction: str = "mean") -> Tensor:
             f"target must have shape ({logits.shape[0]},) (one class per "
             f"row of input), got {t.shape}"
         )
-    n_classes = logits.shape[1]
-    if t.size and (t.min() < 0 or t.max() >= n_classes):
-        raise ValueError(
-            f"target values must lie in [0, {n_classes}), got values from "
-            f"{t.min()} to {t.max()}"
-        )
+    check_range(t)
     return loss.CrossEntropy.apply(logits, t.astype(np.intp), _reduction(reduction))
 
 
@@ -365,9 +433,31 @@ def dropout(
     x = as_tensor(input, "input")
     if not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:
         raise ValueError(f"p must be a probability in [0, 1], got {p!r}")
+    training = geo.check_bool(training, "training")
+    rng = None if generator is None else generator_from(generator)  # checked
     if not training or p == 0.0:
         return x
     if p == 1.0:
         return x * 0.0
-    rng = np.random.default_rng(generator)
+    if rng is None:
+        rng = np.random.default_rng()
     return loss.Dropout.apply(x, float(p), rng)
+
+
+def generator_from(generator: Any) -> np.random.Generator:
+    """A ``numpy.random.Generator`` from ``generator``: a Generator as is,
+    an int seed (at least 0), or None (fresh entropy)."""
+    if generator is None:
+        return np.random.default_rng()
+    if isinstance(generator, np.random.Generator):
+        return generator
+    if isinstance(generator, numbers.Integral) and not isinstance(generator, bool):
+        if generator < 0:
+            raise ValueError(
+                f"generator, as a seed, must be at least 0, got {generator}"
+            )
+        return np.random.default_rng(int(generator))
+    raise TypeError(
+        f"generator must be a numpy.random.Generator, an int seed or None, "
+        f"got {generator!r}"
+    )

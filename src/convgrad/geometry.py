@@ -128,6 +128,22 @@ def check_ndim(shape: tuple[int, ...], ndim: int, name: str, layout: str) -> Non
         check_max(size, f"{name}.shape[{i}]")
 
 
+def is_unbatched(shape: tuple[int, ...], ndim: int, layout: str) -> bool:
+    """Whether ``input`` of ``shape`` is one unbatched item (``ndim - 1``
+    dimensions) of an op on ``ndim``-D ``layout`` (``"N, C, H, W"``), as
+    torch accepts; False for a batch; a ValueError naming both accepted
+    ranks otherwise."""
+    if len(shape) == ndim:
+        return False
+    if len(shape) == ndim - 1:
+        return True
+    item = layout.split(", ", 1)[1]
+    raise ValueError(
+        f"input must be {ndim - 1}-D (unbatched: {item}) or {ndim}-D "
+        f"({layout}), got {len(shape)}-D input of shape {tuple(shape)}"
+    )
+
+
 def check_nonzero(
     shape: tuple[int, ...], dims: tuple[int, ...], name: str, layout: str,
     why: str = "",

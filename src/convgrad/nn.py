@@ -70,6 +70,8 @@ def manual_seed(seed: int) -> np.random.Generator:
     global _generator
     if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
         raise TypeError(f"seed must be an int, got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be at least 0, got {seed}")
     _generator = np.random.default_rng(int(seed))
     return _generator
 
@@ -82,14 +84,7 @@ def default_generator() -> np.random.Generator:
 def _rng(generator: np.random.Generator | int | None) -> np.random.Generator:
     if generator is None:
         return _generator
-    if isinstance(generator, np.random.Generator):
-        return generator
-    if isinstance(generator, numbers.Integral) and not isinstance(generator, bool):
-        return np.random.default_rng(int(generator))
-    raise TypeError(
-        f"generator must be a numpy.random.Generator, an int seed or None, "
-        f"got {generator!r}"
-    )
+    return F.generator_from(generator)
 
 
 def _float_dtype(dtype: Any) -> np.dtype:
@@ -128,10 +123,20 @@ def _positive_int(value: object, name: str) -> int:
 
 
 class Parameter(Tensor):
-    """A Tensor that a Module registers: ``requires_grad`` is True."""
+    """A Tensor that a Module registers: ``requires_grad`` is True.
+
+    An array (or list) is copied, as ``torch.tensor`` copies, so training
+    never changes the caller's array. A Tensor is wrapped without a copy,
+    as ``torch.nn.Parameter(t)`` shares ``t``'s memory: wrap
+    :func:`convgrad.from_numpy` of an array to train that array in place.
+    """
 
     def __init__(self, data: Any, requires_grad: bool = True) -> None:
-        super().__init__(data, requires_grad=requires_grad)
+        if isinstance(data, Tensor):
+            super().__init__(0.0, requires_grad=requires_grad)
+            self.data = data.data
+        else:
+            super().__init__(data, requires_grad=requires_grad)
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
@@ -244,7 +249,10 @@ class Module:
     ) -> Iterator[tuple[str, Parameter]]:
         """``("conv1.weight", Parameter)`` pairs; each parameter once."""
         seen: set[int] = set()
-        walk = self.named_modules(prefix) if recurse else iter([(prefix, self)])
+        if geo.check_bool(recurse, "recurse"):
+            walk = self.named_modules(prefix)
+        else:
+            walk = iter([(prefix, self)])
         for mod_name, m in walk:
             for name, p in m._parameters.items():
                 if p is None or id(p) in seen:
@@ -370,7 +378,7 @@ class Linear(Module):
         self.weight = Parameter(
             _uniform(rng, bound, (self.out_features, self.in_features), dt)
         )
-        if bias:
+        if geo.check_bool(bias, "bias"):
             self.bias = Parameter(_uniform(rng, bound, (self.out_features,), dt))
         else:
             self.register_parameter("bias", None)
@@ -422,7 +430,7 @@ class _ConvNd(Module):
         dt, rng = _float_dtype(dtype), _rng(generator)
         bound = init_bound(fan_in)
         self.weight = Parameter(_uniform(rng, bound, shape, dt))
-        if bias:
+        if geo.check_bool(bias, "bias"):
             self.bias = Parameter(_uniform(rng, bound, (n_bias,), dt))
         else:
             self.register_parameter("bias", None)
@@ -574,8 +582,8 @@ class MaxPool2d(Module):
         )
         self.padding = geo.pair(padding, "padding")
         self.dilation = geo.pair(dilation, "dilation", minimum=1)
-        self.return_indices = bool(return_indices)
-        self.ceil_mode = bool(ceil_mode)
+        self.return_indices = geo.check_bool(return_indices, "return_indices")
+        self.ceil_mode = geo.check_bool(ceil_mode, "ceil_mode")
 
     def forward(self, x: Any) -> Any:
         return F.max_pool2d(
@@ -616,8 +624,10 @@ class AvgPool2d(Module):
             else geo.pair(stride, "stride", minimum=1)
         )
         self.padding = geo.pair(padding, "padding")
-        self.ceil_mode = bool(ceil_mode)
-        self.count_include_pad = bool(count_include_pad)
+        self.ceil_mode = geo.check_bool(ceil_mode, "ceil_mode")
+        self.count_include_pad = geo.check_bool(
+            count_include_pad, "count_include_pad"
+        )
         if divisor_override is not None:
             divisor_override = _positive_int(divisor_override, "divisor_override")
         self.divisor_override = divisor_override

@@ -141,6 +141,8 @@ class SGD(Optimizer):
     def _check_group(self, group: dict[str, Any]) -> None:
         for name in ("lr", "momentum", "weight_decay", "dampening"):
             group[name] = _check_real(group[name], name)
+        if not isinstance(group["nesterov"], (bool, np.bool_)):
+            raise TypeError(f"nesterov must be a bool, got {group['nesterov']!r}")
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
             raise ValueError(
                 f"nesterov=True needs momentum > 0 and dampening = 0, got "

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
+import itertools
 import numbers
 import sys
 import threading
@@ -33,15 +36,51 @@ class no_grad(contextlib.ContextDecorator):  # noqa: N801 (torch's name)
 
     Grad mode belongs to the thread: on exit, the block restores the state
     its own thread had on entry, whatever other threads do meanwhile. Also
-    a decorator (``@no_grad()``); blocks nest.
+    a decorator (``@no_grad()``); blocks nest. On a generator function the
+    mode holds while the generator's body runs, from one ``yield`` to the
+    next, and not in the caller's code between (as torch's).
     """
 
     def __enter__(self) -> None:
         _mode.saved.append(_mode.enabled)
         _mode.enabled = False
 
+    def __call__(self, func: Any) -> Any:
+        if inspect.isgeneratorfunction(func):
+            return _in_mode_generator(type(self), func)
+        return super().__call__(func)
+
     def __exit__(self, *exc: object) -> None:
         _mode.enabled = _mode.saved.pop()
+
+
+def _in_mode_generator(mode: type, func: Any) -> Any:
+    """``func``, a generator function, with each step of its body run in a
+    fresh ``mode()`` block: the caller's grad mode is back at each yield."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        gen = func(*args, **kwargs)
+        try:
+            with mode():
+                value = next(gen)
+            while True:
+                try:
+                    sent = yield value
+                except GeneratorExit:
+                    with mode():
+                        gen.close()
+                    raise
+                except BaseException as err:
+                    with mode():
+                        value = gen.throw(err)
+                else:
+                    with mode():
+                        value = gen.send(sent)
+        except StopIteration as stop:
+            return stop.value
+
+    return wrapper
 
 
 class enable_grad(no_grad):  # noqa: N801 (torch's name)
@@ -62,24 +101,51 @@ class Node(NamedTuple):
     inputs: tuple
 
 
+def _refuse_torch_tensor(data: Any, name: str) -> None:
+    """A torch tensor that requires grad cannot become an ndarray (torch
+    refuses ``.numpy()`` on it): say so, naming the parameter."""
+    if getattr(type(data), "__module__", "").startswith("torch") and getattr(
+        data, "requires_grad", False
+    ):
+        raise TypeError(
+            f"{name} must be an array or a convgrad Tensor, got a torch "
+            f"tensor that requires grad; pass {name}.detach().numpy() "
+            f"(convgrad keeps its own graph)"
+        )
+
+
 def as_float_array(data: Any, name: str = "data") -> np.ndarray:
     """Convert to a float ndarray: ints and bools become float64.
 
-    float16 becomes float32; complex and object data are refused.
+    float16 becomes float32; float32 and float64 of either byte order stay
+    that precision, in native byte order; complex and object data are
+    refused.
     """
+    _refuse_torch_tensor(data, name)
     arr = np.asarray(data)
     kind = arr.dtype.kind
     if kind in "biu":
         return arr.astype(np.float64)
     if kind == "f":
-        if arr.dtype == np.float16:
+        if arr.dtype in (np.float32, np.float64):  # native byte order
+            return arr
+        if arr.dtype.itemsize <= 4:  # float16, and '>f4' or '<f4'
             return arr.astype(np.float32)
-        if arr.dtype not in (np.float32, np.float64):
-            return arr.astype(np.float64)
-        return arr
+        return arr.astype(np.float64)  # '>f8', and longdouble
     raise TypeError(
         f"{name} must be real numbers (bool, int or float), got dtype {arr.dtype}"
     )
+
+
+def _own_float_array(data: Any, name: str) -> np.ndarray:
+    """:func:`as_float_array`, copied unless the conversion made a fresh
+    array: a Tensor never shares memory with what it was given (as
+    ``torch.tensor``), so an optimizer step cannot change the caller's
+    array, and a read-only array becomes a writable parameter."""
+    arr = as_float_array(data, name)
+    if arr is data or not arr.flags.owndata or not arr.flags.writeable:
+        arr = arr.copy()
+    return arr
 
 
 def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -108,16 +174,27 @@ class Tensor:
     it is a Tensor instead, with a graph of its own (torch's ``.grad`` is
     always a Tensor; here first order keeps the plain ndarray the lessons
     and the optimizers use).
+
+    ``Tensor(data)`` copies ``data``, as ``torch.tensor`` does: a later
+    write to the caller's array, or an optimizer step, never reaches the
+    other. :func:`from_numpy` shares memory instead, as torch's does.
     """
 
     __array_priority__ = 100  # ndarray <op> Tensor defers to Tensor
 
+    #: hooks on this tensor's gradient (register_hook), id -> function;
+    #: None until the first is registered
+    _hooks: dict[int, Any] | None = None
+    #: a non-leaf whose gradient backward keeps in ``.grad`` (retain_grad)
+    _retains_grad: bool = False
+
     def __init__(self, data: Any, requires_grad: bool = False) -> None:
+        requires_grad = _check_flag(requires_grad, "requires_grad")
         if isinstance(data, Tensor):
             data = data.data
-        self.data: np.ndarray = as_float_array(data)
+        self.data: np.ndarray = _own_float_array(data, "data")
         self.grad: np.ndarray | Tensor | None = None
-        self.requires_grad = bool(requires_grad)
+        self.requires_grad = requires_grad
         self._node: Node | None = None
 
     @classmethod
@@ -179,8 +256,46 @@ class Tensor:
     def zero_grad(self) -> None:
         self.grad = None
 
-    def requires_grad_(self, flag: bool = True) -> Tensor:
-        self.requires_grad = bool(flag)
+    @property
+    def retains_grad(self) -> bool:
+        """Whether ``backward`` fills this non-leaf's ``.grad``."""
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        """Keep this intermediate tensor's gradient in ``.grad`` during
+        ``backward`` (as torch's): a non-leaf's gradient is otherwise only
+        passed on. It adds up over backward passes, as a leaf's does, and
+        is the gradient after this tensor's hooks. A leaf needs nothing:
+        its ``.grad`` is filled anyway."""
+        if not self.requires_grad:
+            raise RuntimeError(
+                "can't retain_grad on Tensor that has requires_grad=False"
+            )
+        if self._node is not None:
+            self._retains_grad = True
+
+    def register_hook(self, hook: Any) -> RemovableHandle:
+        """Call ``hook(grad)`` each time a gradient for this tensor is
+        computed, as torch's: during ``backward`` and :func:`grad`, before
+        it is added into ``.grad`` (a leaf) or passed on to the op that
+        made this tensor. ``grad`` is what ``.grad`` holds: an ndarray, or
+        a Tensor with ``create_graph=True``. The hook returns None (keep
+        the gradient) or a replacement of the same shape. Returns a handle
+        whose ``remove()`` unregisters the hook."""
+        if not callable(hook):
+            raise TypeError(f"hook must be callable, got {hook!r}")
+        if not self.requires_grad:
+            raise RuntimeError(
+                "cannot register a hook on a tensor that doesn't require gradient"
+            )
+        if self._hooks is None:
+            self._hooks = {}
+        handle = RemovableHandle(self._hooks)
+        self._hooks[handle.id] = hook
+        return handle
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = _check_flag(requires_grad, "requires_grad")
         return self
 
     # ------------------------------------------------------------ backward
@@ -201,18 +316,22 @@ class Tensor:
         ``backward``, and ``.grad`` is an ndarray. ``create_graph=True``
         runs each rule's ``vjp``, built from differentiable ops, so the
         gradients carry a graph: ``.grad`` becomes a Tensor that can be
-        differentiated again. ``retain_graph`` is accepted for torch's
-        sake; convgrad never frees a graph, so it changes nothing.
+        differentiated again.
+
+        As torch's, the pass frees the arrays each node saved for its
+        backward, so a second ``backward()`` through the same graph raises,
+        unless the first one had ``retain_graph=True`` (its default is
+        ``create_graph``).
         """
-        _check_flag(retain_graph, "retain_graph", allow_none=True)
         create_graph = _check_flag(create_graph, "create_graph")
+        retain = _retain(retain_graph, create_graph)
         if not self.requires_grad:
             raise RuntimeError(
                 "backward() called on a tensor that does not require grad: "
                 "no input of the computation had requires_grad=True"
             )
         seed = _seed(self, gradient, "gradient", create_graph)
-        _backprop([self], [seed], create_graph)
+        _backprop([self], [seed], create_graph, retain=retain)
 
     # ----------------------------------------------------------- operators
     def __add__(self, other: Any) -> Tensor:
@@ -363,6 +482,70 @@ def _check_flag(value: Any, name: str, allow_none: bool = False) -> bool:
     return bool(value)
 
 
+def _retain(retain_graph: Any, create_graph: bool) -> bool:
+    """``retain_graph``, whose default (None) is ``create_graph``."""
+    if retain_graph is None:
+        return create_graph
+    return _check_flag(retain_graph, "retain_graph")
+
+
+class RemovableHandle:
+    """What :meth:`Tensor.register_hook` returns: ``remove()`` unregisters
+    the hook (as torch's handle)."""
+
+    _ids = itertools.count()  # next() on it is atomic: threads may register
+
+    def __init__(self, hooks: dict[int, Any]) -> None:
+        self._hooks = hooks
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+def _run_hooks(t: Tensor, g: Any, create_graph: bool) -> Any:
+    """``g`` passed through ``t``'s hooks in order; each may replace it."""
+    for hook in list(t._hooks.values()):
+        new = hook(g)
+        if new is None:
+            continue
+        name = getattr(hook, "__name__", repr(hook))
+        if not (create_graph and isinstance(new, Tensor)):  # an array
+            data = new.data if isinstance(new, Tensor) else new
+            new = as_float_array(data, f"hook {name!r}'s result")
+        if new.shape != t.shape:
+            raise RuntimeError(
+                f"hook {name!r} has changed the size of value: it must "
+                f"return a gradient of shape {t.shape}, got {new.shape}"
+            )
+        if create_graph:  # a constant array joins the graph as a constant
+            if not isinstance(new, Tensor):
+                new = Tensor._from_op(new, False)
+            g = _as_dtype(new, t.dtype)
+        else:
+            g = new.astype(t.dtype, copy=False)
+    return g
+
+
+def _keep_retained(t: Tensor, g: Any, create_graph: bool) -> None:
+    """Add a retained non-leaf's gradient into its ``.grad`` (a copy: the
+    walk passes ``g`` on to the op that made ``t``)."""
+    if create_graph:
+        t.grad = g if t.grad is None else g + t.grad
+    elif t.grad is None:
+        t.grad = np.array(g, dtype=t.dtype, copy=True)
+    elif isinstance(t.grad, Tensor):
+        t.grad = Tensor._from_op(t.grad.data + g, False)
+    else:
+        t.grad += g
+
+
 def _seed(out: Tensor, gradient: Any, name: str, create_graph: bool) -> Any:
     """The upstream gradient of ``out``: an ndarray for first order, a
     Tensor (kept as given, so its graph flows on) with ``create_graph``."""
@@ -384,12 +567,17 @@ def _seed(out: Tensor, gradient: Any, name: str, create_graph: bool) -> Any:
                 return _as_dtype(gradient, out.dtype)
         gradient = gradient.data
     try:
-        seed = np.asarray(gradient, dtype=out.dtype)
+        seed = np.asarray(gradient)
     except (TypeError, ValueError):
+        seed = None
+    if seed is None or seed.dtype.kind not in "biuf":
+        what = type(gradient).__name__
+        if seed is not None:
+            what += f" of dtype {seed.dtype}"
         raise TypeError(
-            f"{name} must be an array or a Tensor of real numbers, got "
-            f"{type(gradient).__name__}"
-        ) from None
+            f"{name} must be an array or a Tensor of real numbers, got {what}"
+        )
+    seed = seed.astype(out.dtype, copy=False)
     if seed.shape != out.shape:
         raise ValueError(
             f"{name} must have the output's shape {out.shape}, got {seed.shape}"
@@ -468,6 +656,7 @@ def _backprop(
     seeds: list[Any],
     create_graph: bool,
     targets: set[int] | None = None,
+    retain: bool = True,
 ) -> dict[int, Any]:
     """Walk the graph from ``roots`` back, in reverse topological order.
 
@@ -476,11 +665,12 @@ def _backprop(
     touch no ``.grad``. Without, accumulate into every leaf's ``.grad``.
     With ``create_graph`` the whole walk runs with grad mode on (as
     torch's), so the sums and reshapes between rules are recorded too.
+    Without ``retain``, each node frees its saved arrays once its rule ran.
     """
     if create_graph:
         with enable_grad():
-            return _walk(roots, seeds, True, targets)
-    return _walk(roots, seeds, False, targets)
+            return _walk(roots, seeds, True, targets, retain)
+    return _walk(roots, seeds, False, targets, retain)
 
 
 def _step(
@@ -531,11 +721,25 @@ def _step(
             grads[key] = ig
 
 
+def _check_not_freed(order: list[Tensor], needed: set[int] | None) -> None:
+    """Raise before the walk touches any ``.grad`` if a node it would run
+    was freed by an earlier pass (so nothing is half accumulated)."""
+    for t in order:
+        node = t._node
+        if node is None or not node.ctx._released:
+            continue
+        if needed is None or (id(t) in needed and any(
+            id(i) in needed for i in node.inputs if isinstance(i, Tensor)
+        )):
+            _function.check_saved(node.fn, node.ctx)
+
+
 def _walk(
     roots: list[Tensor],
     seeds: list[Any],
     create_graph: bool,
     targets: set[int] | None,
+    retain: bool = True,
 ) -> dict[int, Any]:
     order = _topological_order(roots)
     needed = None
@@ -546,6 +750,7 @@ def _walk(
                 id(i) in needed for i in t._node.inputs if isinstance(i, Tensor)
             ):
                 needed.add(id(t))
+    _check_not_freed(order, needed)
     grads: dict[int, Any] = {}
     for r, seed in zip(roots, seeds, strict=True):
         key = id(r)
@@ -558,17 +763,29 @@ def _walk(
             g = grads.pop(id(t), None)
             if g is None:
                 continue
+            node = t._node
             if needed is not None:
                 if id(t) not in needed:
                     continue
-                if id(t) in targets:
-                    found[id(t)] = g
-            node = t._node
+                if node is not None and id(t) in targets:
+                    found[id(t)] = g  # before its hooks, as torch's grad()
+            if t._hooks:
+                g = _run_hooks(t, g, create_graph)
             if node is None:  # a leaf that asked for a gradient
                 if targets is None:
                     _accumulate(t, g, create_graph)
+                elif id(t) in targets:
+                    found[id(t)] = g  # after its hooks, as torch's grad()
+                continue
+            if t._retains_grad:
+                _keep_retained(t, g, create_graph)
+            if needed is not None and not any(
+                id(i) in needed for i in node.inputs if isinstance(i, Tensor)
+            ):  # grad(): a target nothing asked for lies behind
                 continue
             _step(node, g, grads, create_graph, needed)
+            if not retain:
+                _function.release(node.ctx)
     return found
 
 
@@ -609,12 +826,14 @@ def grad(
     require grad where they depend on a tensor that does), so they can be
     differentiated again; without, they are constants. An input no output
     depends on raises, unless ``allow_unused=True``: then its entry is
-    None. ``retain_graph`` changes nothing (convgrad never frees a graph).
+    None. As :meth:`Tensor.backward`, it frees the saved arrays of the
+    nodes it runs through unless ``retain_graph`` (default:
+    ``create_graph``) is true.
     """
     outs = _tensors(outputs, "outputs")
     ins = _tensors(inputs, "inputs")
-    _check_flag(retain_graph, "retain_graph", allow_none=True)
     create_graph = _check_flag(create_graph, "create_graph")
+    retain = _retain(retain_graph, create_graph)
     allow_unused = _check_flag(allow_unused, "allow_unused")
     if grad_outputs is None:
         grad_outputs = [None] * len(outs)
@@ -641,7 +860,7 @@ def grad(
                 f"computation had requires_grad=True"
             )
         seeds.append(_seed(o, go, f"grad_outputs[{i}]", create_graph))
-    found = _backprop(outs, seeds, create_graph, {id(t) for t in ins})
+    found = _backprop(outs, seeds, create_graph, {id(t) for t in ins}, retain)
     result: list[Tensor | None] = []
     for i, t in enumerate(ins):
         g = found.get(id(t))
@@ -661,8 +880,30 @@ def grad(
 
 
 def tensor(data: Any, requires_grad: bool = False) -> Tensor:
-    """Make a Tensor (a function-style alias of the constructor)."""
+    """Make a Tensor (a function-style alias of the constructor): a copy of
+    ``data``, as ``torch.tensor``."""
     return Tensor(data, requires_grad=requires_grad)
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A Tensor that shares memory with ``ndarray``, as ``torch.from_numpy``:
+    a write to either shows in the other, and an optimizer step changes
+    the array. ``ndarray`` must be a float32 or float64 NumPy array in
+    native byte order (anything else would need a copy; use
+    :class:`Tensor` for that)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(
+            f"ndarray must be a numpy.ndarray, got {type(ndarray).__name__}"
+        )
+    if ndarray.dtype not in (np.float32, np.float64):
+        raise TypeError(
+            f"ndarray must have dtype float32 or float64 (in native byte "
+            f"order) to share its memory, got {ndarray.dtype}; Tensor(ndarray) "
+            f"converts a copy"
+        )
+    if type(ndarray) is not np.ndarray:  # a subclass (memmap, ...): a view
+        ndarray = ndarray.view(np.ndarray)
+    return Tensor._from_op(ndarray, False)
 
 
 from . import function as _function  # noqa: E402

@@ -171,6 +171,20 @@ def cache_report(since: float) -> str:
     )
 
 
+def _jobs(text: str) -> int:
+    """``--jobs``: an int of at least 1 (``-j 0`` and ``-j -1`` are refused,
+    not quietly run serially)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an int, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"must be at least 1 (the number of processes), got {value}"
+        )
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m convgrad.warmup", description=__doc__.splitlines()[0]
@@ -179,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         "kernels", nargs="*", help="only these kernels (default: all)"
     )
     parser.add_argument(
-        "-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1),
+        "-j", "--jobs", type=_jobs, default=min(2, os.cpu_count() or 1),
         help="compile in this many processes (default: min(2, CPUs))",
     )
     ns = parser.parse_args(argv)
@@ -194,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
 
     cpu = os.environ.get("NUMBA_CPU_NAME", "host")
     print(f"convgrad warm-up: NUMBA_CPU_NAME={cpu}, cache: {cache_place()}")
-    warm_up(tuple(ns.kernels) or None, jobs=max(1, ns.jobs))
+    warm_up(tuple(ns.kernels) or None, jobs=ns.jobs)
     return 0
 
 

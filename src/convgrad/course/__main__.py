@@ -7,13 +7,50 @@ import sys
 from pathlib import Path
 
 from .lessons import find_lessons, repo_root
-from .student import find_leaks, student_copy, write_student_copies
+from .student import find_leaks, read_lesson, student_copy, write_student_copies
 
 MAX_CODE_WIDTH = 79
 
 
 def _lessons(args: argparse.Namespace):
     return find_lessons(args.notebooks, args.lesson or None)
+
+
+def _readable_lessons(args: argparse.Namespace):
+    """The lessons, each read once first: a malformed notebook stops the
+    command with its name (exit 2) before a deck or page is built."""
+    lessons = _lessons(args)
+    for lesson in lessons:
+        read_lesson(lesson)
+    return lessons
+
+
+def _out_folder(out: Path) -> Path:
+    """``out`` may be missing (it is made) or a folder, never a file."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"out must be a folder, but {out} is a file")
+    return out
+
+
+def _at_least_one(kind: type):
+    """An argparse type: a number of ``kind`` that is at least 1 (or, for
+    floats, above 0), so ``--timeout -5`` or ``--jobs 0`` is refused."""
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"must be {'an int' if kind is int else 'a number'}, got {text!r}"
+            ) from None
+        if kind is int and value < 1:
+            raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
+        if kind is float and not value > 0:
+            raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
 
 
 def _student_copies(args: argparse.Namespace) -> int:
@@ -27,8 +64,9 @@ def _student_copies(args: argparse.Namespace) -> int:
 def _slides(args: argparse.Namespace) -> int:
     from .slides import export_slides
 
+    out, lessons = _out_folder(args.out), _readable_lessons(args)
     decks = export_slides(
-        args.out, _lessons(args), offline=args.offline, pdf=args.pdf,
+        out, lessons, offline=args.offline, pdf=args.pdf,
         timeout=args.timeout, jobs=args.jobs,
     )
     for deck in decks:
@@ -52,8 +90,9 @@ def _link(args: argparse.Namespace) -> int:
 def _site(args: argparse.Namespace) -> int:
     from .site import build_site
 
+    out, lessons = _out_folder(args.out), _readable_lessons(args)
     site = build_site(
-        args.out, _lessons(args), jobs=args.jobs, timeout=args.timeout,
+        out, lessons, jobs=args.jobs, timeout=args.timeout,
         repository=args.repo, branch=args.branch,
     )
     print(f"site: {site.index} ({len(site.pages)} lessons, "
@@ -76,7 +115,7 @@ def course_problems(
         name = lesson.path.name
         if not list(Path(plans).glob(f"{lesson.number:02d}-*.md")):
             problems.append(f"{name}: no lesson plan {plans}/{lesson.number:02d}-*.md")
-        nb = lesson.read()
+        nb = read_lesson(lesson)
         for leak in find_leaks(student_copy(nb, name)):
             problems.append(f"{name}: solution text in the student copy: {leak}")
         for index, cell in enumerate(nb.cells):
@@ -125,8 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pdf", action="store_true",
                    help="also print each deck to PDF with headless Chromium")
     p.add_argument("--lesson", action="append", help="only this lesson (NN or stem)")
-    p.add_argument("--timeout", type=int, default=600, help="seconds per cell")
-    p.add_argument("--jobs", type=int, default=1,
+    p.add_argument("--timeout", type=_at_least_one(int), default=600,
+                   help="seconds per cell")
+    p.add_argument("--jobs", type=_at_least_one(int), default=1,
                    help="lessons executed at once, each in its own kernel")
     p.set_defaults(run=_slides)
 
@@ -141,14 +181,17 @@ def main(argv: list[str] | None = None) -> int:
                    help="only this lesson (NN or stem; default: every lesson)")
     p.add_argument("--folder", default=None,
                    help="clone folder in the student's home (default: repo name)")
-    p.add_argument("--depth", type=int, default=None, help="git clone --depth")
+    p.add_argument("--depth", type=_at_least_one(int), default=None,
+                   help="git clone --depth")
     p.set_defaults(run=_link)
 
     p = sub.add_parser("site", help="a static website of the executed lessons")
     p.add_argument("out", type=Path)
     p.add_argument("--lesson", action="append", help="only this lesson (NN or stem)")
-    p.add_argument("--jobs", type=int, default=2, help="lessons executed at once")
-    p.add_argument("--timeout", type=int, default=600, help="seconds per cell")
+    p.add_argument("--jobs", type=_at_least_one(int), default=2,
+                   help="lessons executed at once")
+    p.add_argument("--timeout", type=_at_least_one(int), default=600,
+                   help="seconds per cell")
     p.add_argument("--repo", default="convgrad/convgrad",
                    help="GitHub owner/name of the Binder and source links")
     p.add_argument("--branch", default="main", help="branch of those links")

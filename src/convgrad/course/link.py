@@ -39,8 +39,19 @@ class LessonLink:
     url: str
 
 
+def _split(url: str, name: str, rule: str):
+    """``urlsplit(url)``, with urllib's complaints ("Invalid IPv6 URL", a
+    port that is not a number) told as the parameter's rule."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (parsing the port is what may raise)
+    except ValueError as err:
+        raise ValueError(f"{name} must be {rule}, got {url!r} ({err})") from None
+    return parts
+
+
 def _hub_base(hub: str) -> str:
-    parts = urlsplit(hub)
+    parts = _split(hub, "hub", "the hub's http(s) address")
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValueError(
             f"hub must be the hub's http(s) address such as "
@@ -61,7 +72,7 @@ def default_folder(repo: str) -> str:
 
 
 def _check_repo(repo: str) -> None:
-    scheme = urlsplit(repo).scheme
+    scheme = _split(repo, "repo", "a git URL").scheme
     scp_like = re.match(r"^[\w.-]+@[\w.-]+:", repo)  # git@github.com:org/repo
     if scheme not in REPO_SCHEMES and not scp_like:
         raise ValueError(

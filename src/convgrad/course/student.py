@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import copy
 import inspect
+import json
 import re
 import textwrap
 from collections.abc import Iterable
@@ -44,6 +45,66 @@ _MD_END = re.compile(r"<!--\s*END SOLUTION\s*-->")
 _GENERIC = re.compile(r"^(for \w+ in range\(\w+\):|[\w, ]+ = [\w.]+)$")
 
 _RUN_METADATA = ("execution", "collapsed", "scrolled", "ExecuteTime")
+
+
+def _shape_problem(raw: object) -> str | None:
+    """What keeps parsed JSON from being a notebook the course tools can
+    read (the parts they use), or None."""
+    if not isinstance(raw, dict):
+        return f"the top level must be a JSON object, got {type(raw).__name__}"
+    cells = raw.get("cells")
+    if not isinstance(cells, list):
+        return f"'cells' must be a list of cells, got {cells!r:.40}"
+    if not isinstance(raw.get("metadata", {}), dict):
+        return "'metadata' must be an object"
+    for index, cell in enumerate(cells):
+        where = f"cell {index}"
+        if not isinstance(cell, dict):
+            return f"{where} must be an object, got {cell!r:.40}"
+        kind = cell.get("cell_type")
+        if kind not in ("code", "markdown", "raw"):
+            return (f"{where}: 'cell_type' must be 'code', 'markdown' or "
+                    f"'raw', got {kind!r:.40}")
+        source = cell.get("source", "")
+        if not isinstance(source, str) and not (
+            isinstance(source, list) and all(isinstance(s, str) for s in source)
+        ):
+            return (f"{where}: 'source' must be a string or a list of "
+                    f"strings, got {source!r:.40}")
+        meta = cell.get("metadata", {})
+        if not isinstance(meta, dict):
+            return f"{where}: 'metadata' must be an object, got {meta!r:.40}"
+        tags = meta.get("tags", [])
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            return (f"{where}: 'metadata.tags' must be a list of strings, "
+                    f"got {tags!r:.40}")
+        if not isinstance(meta.get("slideshow", {}), dict):
+            return f"{where}: 'metadata.slideshow' must be an object"
+        if not isinstance(cell.get("outputs", []), list):
+            return f"{where}: 'outputs' must be a list"
+    return None
+
+
+def read_lesson(lesson: Lesson | Path) -> nbformat.NotebookNode:
+    """Read a lesson notebook, or raise a ``ValueError`` that names the file
+    and what is wrong: not UTF-8 text, not JSON, or JSON that is not a
+    notebook (``{"cells": 5}``, a cell whose source is ``[1, 2]``, ``[]``)."""
+    path = Path(getattr(lesson, "path", lesson))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not UTF-8 text ({err.reason})") from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path}: not valid JSON: {err}") from None
+    problem = _shape_problem(raw)
+    if problem is not None:
+        raise ValueError(f"{path}: not a notebook: {problem}")
+    try:
+        return nbformat.reads(text, as_version=4)
+    except Exception as err:  # nbformat's own complaint, with the file named
+        raise ValueError(f"{path}: not a notebook nbformat can read: {err}") from None
 
 
 def _tags(cell: nbformat.NotebookNode) -> list[str]:
@@ -232,7 +293,7 @@ def write_student_copies(
     lines = solution_lines()
     copies = []
     for lesson in lessons:
-        nb = student_copy(lesson.read(), lesson.path.name)
+        nb = student_copy(read_lesson(lesson), lesson.path.name)
         leaks = find_leaks(nb, lines)
         if leaks:
             shown = "\n  ".join(str(x) for x in leaks[:5])

@@ -34,6 +34,8 @@ inputs of one float dtype.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from . import winograd, workspace
@@ -166,6 +168,18 @@ THREAD_MIN_WORK = 1 << 23
 
 _pool = None
 _blas = None
+
+
+def _forget_pool_after_fork() -> None:
+    """In a forked child, drop the parent's thread pool: the child
+    inherits the executor object but none of its threads, so work submitted
+    to it would wait forever. :func:`_split` makes a new one on first use
+    (torch re-creates its intra-op pool after a fork the same way)."""
+    global _pool
+    _pool = None
+
+
+os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
 def threads_for(n: int, work: int) -> int:

@@ -31,6 +31,7 @@ avg-pool k2 forward 6.7 against 10.7, the others alike or better.
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 
@@ -52,6 +53,19 @@ CHUNK_ELEMENTS = 1 << 18
 
 _pool = None
 _pool_lock = threading.Lock()
+
+
+def _forget_pool_after_fork() -> None:
+    """In a forked child, drop the parent's executor (inherited without
+    its threads: a submitted chunk would never run) and its lock (another
+    thread may have held it at the fork). :func:`_executor` makes a new
+    pool on first use."""
+    global _pool, _pool_lock
+    _pool = None
+    _pool_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
 def threads_for(elements: int, planes: int) -> int:

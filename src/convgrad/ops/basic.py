@@ -278,15 +278,18 @@ class Masked(Function):
 
 
 class ReLU(Function):
-    """``max(a, 0)`` as torch computes it: only ``a <= 0`` becomes 0, so NaN
-    stays NaN, and its gradient passes (NaN <= 0 is false)."""
+    """``max(a, 0)`` as torch computes it: only ``a < 0`` becomes 0, so NaN
+    stays NaN and ``-0.0`` stays ``-0.0``. The gradient passes where
+    ``a > 0`` or ``a`` is NaN (not ``a <= 0``): ``-0.0`` and ``0.0`` get 0."""
 
     @staticmethod
     def forward(ctx, a):
         off = a <= 0
         ctx.mask = ~off
         ctx.keep = _keep_words(off, a.itemsize)
-        return _select(a, ctx.keep)
+        y = np.asarray(_select(a, ctx.keep))  # (0-d: a scalar, made an array)
+        # a zero input is its own output: -0.0 keeps its sign, as in torch
+        return np.copysign(y, a, out=y, where=a == 0)
 
     @staticmethod
     def backward(ctx, dy):

@@ -41,6 +41,8 @@ def _expand_tensor(dy, ctx):
 class Sum(Function):
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
+        if not isinstance(keepdims, (bool, np.bool_)):
+            raise TypeError(f"keepdims must be a bool, got {keepdims!r}")
         ctx.axes, ctx.keepdims, ctx.in_shape = _axes(axis, a.ndim), keepdims, a.shape
         return np.asarray(a.sum(axis=ctx.axes, keepdims=keepdims))
 
@@ -56,6 +58,8 @@ class Sum(Function):
 class Mean(Function):
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
+        if not isinstance(keepdims, (bool, np.bool_)):
+            raise TypeError(f"keepdims must be a bool, got {keepdims!r}")
         ctx.axes, ctx.keepdims, ctx.in_shape = _axes(axis, a.ndim), keepdims, a.shape
         ctx.count = int(np.prod([a.shape[i] for i in ctx.axes]))
         total = a.sum(axis=ctx.axes, keepdims=keepdims)
