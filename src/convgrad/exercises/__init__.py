@@ -88,6 +88,7 @@ from __future__ import annotations
 
 from . import vocabulary
 from .checker import CheckResult, check
+from .graded import Graded, grade
 from .registry import EXERCISES, Exercise, solution
 from .solutions import (
     avgpool_backward,
@@ -110,8 +111,10 @@ __all__ = [
     "CODES",
     "EXERCISES",
     "CheckResult",
+    "Graded",
     "Exercise",
     "check",
+    "grade",
     "solution",
     "vocabulary",
     # the reference solutions, by name

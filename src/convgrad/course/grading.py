@@ -1,0 +1,644 @@
+"""A course an instructor can grade: nbgrader assignments, and a grade file.
+
+Two routes, both built on the checker's graded mode
+(:func:`convgrad.exercises.grade`: the instructor's secret seed, a score
+per output, nothing on stderr, no credit for calling the library):
+
+- :func:`write_assignments` writes the lessons as an nbgrader *source*
+  course: ``OUT/source/<lesson>/<lesson>.ipynb`` and a fitting
+  ``OUT/nbgrader_config.py``. Each exercise cell becomes a ``solution``
+  cell holding the reference solution between ``### BEGIN SOLUTION`` and
+  ``### END SOLUTION``; after it comes one locked ``autograded test`` cell
+  whose ``### BEGIN HIDDEN TESTS`` block calls ``grade`` with the seed, so
+  the released notebook never holds it. nbgrader's own steps do the rest
+  (generate, release, collect, autograde, generate feedback).
+- :func:`grade_class` grades a folder of submissions without nbgrader:
+  ``SUBMISSIONS/<student>/**/NN-title.ipynb`` (named as the student copies
+  are). Each notebook runs in a process of its own with a time limit: its
+  imports, definitions and exercise cells (not the views, training runs or
+  practice checks), then each exercise function it defines through graded
+  mode. :func:`write_csv` writes the rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import copy
+import csv
+import inspect
+import json
+import linecache
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import types
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from .lessons import LESSON_NAME, Lesson, find_lessons
+
+CSV_COLUMNS = ("student", "lesson", "exercise", "score", "max_score", "status",
+               "diagnosis")
+STUB = "raise NotImplementedError"
+SCHEMA_VERSION = 3
+
+CONFIG = '''\
+"""nbgrader's configuration of the convgrad course (written by
+``python -m convgrad.course assignments``). Run nbgrader from this folder."""
+
+import os
+
+c = get_config()  # noqa: F821 (nbgrader provides it)
+c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
+c.CourseDirectory.course_id = "convgrad"
+# the released stub is the one the student copies have
+c.ClearSolutions.code_stub = {{"python": "{stub}  # your code here"}}
+# a lesson's cells may compile kernels or train a small CNN
+c.Execute.timeout = {timeout}
+'''
+
+
+# --------------------------------------------------------------------------
+# the exercises a notebook holds
+# --------------------------------------------------------------------------
+
+
+def lesson_exercises(number: int, held: bool = True) -> list[str]:
+    """The exercises of lesson ``number``, in the registry's order. With
+    ``held``, only those the lesson notebook has a cell for, when the
+    lessons are at hand (the registry has exercises no lesson asks for)."""
+    from convgrad.exercises import EXERCISES
+
+    names = [name for name, ex in EXERCISES.items() if ex.lesson == number]
+    if not held:
+        return names
+    try:
+        lessons = [x for x in find_lessons() if x.number == number]
+    except (FileNotFoundError, ValueError):
+        return names
+    if not lessons:
+        return names
+    cells = exercise_cells(lessons[0].read(), number, names)
+    return [name for name in names if name in cells]
+
+
+def _defines(source: str) -> list[str]:
+    """Names of the functions a cell defines at its top level."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    return [n.name for n in tree.body
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+
+
+def exercise_cells(nb: nbformat.NotebookNode, number: int,
+                   names: Iterable[str] | None = None) -> dict[str, int]:
+    """Exercise name -> index of the code cell that defines it."""
+    wanted = set(lesson_exercises(number, held=False) if names is None
+                 else names)
+    found: dict[str, int] = {}
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        for name in _defines(cell.source):
+            if name in wanted and name not in found:
+                found[name] = index
+    return found
+
+
+# --------------------------------------------------------------------------
+# nbgrader assignments
+# --------------------------------------------------------------------------
+
+
+def _free_names(nodes: list[ast.stmt], bound: set[str]) -> list[str]:
+    import builtins
+
+    stored = set(bound)
+    loaded: list[str] = []
+    for node in nodes:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name):
+                (stored.add if isinstance(sub.ctx, ast.Store) else
+                 loaded.append)(sub.id)
+            elif isinstance(sub, ast.arg):
+                stored.add(sub.arg)
+            elif isinstance(sub, ast.FunctionDef | ast.ClassDef):
+                stored.add(sub.name)
+            elif isinstance(sub, ast.alias):
+                stored.add((sub.asname or sub.name).split(".")[0])
+    return [x for x in dict.fromkeys(loaded)
+            if x not in stored and not hasattr(builtins, x)]
+
+
+def _parts(fn: types.FunctionType) -> tuple[ast.FunctionDef, list[str]]:
+    source = textwrap.dedent(inspect.getsource(fn))
+    node = ast.parse(source).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    return node, source.splitlines()
+
+
+def _body(fn: types.FunctionType) -> tuple[list[str], list[ast.stmt]]:
+    """The statement lines of ``fn``'s body (docstring left out), dedented."""
+    node, lines = _parts(fn)
+    body = node.body
+    if (body and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)):
+        body = body[1:]
+    start, end = body[0].lineno, body[-1].end_lineno or body[-1].lineno
+    return textwrap.dedent("\n".join(lines[start - 1:end])).splitlines(), body
+
+
+def _helper(fn: types.FunctionType) -> list[str]:
+    """``fn``'s whole definition (no decorators, no annotations' imports)."""
+    node, lines = _parts(fn)
+    return lines[node.lineno - 1:node.end_lineno]
+
+
+def solution_lines(name: str) -> list[str]:
+    """The reference solution of ``name`` as body lines a notebook's own
+    ``def`` can hold: the imports it needs, the helpers it calls (copied in,
+    so the answer calls no solution of the library), then its body."""
+    from convgrad.exercises import solution
+
+    fn = solution(name)
+    body, nodes = _body(fn)
+    params = {a.arg for a in ast.walk(_parts(fn)[0].args)
+              if isinstance(a, ast.arg)}
+    imports: list[str] = []
+    helpers: list[str] = []
+    seen: set[str] = set()
+
+    def need(names: Iterable[str], scope: dict) -> None:
+        for free in names:
+            if free in seen:
+                continue
+            seen.add(free)
+            value = scope.get(free)
+            if isinstance(value, types.ModuleType):
+                parent, _, last = value.__name__.rpartition(".")
+                imports.append(
+                    f"import {free}" if value.__name__ == free else
+                    f"from {parent} import {free}" if last == free else
+                    f"import {value.__name__} as {free}")
+            elif isinstance(value, types.FunctionType):
+                node, _ = _parts(value)
+                need(_free_names(node.body, {a.arg for a in ast.walk(node.args)
+                                            if isinstance(a, ast.arg)}),
+                     value.__globals__)
+                helpers.extend([*_helper(value), ""])
+            else:
+                raise ValueError(
+                    f"the solution of {name!r} uses {free!r}, which cannot be "
+                    f"copied into a notebook")
+
+    need(_free_names(nodes, params), fn.__globals__)
+    return [*sorted(set(imports)), *([""] if imports else []), *helpers, *body]
+
+
+def _solution_cell(cell: nbformat.NotebookNode, name: str) -> None:
+    """Put the reference solution of ``name`` in place of the stub."""
+    lines = cell.source.splitlines()
+    tree = ast.parse(cell.source)
+    node = next(n for n in tree.body
+                if isinstance(n, ast.FunctionDef) and n.name == name)
+    for number in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+        line = lines[number - 1]
+        if line.strip().startswith(STUB):
+            indent = line[: len(line) - len(line.lstrip())]
+            block = [f"{indent}### BEGIN SOLUTION",
+                     *[f"{indent}{x}" if x else "" for x in solution_lines(name)],
+                     f"{indent}### END SOLUTION"]
+            lines[number - 1:number] = block
+            break
+    else:
+        raise ValueError(f"exercise {name!r}: its cell has no {STUB!r} stub")
+    cell.source = "\n".join(lines)
+    cell.metadata["nbgrader"] = {
+        "grade": False, "grade_id": name, "locked": False,
+        "schema_version": SCHEMA_VERSION, "solution": True, "task": False,
+    }
+
+
+def test_cell(name: str, seed: int, points: int) -> nbformat.NotebookNode:
+    """The autograded test cell of exercise ``name``."""
+    share = "one per output" if points > 1 else "all or nothing"
+    source = "\n".join([
+        f"# Graded test of {name}: {points} point{'s' if points > 1 else ''} "
+        f"({share}).",
+        "# It runs on cases only your instructor has, when your work is "
+        "graded;",
+        "# exercises.check above is your practice run.",
+        "### BEGIN HIDDEN TESTS",
+        "from convgrad.exercises import grade",
+        "",
+        f'grade("{name}", globals().get("{name}"),',
+        f"      seed={seed}, points={points}).score",
+        "### END HIDDEN TESTS",
+    ])
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["nbgrader"] = {
+        "grade": True, "grade_id": f"test_{name}", "locked": True,
+        "points": points, "schema_version": SCHEMA_VERSION, "solution": False,
+        "task": False,
+    }
+    cell.metadata["tags"] = ["graded-test"]
+    cell.metadata["slideshow"] = {"slide_type": "skip"}
+    return cell
+
+
+def assignment(lesson: Lesson, seed: int) -> nbformat.NotebookNode:
+    """Lesson ``lesson`` as an nbgrader source notebook."""
+    from convgrad.exercises.graded import points_for
+
+    nb = copy.deepcopy(lesson.read())
+    cells = exercise_cells(nb, lesson.number)
+    by_cell: dict[int, list[str]] = {}
+    for name, index in cells.items():
+        by_cell.setdefault(index, []).append(name)
+    out = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+        out.append(cell)
+        for name in by_cell.get(index, []):
+            _solution_cell(cell, name)
+        for name in by_cell.get(index, []):
+            out.append(test_cell(name, seed, points_for(name)))
+    nb.cells = out
+    nb.metadata.pop("widgets", None)
+    return nb
+
+
+@dataclass(frozen=True)
+class Assignments:
+    """What :func:`write_assignments` wrote."""
+
+    root: Path
+    config: Path
+    notebooks: tuple[Path, ...]
+    seed: int
+    points: dict[str, int]
+
+
+def write_assignments(
+    out: Path, lessons: Iterable[Lesson] | None = None, seed: int | None = None,
+    timeout: int = 600,
+) -> Assignments:
+    """Write ``lessons`` (default: all) as an nbgrader source course in
+    ``out``. ``seed`` (default: a fresh random one) picks the graded cases;
+    it is written only inside the hidden tests of ``out/source``."""
+    from convgrad.exercises.graded import grade_seed, points_for
+
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"out must be a folder, but {out} is a file")
+    seed = grade_seed(secrets.randbelow(2**31 - 1) + 1 if seed is None else seed)
+    lessons = find_lessons() if lessons is None else list(lessons)
+    if out.resolve() in {x.path.parent.resolve() for x in lessons}:
+        raise ValueError(f"out={out} is the lessons' own folder")
+    built = [(lesson, assignment(lesson, seed)) for lesson in lessons]
+    paths, points = [], {}
+    for lesson, nb in built:
+        folder = out / "source" / lesson.stem
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / lesson.path.name
+        nbformat.write(nb, path)
+        paths.append(path)
+        for name in exercise_cells(nb, lesson.number):
+            points[name] = points_for(name)
+    config = out / "nbgrader_config.py"
+    config.write_text(CONFIG.format(stub=STUB, timeout=int(timeout)))
+    return Assignments(out, config, tuple(paths), seed, points)
+
+
+# --------------------------------------------------------------------------
+# the grade file
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    student: str
+    lesson: str
+    exercise: str
+    score: float
+    max_score: float
+    status: str
+    diagnosis: str
+
+    def cells(self) -> list[str]:
+        return [self.student, self.lesson, self.exercise, f"{self.score:g}",
+                f"{self.max_score:g}", self.status, self.diagnosis]
+
+
+@dataclass
+class Report:
+    """What :func:`grade_class` found: the rows, and the files it could
+    not read (path, reason)."""
+
+    rows: list[Row]
+    unreadable: list[tuple[Path, str]]
+
+
+def _students(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir()
+                  if p.is_dir() and not p.name.startswith("."))
+
+
+def _notebooks(student: Path) -> dict[str, Path]:
+    """Lesson file name -> the student's notebook of that name."""
+    found: dict[str, Path] = {}
+    for path in sorted(student.rglob("*.ipynb")):
+        if any(part.startswith(".") for part in path.relative_to(student).parts):
+            continue  # .ipynb_checkpoints and the like
+        if LESSON_NAME.match(path.name):
+            found.setdefault(path.name, path)
+    return found
+
+
+def grade_class(
+    submissions: Path, seed: int | None = None, *, time_limit: float = 10.0,
+    notebook_limit: float = 300.0, lessons: Iterable[str] | None = None,
+) -> Report:
+    """Grade every student's lesson notebooks in ``submissions``.
+
+    A lesson is graded for every student when any student handed it in (a
+    student without it gets ``not-attempted`` rows). ``time_limit`` bounds
+    each call of an answer, ``notebook_limit`` each notebook's process
+    (seconds). ``lessons`` keeps only those lesson file names or stems.
+    """
+    from convgrad.exercises.graded import grade_seed, points_for
+
+    submissions = Path(submissions)
+    if not submissions.is_dir():
+        raise ValueError(f"submissions must be a folder, got {submissions}")
+    seed = grade_seed(seed)
+    students = _students(submissions)
+    handed = {s.name: _notebooks(s) for s in students}
+    names = sorted({n for nbs in handed.values() for n in nbs})
+    if lessons is not None:
+        keep = set(lessons)
+        names = [n for n in names if n in keep or n.removesuffix(".ipynb") in keep]
+    rows: list[Row] = []
+    unreadable: list[tuple[Path, str]] = []
+    for student in students:
+        for file in names:
+            number = int(LESSON_NAME.match(file)["number"])
+            wanted = lesson_exercises(number)
+            lesson = file.removesuffix(".ipynb")
+            path = handed[student.name].get(file)
+
+            def row(name, score, status, diagnosis, _s=student.name, _l=lesson):
+                return Row(_s, _l, name, score, float(points_for(name)),
+                           status, diagnosis)
+
+            if path is None:
+                rows += [row(x, 0.0, "not-attempted", f"no {file} handed in")
+                         for x in wanted]
+                continue
+            try:
+                nbformat.read(path, as_version=4)
+            except Exception as err:  # not JSON, not a notebook, unreadable
+                reason = f"the notebook could not be read: {_one_line(err)}"
+                unreadable.append((path, _one_line(err)))
+                rows += [row(x, 0.0, "error", reason) for x in wanted]
+                continue
+            results = _grade_notebook(path, wanted, seed, time_limit,
+                                      notebook_limit)
+            for name in wanted:
+                r = results[name]
+                rows.append(row(name, r["score"], r["status"], r["diagnosis"]))
+    return Report(rows, unreadable)
+
+
+def write_csv(rows: Iterable[Row], path: Path) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(CSV_COLUMNS)
+        for row in rows:
+            writer.writerow(row.cells())
+
+
+def _one_line(err: BaseException) -> str:
+    text = " ".join(str(err).split())
+    return f"{type(err).__name__}: {text[:300]}" if text else type(err).__name__
+
+
+def _grade_notebook(path: Path, wanted: list[str], seed: int,
+                    time_limit: float, limit: float) -> dict[str, dict]:
+    """Each wanted exercise's result, from worker processes: one for the
+    notebook, and one more after each exercise that ran past the limit."""
+    results: dict[str, dict] = {}
+    remaining = list(wanted)
+    while remaining:
+        got, started, stopped = _worker_run(path, remaining, seed, time_limit,
+                                            limit)
+        results.update(got)
+        remaining = [x for x in remaining if x not in results]
+        if not remaining:
+            break
+        if stopped is None:  # finished, but some results are missing
+            for name in remaining:
+                results[name] = _result("error", f"the grading process "
+                                        f"stopped: {started or 'no output'}")
+            break
+        hung = stopped if stopped in remaining else None
+        if hung is None:  # the notebook's own code never finished
+            for name in remaining:
+                results[name] = _result(
+                    "timeout", f"the notebook's imports and definitions did "
+                               f"not finish within {limit:g} s")
+            break
+        results[hung] = _result(
+            "timeout", f"grading {hung} did not finish within {limit:g} s")
+        remaining.remove(hung)
+    return results
+
+
+def _result(status: str, diagnosis: str, score: float = 0.0) -> dict:
+    return {"status": status, "diagnosis": diagnosis, "score": score}
+
+
+def _worker_run(path: Path, names: list[str], seed: int, time_limit: float,
+                limit: float) -> tuple[dict[str, dict], str | None, str | None]:
+    """Run one worker; return (results, last message, the exercise being
+    graded when the time limit stopped it, or None when it was not)."""
+    import convgrad
+
+    with tempfile.TemporaryDirectory(prefix="convgrad-grade-") as tmp:
+        out, err = Path(tmp) / "results.jsonl", Path(tmp) / "stderr.txt"
+        env = dict(os.environ)
+        env.pop("CONVGRAD_GRADE_SEED", None)  # the seed goes in argv only
+        package = str(Path(convgrad.__file__).resolve().parents[1])
+        env["PYTHONPATH"] = os.pathsep.join(
+            [package, *filter(None, [env.get("PYTHONPATH")])])
+        env["PYTHONWARNINGS"] = "ignore"
+        env.setdefault("MPLBACKEND", "Agg")
+        command = [sys.executable, "-m", "convgrad.course.grading", "worker",
+                   str(path.resolve()), str(out), "--seed", str(seed),
+                   "--time-limit", str(time_limit), *names]
+        with open(err, "wb") as stderr:
+            proc = subprocess.Popen(
+                command, cwd=path.parent, env=env, stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=stderr,
+                start_new_session=True)
+            try:
+                proc.wait(timeout=limit)
+                timed_out = False
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                timed_out = True
+        results: dict[str, dict] = {}
+        current = None
+        if out.exists():
+            for line in out.read_text(encoding="utf-8").splitlines():
+                record = json.loads(line)
+                if "start" in record:
+                    current = record["start"]
+                elif "name" in record:
+                    results[record.pop("name")] = record
+                    current = None
+        tail = err.read_text(encoding="utf-8", errors="replace").strip()
+    if timed_out:
+        return results, None, current or ""
+    last = tail.splitlines()[-1] if tail else f"exit code {proc.returncode}"
+    return results, last, None
+
+
+# --------------------------------------------------------------------------
+# the worker: one notebook, in a process of its own
+# --------------------------------------------------------------------------
+
+_KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef,
+         ast.ClassDef)
+
+
+def _is_check(node: ast.stmt) -> bool:
+    """A practice check (``exercises.check(...)``) at a cell's top level."""
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return False
+    fn = node.value.func
+    return (isinstance(fn, ast.Attribute) and fn.attr == "check") or (
+        isinstance(fn, ast.Name) and fn.id == "check")
+
+
+def _python(source: str) -> str:
+    """A cell's source as Python (IPython's magics become calls)."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+    except ImportError:
+        return source
+    try:
+        return TransformerManager().transform_cell(source)
+    except Exception:
+        return source
+
+
+def run_definitions(nb: nbformat.NotebookNode, wanted: Iterable[str],
+                    filename: str) -> tuple[dict, dict[str, str]]:
+    """Run what grading needs of ``nb`` in a fresh namespace: every cell's
+    imports, functions and classes, and the whole of each cell that defines
+    a wanted exercise (except its practice checks). Returns the namespace
+    and, per cell that failed, why (``"cell 3: NameError: ..."``) keyed by
+    the exercise it defines, or ``""`` for other cells."""
+    wanted = set(wanted)
+    namespace: dict = {"__name__": "__main__"}
+    failures: dict[str, str] = {}
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        source = _python(cell.source)
+        where = f"<{filename}, cell {index}>"
+        try:
+            tree = ast.parse(source, where)
+        except SyntaxError as err:
+            defined = [x for x in wanted if f"def {x}" in cell.source]
+            for name in defined or [""]:
+                failures.setdefault(name, f"cell {index} does not parse: "
+                                          f"{_one_line(err)}")
+            continue
+        defines = [n.name for n in tree.body if isinstance(n, _KEPT[2:])]
+        mine = [x for x in defines if x in wanted]
+        if mine:  # the exercise cell runs whole, as it would in the notebook
+            keep = [n for n in tree.body if not _is_check(n)]
+        else:
+            keep = [n for n in tree.body if isinstance(n, _KEPT)]
+        if not keep:
+            continue
+        linecache.cache[where] = (len(source), None,
+                                  source.splitlines(keepends=True), where)
+        module = ast.Module(body=keep, type_ignores=[])
+        try:
+            exec(compile(module, where, "exec"), namespace)
+        except (Exception, SystemExit) as err:
+            reason = f"cell {index} raised {_one_line(err)}"
+            for name in mine or [""]:
+                failures.setdefault(name, reason)
+    return namespace, failures
+
+
+def _worker(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="convgrad.course.grading worker")
+    parser.add_argument("notebook", type=Path)
+    parser.add_argument("results", type=Path)
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("names", nargs="+")
+    args = parser.parse_args(argv)
+    warnings.simplefilter("ignore")
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    from convgrad.exercises.graded import grade
+
+    with open(args.results, "a", encoding="utf-8") as out:
+
+        def emit(record: dict) -> None:
+            out.write(json.dumps(record) + "\n")
+            out.flush()
+
+        emit({"setup": str(args.notebook)})
+        nb = nbformat.read(args.notebook, as_version=4)
+        with contextlib.redirect_stdout(open(os.devnull, "w")):  # noqa: SIM115
+            namespace, failures = run_definitions(nb, args.names,
+                                                  args.notebook.name)
+        for name in args.names:
+            emit({"start": name})
+            fn = namespace.get(name)
+            if not callable(fn):
+                why = failures.get(name) or (
+                    f"the notebook does not define {name}"
+                    if fn is None else f"{name} is not a function")
+                status = "error" if name in failures else "not-attempted"
+                emit({"name": name, **_result(status, why)})
+                continue
+            started = time.monotonic()
+            with contextlib.redirect_stdout(open(os.devnull, "w")):  # noqa: SIM115
+                graded = grade(name, fn, seed=args.seed, quiet=True,
+                               time_limit=args.time_limit)
+            emit({"name": name, "status": graded.status,
+                  "score": graded.score,
+                  "diagnosis": "" if graded.status == "passed"
+                  else graded.summary,
+                  "seconds": round(time.monotonic() - started, 3)})
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["worker"]:
+        sys.exit(_worker(sys.argv[2:]))
+    sys.exit("usage: python -m convgrad.course grade SUBMISSIONS --out FILE")
