@@ -72,17 +72,25 @@ def _assignments(args: argparse.Namespace) -> int:
     print(f"{len(made.notebooks)} assignments, {len(made.points)} graded "
           f"exercises, {total} points, in {made.root}; nbgrader's "
           f"configuration: {made.config}")
-    print("the graded cases' seed is in the hidden tests of source/ only; "
-          "keep it for `grade`: --seed " + str(made.seed))
+    print(f"the graded cases' seed is in {made.seed_file} (no notebook holds "
+          f"it): keep it, and grade with --seed-file {made.seed_file}")
     return 0
 
 
 def _grade(args: argparse.Namespace) -> int:
     from .grading import grade_class, write_csv
 
+    seed = args.seed
+    if seed is None and args.seed_file is not None:
+        text = args.seed_file.read_text().strip()
+        if not text.isdigit():
+            raise ValueError(f"{args.seed_file} must hold the seed, a "
+                             f"non-negative integer, got {text[:20]!r}")
+        seed = int(text)
     report = grade_class(
-        args.submissions, args.seed, time_limit=args.time_limit,
+        args.submissions, seed, time_limit=args.time_limit,
         notebook_limit=args.notebook_limit, lessons=args.lesson or None,
+        jobs=args.jobs,
     )
     write_csv(report.rows, args.out)
     for path, reason in report.unreadable:
@@ -203,13 +211,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path("grades.csv"),
                    help="the grade file (default: grades.csv)")
     p.add_argument("--seed", type=int, default=None,
-                   help="the graded cases' seed (default: $CONVGRAD_GRADE_SEED)")
+                   help="the graded cases' seed (default: --seed-file's, "
+                        "else $CONVGRAD_GRADE_SEED)")
+    p.add_argument("--seed-file", type=Path, default=None,
+                   help="the file holding it (assignments writes "
+                        "OUT/grading-seed.txt)")
     p.add_argument("--lesson", action="append",
                    help="only this lesson's notebooks (file name or stem)")
     p.add_argument("--time-limit", type=float, default=10.0,
                    help="seconds per call of an answer (default: 10)")
     p.add_argument("--notebook-limit", type=float, default=300.0,
                    help="seconds per notebook's grading process (default: 300)")
+    p.add_argument("--jobs", type=int, default=2,
+                   help="notebooks graded at once, each in its own process")
     p.set_defaults(run=_grade)
 
     args = parser.parse_args(argv)

@@ -9,9 +9,11 @@ per output, nothing on stderr, no credit for calling the library):
   ``OUT/nbgrader_config.py``. Each exercise cell becomes a ``solution``
   cell holding the reference solution between ``### BEGIN SOLUTION`` and
   ``### END SOLUTION``; after it comes one locked ``autograded test`` cell
-  whose ``### BEGIN HIDDEN TESTS`` block calls ``grade`` with the seed, so
-  the released notebook never holds it. nbgrader's own steps do the rest
-  (generate, release, collect, autograde, generate feedback).
+  whose ``### BEGIN HIDDEN TESTS`` block calls ``grade``. The seed of the
+  graded cases is in ``OUT/grading-seed.txt``, which ``nbgrader_config.py``
+  hands to the kernels nbgrader starts (``CONVGRAD_GRADE_SEED``): no
+  notebook holds it, not even the feedback. nbgrader's own steps do the
+  rest (generate, release, collect, autograde, generate feedback).
 - :func:`grade_class` grades a folder of submissions without nbgrader:
   ``SUBMISSIONS/<student>/**/NN-title.ipynb`` (named as the student copies
   are). Each notebook runs in a process of its own with a time limit: its
@@ -22,14 +24,12 @@ per output, nothing on stderr, no credit for calling the library):
 
 from __future__ import annotations
 
-import argparse
 import ast
 import contextlib
 import copy
 import csv
 import inspect
 import json
-import linecache
 import os
 import secrets
 import signal
@@ -37,14 +37,15 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 import types
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+
+from convgrad.exercises.submission import one_line as _one_line
+from convgrad.exercises.submission import result as _result
 
 from .lessons import LESSON_NAME, Lesson, find_lessons
 
@@ -53,6 +54,8 @@ CSV_COLUMNS = ("student", "lesson", "exercise", "score", "max_score", "status",
 STUB = "raise NotImplementedError"
 SCHEMA_VERSION = 3
 
+SEED_FILE = "grading-seed.txt"
+
 CONFIG = '''\
 """nbgrader's configuration of the convgrad course (written by
 ``python -m convgrad.course assignments``). Run nbgrader from this folder."""
@@ -60,12 +63,17 @@ CONFIG = '''\
 import os
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
-c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
+here = os.path.dirname(os.path.abspath(__file__))
+c.CourseDirectory.root = here
 c.CourseDirectory.course_id = "convgrad"
 # the released stub is the one the student copies have
 c.ClearSolutions.code_stub = {{"python": "{stub}  # your code here"}}
 # a lesson's cells may compile kernels or train a small CNN
 c.Execute.timeout = {timeout}
+# the graded cases' seed: in a file only the instructor keeps, never in a
+# notebook; the kernels nbgrader starts inherit it
+with open(os.path.join(here, "{seed_file}")) as f:
+    os.environ.setdefault("CONVGRAD_GRADE_SEED", f.read().strip())
 '''
 
 
@@ -233,7 +241,7 @@ def _solution_cell(cell: nbformat.NotebookNode, name: str) -> None:
     }
 
 
-def test_cell(name: str, seed: int, points: int) -> nbformat.NotebookNode:
+def test_cell(name: str, points: int) -> nbformat.NotebookNode:
     """The autograded test cell of exercise ``name``."""
     share = "one per output" if points > 1 else "all or nothing"
     source = "\n".join([
@@ -245,8 +253,7 @@ def test_cell(name: str, seed: int, points: int) -> nbformat.NotebookNode:
         "### BEGIN HIDDEN TESTS",
         "from convgrad.exercises import grade",
         "",
-        f'grade("{name}", globals().get("{name}"),',
-        f"      seed={seed}, points={points}).score",
+        f'grade("{name}", globals().get("{name}"), points={points}).score',
         "### END HIDDEN TESTS",
     ])
     cell = nbformat.v4.new_code_cell(source)
@@ -260,7 +267,7 @@ def test_cell(name: str, seed: int, points: int) -> nbformat.NotebookNode:
     return cell
 
 
-def assignment(lesson: Lesson, seed: int) -> nbformat.NotebookNode:
+def assignment(lesson: Lesson) -> nbformat.NotebookNode:
     """Lesson ``lesson`` as an nbgrader source notebook."""
     from convgrad.exercises.graded import points_for
 
@@ -277,7 +284,7 @@ def assignment(lesson: Lesson, seed: int) -> nbformat.NotebookNode:
         for name in by_cell.get(index, []):
             _solution_cell(cell, name)
         for name in by_cell.get(index, []):
-            out.append(test_cell(name, seed, points_for(name)))
+            out.append(test_cell(name, points_for(name)))
     nb.cells = out
     nb.metadata.pop("widgets", None)
     return nb
@@ -289,6 +296,7 @@ class Assignments:
 
     root: Path
     config: Path
+    seed_file: Path
     notebooks: tuple[Path, ...]
     seed: int
     points: dict[str, int]
@@ -300,7 +308,8 @@ def write_assignments(
 ) -> Assignments:
     """Write ``lessons`` (default: all) as an nbgrader source course in
     ``out``. ``seed`` (default: a fresh random one) picks the graded cases;
-    it is written only inside the hidden tests of ``out/source``."""
+    it is written to ``out/grading-seed.txt`` (kept by the instructor, read
+    by ``out/nbgrader_config.py``), never into a notebook."""
     from convgrad.exercises.graded import grade_seed, points_for
 
     out = Path(out)
@@ -310,7 +319,7 @@ def write_assignments(
     lessons = find_lessons() if lessons is None else list(lessons)
     if out.resolve() in {x.path.parent.resolve() for x in lessons}:
         raise ValueError(f"out={out} is the lessons' own folder")
-    built = [(lesson, assignment(lesson, seed)) for lesson in lessons]
+    built = [(lesson, assignment(lesson)) for lesson in lessons]
     paths, points = [], {}
     for lesson, nb in built:
         folder = out / "source" / lesson.stem
@@ -321,8 +330,13 @@ def write_assignments(
         for name in exercise_cells(nb, lesson.number):
             points[name] = points_for(name)
     config = out / "nbgrader_config.py"
-    config.write_text(CONFIG.format(stub=STUB, timeout=int(timeout)))
-    return Assignments(out, config, tuple(paths), seed, points)
+    config.write_text(CONFIG.format(stub=STUB, timeout=int(timeout),
+                                    seed_file=SEED_FILE))
+    seed_file = out / SEED_FILE
+    seed_file.write_text(f"{seed}\n")
+    with contextlib.suppress(OSError):
+        seed_file.chmod(0o600)
+    return Assignments(out, config, seed_file, tuple(paths), seed, points)
 
 
 # --------------------------------------------------------------------------
@@ -373,6 +387,7 @@ def _notebooks(student: Path) -> dict[str, Path]:
 def grade_class(
     submissions: Path, seed: int | None = None, *, time_limit: float = 10.0,
     notebook_limit: float = 300.0, lessons: Iterable[str] | None = None,
+    jobs: int = 2,
 ) -> Report:
     """Grade every student's lesson notebooks in ``submissions``.
 
@@ -380,7 +395,10 @@ def grade_class(
     student without it gets ``not-attempted`` rows). ``time_limit`` bounds
     each call of an answer, ``notebook_limit`` each notebook's process
     (seconds). ``lessons`` keeps only those lesson file names or stems.
+    ``jobs`` notebooks are graded at once, each in its own process.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     from convgrad.exercises.graded import grade_seed, points_for
 
     submissions = Path(submissions)
@@ -393,8 +411,11 @@ def grade_class(
     if lessons is not None:
         keep = set(lessons)
         names = [n for n in names if n in keep or n.removesuffix(".ipynb") in keep]
-    rows: list[Row] = []
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    rows: list = []  # a Row, or a future of a notebook's rows
     unreadable: list[tuple[Path, str]] = []
+    pool = ThreadPoolExecutor(max_workers=jobs)
     for student in students:
         for file in names:
             number = int(LESSON_NAME.match(file)["number"])
@@ -417,12 +438,18 @@ def grade_class(
                 unreadable.append((path, _one_line(err)))
                 rows += [row(x, 0.0, "error", reason) for x in wanted]
                 continue
-            results = _grade_notebook(path, wanted, seed, time_limit,
-                                      notebook_limit)
-            for name in wanted:
-                r = results[name]
-                rows.append(row(name, r["score"], r["status"], r["diagnosis"]))
-    return Report(rows, unreadable)
+            def graded(path=path, wanted=wanted, row=row) -> list[Row]:
+                results = _grade_notebook(path, wanted, seed, time_limit,
+                                          notebook_limit)
+                return [row(name, results[name]["score"],
+                            results[name]["status"], results[name]["diagnosis"])
+                        for name in wanted]
+
+            rows.append(pool.submit(graded))
+    with pool:
+        done = [x for item in rows
+                for x in (item.result() if hasattr(item, "result") else [item])]
+    return Report(done, unreadable)
 
 
 def write_csv(rows: Iterable[Row], path: Path) -> None:
@@ -431,11 +458,6 @@ def write_csv(rows: Iterable[Row], path: Path) -> None:
         writer.writerow(CSV_COLUMNS)
         for row in rows:
             writer.writerow(row.cells())
-
-
-def _one_line(err: BaseException) -> str:
-    text = " ".join(str(err).split())
-    return f"{type(err).__name__}: {text[:300]}" if text else type(err).__name__
 
 
 def _grade_notebook(path: Path, wanted: list[str], seed: int,
@@ -469,10 +491,6 @@ def _grade_notebook(path: Path, wanted: list[str], seed: int,
     return results
 
 
-def _result(status: str, diagnosis: str, score: float = 0.0) -> dict:
-    return {"status": status, "diagnosis": diagnosis, "score": score}
-
-
 def _worker_run(path: Path, names: list[str], seed: int, time_limit: float,
                 limit: float) -> tuple[dict[str, dict], str | None, str | None]:
     """Run one worker; return (results, last message, the exercise being
@@ -482,15 +500,16 @@ def _worker_run(path: Path, names: list[str], seed: int, time_limit: float,
     with tempfile.TemporaryDirectory(prefix="convgrad-grade-") as tmp:
         out, err = Path(tmp) / "results.jsonl", Path(tmp) / "stderr.txt"
         env = dict(os.environ)
-        env.pop("CONVGRAD_GRADE_SEED", None)  # the seed goes in argv only
+        # the worker reads the seed and drops it before any student code runs
+        env["CONVGRAD_GRADE_SEED"] = str(seed)
         package = str(Path(convgrad.__file__).resolve().parents[1])
         env["PYTHONPATH"] = os.pathsep.join(
             [package, *filter(None, [env.get("PYTHONPATH")])])
         env["PYTHONWARNINGS"] = "ignore"
         env.setdefault("MPLBACKEND", "Agg")
-        command = [sys.executable, "-m", "convgrad.course.grading", "worker",
-                   str(path.resolve()), str(out), "--seed", str(seed),
-                   "--time-limit", str(time_limit), *names]
+        command = [sys.executable, "-m", "convgrad.exercises.submission",
+                   str(path.resolve()), str(out), "--time-limit",
+                   str(time_limit), *names]
         with open(err, "wb") as stderr:
             proc = subprocess.Popen(
                 command, cwd=path.parent, env=env, stdin=subprocess.DEVNULL,
@@ -519,126 +538,3 @@ def _worker_run(path: Path, names: list[str], seed: int, time_limit: float,
         return results, None, current or ""
     last = tail.splitlines()[-1] if tail else f"exit code {proc.returncode}"
     return results, last, None
-
-
-# --------------------------------------------------------------------------
-# the worker: one notebook, in a process of its own
-# --------------------------------------------------------------------------
-
-_KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef,
-         ast.ClassDef)
-
-
-def _is_check(node: ast.stmt) -> bool:
-    """A practice check (``exercises.check(...)``) at a cell's top level."""
-    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
-        return False
-    fn = node.value.func
-    return (isinstance(fn, ast.Attribute) and fn.attr == "check") or (
-        isinstance(fn, ast.Name) and fn.id == "check")
-
-
-def _python(source: str) -> str:
-    """A cell's source as Python (IPython's magics become calls)."""
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
-    except ImportError:
-        return source
-    try:
-        return TransformerManager().transform_cell(source)
-    except Exception:
-        return source
-
-
-def run_definitions(nb: nbformat.NotebookNode, wanted: Iterable[str],
-                    filename: str) -> tuple[dict, dict[str, str]]:
-    """Run what grading needs of ``nb`` in a fresh namespace: every cell's
-    imports, functions and classes, and the whole of each cell that defines
-    a wanted exercise (except its practice checks). Returns the namespace
-    and, per cell that failed, why (``"cell 3: NameError: ..."``) keyed by
-    the exercise it defines, or ``""`` for other cells."""
-    wanted = set(wanted)
-    namespace: dict = {"__name__": "__main__"}
-    failures: dict[str, str] = {}
-    for index, cell in enumerate(nb.cells):
-        if cell.cell_type != "code":
-            continue
-        source = _python(cell.source)
-        where = f"<{filename}, cell {index}>"
-        try:
-            tree = ast.parse(source, where)
-        except SyntaxError as err:
-            defined = [x for x in wanted if f"def {x}" in cell.source]
-            for name in defined or [""]:
-                failures.setdefault(name, f"cell {index} does not parse: "
-                                          f"{_one_line(err)}")
-            continue
-        defines = [n.name for n in tree.body if isinstance(n, _KEPT[2:])]
-        mine = [x for x in defines if x in wanted]
-        if mine:  # the exercise cell runs whole, as it would in the notebook
-            keep = [n for n in tree.body if not _is_check(n)]
-        else:
-            keep = [n for n in tree.body if isinstance(n, _KEPT)]
-        if not keep:
-            continue
-        linecache.cache[where] = (len(source), None,
-                                  source.splitlines(keepends=True), where)
-        module = ast.Module(body=keep, type_ignores=[])
-        try:
-            exec(compile(module, where, "exec"), namespace)
-        except (Exception, SystemExit) as err:
-            reason = f"cell {index} raised {_one_line(err)}"
-            for name in mine or [""]:
-                failures.setdefault(name, reason)
-    return namespace, failures
-
-
-def _worker(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="convgrad.course.grading worker")
-    parser.add_argument("notebook", type=Path)
-    parser.add_argument("results", type=Path)
-    parser.add_argument("--seed", type=int, required=True)
-    parser.add_argument("--time-limit", type=float, default=10.0)
-    parser.add_argument("names", nargs="+")
-    args = parser.parse_args(argv)
-    warnings.simplefilter("ignore")
-    os.environ.setdefault("MPLBACKEND", "Agg")
-    from convgrad.exercises.graded import grade
-
-    with open(args.results, "a", encoding="utf-8") as out:
-
-        def emit(record: dict) -> None:
-            out.write(json.dumps(record) + "\n")
-            out.flush()
-
-        emit({"setup": str(args.notebook)})
-        nb = nbformat.read(args.notebook, as_version=4)
-        with contextlib.redirect_stdout(open(os.devnull, "w")):  # noqa: SIM115
-            namespace, failures = run_definitions(nb, args.names,
-                                                  args.notebook.name)
-        for name in args.names:
-            emit({"start": name})
-            fn = namespace.get(name)
-            if not callable(fn):
-                why = failures.get(name) or (
-                    f"the notebook does not define {name}"
-                    if fn is None else f"{name} is not a function")
-                status = "error" if name in failures else "not-attempted"
-                emit({"name": name, **_result(status, why)})
-                continue
-            started = time.monotonic()
-            with contextlib.redirect_stdout(open(os.devnull, "w")):  # noqa: SIM115
-                graded = grade(name, fn, seed=args.seed, quiet=True,
-                               time_limit=args.time_limit)
-            emit({"name": name, "status": graded.status,
-                  "score": graded.score,
-                  "diagnosis": "" if graded.status == "passed"
-                  else graded.summary,
-                  "seconds": round(time.monotonic() - started, 3)})
-    return 0
-
-
-if __name__ == "__main__":
-    if sys.argv[1:2] == ["worker"]:
-        sys.exit(_worker(sys.argv[2:]))
-    sys.exit("usage: python -m convgrad.course grade SUBMISSIONS --out FILE")

@@ -82,9 +82,10 @@ class Graded:
 
     @property
     def summary(self) -> str:
-        """The report without the drawn grid: the headline, the case, each
-        output's verdict, the diagnosis with its evidence and fix."""
-        lines = self.message.splitlines()
+        """The report under the score line, without the drawn grid: the
+        checker's headline, the case, each output's verdict, the diagnosis
+        with its evidence and fix (a grade file's ``diagnosis``)."""
+        lines = self.message.splitlines()[1:]
         kept = lines[:1] + [x for x in lines[1:] if x.startswith(_REPORT_LINES)]
         return "\n".join(kept)
 
@@ -146,8 +147,9 @@ def _grade(name: str, fn, seed: int, top: float,
            time_limit: float | None) -> Graded:
     if fn is None or not callable(fn):
         what = "is not defined" if fn is None else f"is {type(fn).__name__}"
-        message = (f"{name}: 0/{top:g} points (not attempted): {name} {what}. "
-                   f"Run the cell that defines it, then this one.")
+        message = (f"{name}: 0/{top:g} points (not attempted)\n"
+                   f"{name}: {name} {what}. Run the cell that defines it, "
+                   f"then this one.")
         return Graded(name, "not-attempted", 0.0, top, message)
     watch = _Watch(name)
     watched = watch.wrap(fn)
@@ -187,6 +189,7 @@ def _uses_library(name: str, top: float, watch: _Watch,
     shown = ", ".join(called[:3])
     message = "\n".join([
         f"{name}: 0/{top:g} points (uses the library)",
+        f"{name}: your function calls convgrad's own implementation",
         f"  diagnosis [uses-library]: your {name} calls convgrad's own "
         f"implementation instead of computing the result.",
         f"    evidence: while your function ran, it called {shown}.",
