@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import inspect
 import os
 import sys
@@ -260,8 +261,10 @@ def _kernel_modules() -> list[types.ModuleType]:
 def _watched_codes(name: str) -> dict[types.CodeType, str]:
     """Code objects whose entry is evidence of using the library."""
     from convgrad import backend, functional
-    from convgrad.reference import im2col as ref_im2col
-    from convgrad.reference import pool as ref_pool
+
+    # the modules, not the functions the package exports under their names
+    twins = [importlib.import_module(f"convgrad.reference.{key}")
+             for key in ("im2col", "pool")]
 
     from . import registry, solutions
 
@@ -283,7 +286,7 @@ def _watched_codes(name: str) -> dict[types.CodeType, str]:
         return codes
     add(functional.unfold, "convgrad.F.unfold")
     add(functional.fold, "convgrad.F.fold")
-    for module in (ref_im2col, ref_pool):
+    for module in twins:
         for key, fn in _functions(module):
             add(fn, f"convgrad.reference.{key}")
     add(backend.kernel, "convgrad's kernels (through convgrad's ops)")
