@@ -198,3 +198,57 @@ EXPECTED = {
     ("carol", "04-conv-backward", "conv_double_backward"): (
         0, 2, "not-attempted", "not attempted yet"),
 }
+
+
+def through_the_exchange(course: Path, work: Path) -> None:
+    """nbgrader's exchange, as a class uses it: the instructor releases
+    each lesson; each student fetches it into a folder of their own, answers
+    and submits; the instructor collects into ``course/submitted``.
+
+    The students' side runs nbgrader's own fetch and submit, with the
+    student named explicitly (here they all share one account)."""
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange.default import (
+        ExchangeCollect,
+        ExchangeFetchAssignment,
+        ExchangeReleaseAssignment,
+        ExchangeSubmit,
+    )
+    from traitlets.config import Config
+
+    exchange = work / "exchange"
+    exchange.mkdir(mode=0o777, parents=True)
+
+    def config(**items) -> Config:
+        c = Config()
+        c.Exchange.root = str(exchange)
+        c.Exchange.cache = str(work / "cache")
+        c.CourseDirectory.course_id = "convgrad"
+        for key, value in items.items():
+            section, name = key.split("__")
+            c[section][name] = value
+        return c
+
+    def run(kind, c: Config, **coursedir) -> None:
+        cd = CourseDirectory(config=c, **coursedir)
+        kind(coursedir=cd, authenticator=Authenticator(config=c),
+             config=c).start()
+
+    for lesson in LESSONS:
+        run(ExchangeReleaseAssignment, config(), root=str(course),
+            assignment_id=lesson)
+        source = nbformat.read(course / "source" / lesson / f"{lesson}.ipynb",
+                               as_version=4)
+        for student in STUDENTS:
+            home = work / "students" / student
+            home.mkdir(parents=True, exist_ok=True)
+            c = config(Exchange__assignment_dir=str(home))
+            run(ExchangeFetchAssignment, c, assignment_id=lesson,
+                student_id=student)
+            path = home / lesson / f"{lesson}.ipynb"
+            nb = nbformat.read(path, as_version=4)
+            nbformat.write(answers(student, lesson, nb, source), path)
+            run(ExchangeSubmit, c, assignment_id=lesson, student_id=student)
+        run(ExchangeCollect, config(ExchangeCollect__check_owner=False),
+            root=str(course), assignment_id=lesson)

@@ -236,8 +236,23 @@ def test_a_notebook_past_its_time_limit_still_gets_its_rows(tmp_path):
         "        pass\n"), RIGHT_CONV_MATRIX)
     _one_notebook(subs / "frank", "while True:\n    pass\n\n\ndef col2im():\n"
                   "    pass\n", RIGHT_CONV_MATRIX)
+    # hana's col2im ends the process; ines's conv_matrix calls sys.exit()
+    _one_notebook(subs / "hana", (
+        "import os\n\n\n"
+        "def col2im(col, input_size, kernel_size, stride=1, padding=0,\n"
+        "           dilation=1):\n"
+        "    os._exit(3)\n"), RIGHT_CONV_MATRIX)
+    _one_notebook(subs / "ines", "import sys\n", (
+        "def conv_matrix(w, input_size, stride=1, padding=0):\n"
+        "    sys.exit('done')\n"))
     report = grade_class(subs, seed=5, time_limit=1, notebook_limit=12)
     rows = {(r.student, r.exercise): r for r in report.rows}
+    assert rows["hana", "col2im"].status == "error"
+    assert "stopped while grading col2im" in rows["hana", "col2im"].diagnosis
+    assert rows["hana", "conv_matrix"].status == "passed"
+    assert rows["ines", "conv_matrix"].status == "error"
+    assert "raised SystemExit: done" in rows["ines", "conv_matrix"].diagnosis
+    assert rows["ines", "col2im"].status == "not-attempted"
     assert rows["erin", "col2im"].status == "timeout"
     assert "did not finish within 12 s" in rows["erin", "col2im"].diagnosis
     assert rows["erin", "conv_matrix"].status == "passed"

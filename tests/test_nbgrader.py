@@ -1,6 +1,7 @@
 """The whole round trip with real nbgrader, on a made-up class of three
 (alice right, bob with two bugs, carol's notebook raises): generate,
-collect (the submitted folder layout), autograde, generate feedback; each
+release, fetch and submit (nbgrader's exchange), collect, autograde,
+generate feedback; each
 score and the feedback text are checked, and the grade command on the same
 submissions gives the same grades. Also: a graded test cell, run in a fresh
 kernel, writes nothing to stderr."""
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from grading_class import EXPECTED, LESSONS, STUDENTS, answers, build_course
+from grading_class import EXPECTED, LESSONS, STUDENTS, build_course
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
@@ -48,21 +49,21 @@ def graded_class(tmp_path_factory):
     pytest.importorskip("nbgrader")
     made = build_course(tmp_path_factory.mktemp("nbgrader"))
     course = made.root
-    for lesson in LESSONS:
-        _nbgrader(course, "generate_assignment", lesson)
-    # collect: each student's work where nbgrader's collect puts it
+    _nbgrader(course, "generate_assignment", "*")  # every lesson of source/
+    # release, fetch, answer, submit, collect: nbgrader's exchange
+    tests = str(Path(__file__).parent)
+    run = subprocess.run(
+        [sys.executable, "-c",
+         f"import sys; sys.path.insert(0, {tests!r}); import grading_class; "
+         f"grading_class.through_the_exchange(*map(grading_class.Path, "
+         f"{[str(course), str(course.parent / 'class')]!r}))"],
+        env=_env(), capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
     for student in STUDENTS:
         for lesson in LESSONS:
-            released = nbformat.read(
-                course / "release" / lesson / f"{lesson}.ipynb", as_version=4)
-            source = nbformat.read(
-                course / "source" / lesson / f"{lesson}.ipynb", as_version=4)
-            folder = course / "submitted" / student / lesson
-            folder.mkdir(parents=True)
-            nbformat.write(answers(student, lesson, released, source),
-                           folder / f"{lesson}.ipynb")
-    for lesson in LESSONS:
-        _nbgrader(course, "autograde", lesson)
+            assert (course / "submitted" / student / lesson
+                    / f"{lesson}.ipynb").is_file()
+    _nbgrader(course, "autograde", "*")
     _nbgrader(course, "generate_feedback", "*")
     return made
 

@@ -463,38 +463,49 @@ def write_csv(rows: Iterable[Row], path: Path) -> None:
 def _grade_notebook(path: Path, wanted: list[str], seed: int,
                     time_limit: float, limit: float) -> dict[str, dict]:
     """Each wanted exercise's result, from worker processes: one for the
-    notebook, and one more after each exercise that ran past the limit."""
+    notebook, and one more after each exercise that stopped its worker
+    (past the time limit, or the process ended while grading it)."""
     results: dict[str, dict] = {}
     remaining = list(wanted)
     while remaining:
-        got, started, stopped = _worker_run(path, remaining, seed, time_limit,
-                                            limit)
-        results.update(got)
+        run = _worker_run(path, remaining, seed, time_limit, limit)
+        results.update(run.results)
         remaining = [x for x in remaining if x not in results]
         if not remaining:
             break
-        if stopped is None:  # finished, but some results are missing
+        blamed = run.current if run.current in remaining else None
+        if blamed is None:  # it stopped before grading any of them
+            why = (f"the notebook's imports and definitions did not finish "
+                   f"within {limit:g} s" if run.timed_out else
+                   f"the grading process stopped: {run.last}")
             for name in remaining:
-                results[name] = _result("error", f"the grading process "
-                                        f"stopped: {started or 'no output'}")
+                results[name] = _result("timeout" if run.timed_out else
+                                        "error", why)
             break
-        hung = stopped if stopped in remaining else None
-        if hung is None:  # the notebook's own code never finished
-            for name in remaining:
-                results[name] = _result(
-                    "timeout", f"the notebook's imports and definitions did "
-                               f"not finish within {limit:g} s")
-            break
-        results[hung] = _result(
-            "timeout", f"grading {hung} did not finish within {limit:g} s")
-        remaining.remove(hung)
+        results[blamed] = (
+            _result("timeout", f"grading {blamed} did not finish within "
+                               f"{limit:g} s") if run.timed_out else
+            _result("error", f"the grading process stopped while grading "
+                             f"{blamed}: {run.last}"))
+        remaining.remove(blamed)
     return results
 
 
+@dataclass
+class _Run:
+    """One worker's run: its results, the exercise it was grading when it
+    stopped (if any), whether the time limit stopped it, and the last line
+    it wrote to stderr."""
+
+    results: dict[str, dict]
+    current: str | None
+    timed_out: bool
+    last: str
+
+
 def _worker_run(path: Path, names: list[str], seed: int, time_limit: float,
-                limit: float) -> tuple[dict[str, dict], str | None, str | None]:
-    """Run one worker; return (results, last message, the exercise being
-    graded when the time limit stopped it, or None when it was not)."""
+                limit: float) -> _Run:
+    """Grade ``names`` in ``path`` in one worker process."""
     import convgrad
 
     with tempfile.TemporaryDirectory(prefix="convgrad-grade-") as tmp:
@@ -525,16 +536,17 @@ def _worker_run(path: Path, names: list[str], seed: int, time_limit: float,
                 timed_out = True
         results: dict[str, dict] = {}
         current = None
-        if out.exists():
-            for line in out.read_text(encoding="utf-8").splitlines():
+        text = out.read_text(encoding="utf-8") if out.exists() else ""
+        for line in text.splitlines():
+            try:
                 record = json.loads(line)
-                if "start" in record:
-                    current = record["start"]
-                elif "name" in record:
-                    results[record.pop("name")] = record
-                    current = None
+            except json.JSONDecodeError:  # a line cut short by the kill
+                continue
+            if "start" in record:
+                current = record["start"]
+            elif "name" in record:
+                results[record.pop("name")] = record
+                current = None
         tail = err.read_text(encoding="utf-8", errors="replace").strip()
-    if timed_out:
-        return results, None, current or ""
     last = tail.splitlines()[-1] if tail else f"exit code {proc.returncode}"
-    return results, last, None
+    return _Run(results, current, timed_out, last)

@@ -154,7 +154,13 @@ def _grade(name: str, fn, seed: int, top: float,
         return Graded(name, "not-attempted", 0.0, top, message)
     watch = _Watch(name)
     watched = watch.wrap(fn)
-    result = check(name, watched, seed=seed, quiet=True, time_limit=time_limit)
+    try:
+        result = check(name, watched, seed=seed, quiet=True,
+                       time_limit=time_limit)
+    except SystemExit as err:  # the checker stops at Exception; this is not one
+        return Graded(name, "error", 0.0, top,
+                      f"{name}: 0/{top:g} points (error)\n"
+                      f"{name}: your function raised SystemExit: {err}")
     if watch.hits:
         return _uses_library(name, top, watch, result)
     status, score = _score(name, result, top)

@@ -159,9 +159,14 @@ def main(argv: list[str]) -> int:
                 emit({"name": name, **result(status, why)})
                 continue
             started = time.monotonic()
-            with contextlib.redirect_stdout(open(os.devnull, "w")):  # noqa: SIM115
-                graded = grade(name, fn, seed=seed, quiet=True,
-                               time_limit=args.time_limit)
+            try:
+                with contextlib.redirect_stdout(open(os.devnull, "w")):  # noqa: SIM115
+                    graded = grade(name, fn, seed=seed, quiet=True,
+                                   time_limit=args.time_limit)
+            except BaseException as err:  # sys.exit() in the answer, say
+                emit({"name": name,
+                      **result("error", f"{name} raised {one_line(err)}")})
+                continue
             emit({"name": name, "status": graded.status,
                   "score": graded.score,
                   "diagnosis": "" if graded.status == "passed"
