@@ -201,3 +201,24 @@ def test_a_graded_test_cell_writes_nothing_to_stderr(tmp_path, monkeypatch):
     assert "(uses the library)" in "".join(o.get("text", "") for o in second)
     assert [o.data["text/plain"] for o in second
             if o.output_type == "execute_result"] == ["0.0"]
+
+
+def test_nbgrader_generates_all_eleven_lessons(tmp_path):
+    pytest.importorskip("nbgrader")
+    from convgrad.course.grading import write_assignments
+
+    made = write_assignments(tmp_path / "course")
+    _nbgrader(made.root, "generate_assignment", "*")
+    released = sorted((made.root / "release").glob("*/*.ipynb"))
+    assert [p.name for p in released] == [p.name for p in made.notebooks]
+    assert len(released) == 11
+    for path in released:
+        text = path.read_text()
+        assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text
+        tests = [c for c in nbformat.read(path, as_version=4).cells
+                 if c.metadata.get("nbgrader", {}).get("grade")]
+        names = {c.metadata.nbgrader.grade_id.removeprefix("test_")
+                 for c in tests}
+        assert names == {n for n, p in made.points.items()
+                         if f'"{n}"' in (made.root / "source" / path.parent.name
+                                         / path.name).read_text()}
