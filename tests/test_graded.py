@@ -213,6 +213,7 @@ def by_global_name():
     (col2im_by_solution, "exercises.solution"),
     (col2im_by_export, "the reference solution exercises.col2im"),
     (col2im_by_registry, "the reference solution exercises.col2im"),
+    (exercises.col2im, "the reference solution exercises.col2im"),
 ])
 def test_an_answer_that_calls_the_library_scores_nothing(answer, called):
     # each of these is right: check alone would pass it

@@ -28,6 +28,7 @@ import ast
 import contextlib
 import copy
 import csv
+import functools
 import inspect
 import json
 import os
@@ -82,6 +83,20 @@ with open(os.path.join(here, "{seed_file}")) as f:
 # --------------------------------------------------------------------------
 
 
+@functools.cache
+def _held(number: int) -> tuple[str, ...] | None:
+    """The exercises lesson ``number``'s notebook has a cell for, or None
+    when the lessons are not at hand."""
+    try:
+        lessons = [x for x in find_lessons() if x.number == number]
+    except (FileNotFoundError, ValueError):
+        return None
+    if not lessons:
+        return None
+    names = lesson_exercises(number, held=False)
+    return tuple(exercise_cells(lessons[0].read(), number, names))
+
+
 def lesson_exercises(number: int, held: bool = True) -> list[str]:
     """The exercises of lesson ``number``, in the registry's order. With
     ``held``, only those the lesson notebook has a cell for, when the
@@ -89,16 +104,8 @@ def lesson_exercises(number: int, held: bool = True) -> list[str]:
     from convgrad.exercises import EXERCISES
 
     names = [name for name, ex in EXERCISES.items() if ex.lesson == number]
-    if not held:
-        return names
-    try:
-        lessons = [x for x in find_lessons() if x.number == number]
-    except (FileNotFoundError, ValueError):
-        return names
-    if not lessons:
-        return names
-    cells = exercise_cells(lessons[0].read(), number, names)
-    return [name for name in names if name in cells]
+    cells = _held(number) if held else None
+    return names if cells is None else [x for x in names if x in cells]
 
 
 def _defines(source: str) -> list[str]:
