@@ -100,6 +100,47 @@ def _site(args: argparse.Namespace) -> int:
     return 0
 
 
+def _assignments(args: argparse.Namespace) -> int:
+    from .grading import write_assignments
+
+    made = write_assignments(args.out, _lessons(args), seed=args.seed,
+                             timeout=args.timeout)
+    for path in made.notebooks:
+        print(f"assignment: {path}")
+    total = sum(made.points.values())
+    print(f"{len(made.notebooks)} assignments, {len(made.points)} graded "
+          f"exercises, {total} points, in {made.root}; nbgrader's "
+          f"configuration: {made.config}")
+    print(f"the graded cases' seed is in {made.seed_file} (no notebook holds "
+          f"it): keep it, and grade with --seed-file {made.seed_file}")
+    return 0
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from .grading import grade_class, write_csv
+
+    seed = args.seed
+    if seed is None and args.seed_file is not None:
+        text = args.seed_file.read_text().strip()
+        if not text.isdigit():
+            raise ValueError(f"{args.seed_file} must hold the seed, a "
+                             f"non-negative integer, got {text[:20]!r}")
+        seed = int(text)
+    report = grade_class(
+        args.submissions, seed, time_limit=args.time_limit,
+        notebook_limit=args.notebook_limit, lessons=args.lesson or None,
+        jobs=args.jobs,
+    )
+    write_csv(report.rows, args.out)
+    for path, reason in report.unreadable:
+        print(f"could not read {path}: {reason}")
+    students = len({row.student for row in report.rows})
+    print(f"{len(report.rows)} grades of {students} students in {args.out}"
+          + (f"; {len(report.unreadable)} notebooks could not be read"
+             if report.unreadable else ""))
+    return 0
+
+
 def course_problems(
     notebooks: Path | None = None, plans: Path | None = None
 ) -> list[str]:
@@ -196,6 +237,37 @@ def main(argv: list[str] | None = None) -> int:
                    help="GitHub owner/name of the Binder and source links")
     p.add_argument("--branch", default="main", help="branch of those links")
     p.set_defaults(run=_site)
+
+    p = sub.add_parser("assignments",
+                       help="the lessons as an nbgrader source course")
+    p.add_argument("out", type=Path)
+    p.add_argument("--lesson", action="append", help="only this lesson (NN or stem)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="the graded cases' seed (default: a random one)")
+    p.add_argument("--timeout", type=int, default=600,
+                   help="seconds per cell when nbgrader runs a notebook")
+    p.set_defaults(run=_assignments)
+
+    p = sub.add_parser("grade", help="grade students' notebooks into a CSV file")
+    p.add_argument("submissions", type=Path,
+                   help="one folder per student, holding their lesson notebooks")
+    p.add_argument("--out", type=Path, default=Path("grades.csv"),
+                   help="the grade file (default: grades.csv)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="the graded cases' seed (default: --seed-file's, "
+                        "else $CONVGRAD_GRADE_SEED)")
+    p.add_argument("--seed-file", type=Path, default=None,
+                   help="the file holding it (assignments writes "
+                        "OUT/grading-seed.txt)")
+    p.add_argument("--lesson", action="append",
+                   help="only this lesson's notebooks (file name or stem)")
+    p.add_argument("--time-limit", type=float, default=10.0,
+                   help="seconds per call of an answer (default: 10)")
+    p.add_argument("--notebook-limit", type=float, default=300.0,
+                   help="seconds per notebook's grading process (default: 300)")
+    p.add_argument("--jobs", type=int, default=2,
+                   help="notebooks graded at once, each in its own process")
+    p.set_defaults(run=_grade)
 
     args = parser.parse_args(argv)
     try:

@@ -54,6 +54,11 @@ The modules, one job each:
   the report, the grid and the figure;
 - :mod:`.isolation`: one learner call, under a time limit, with nothing
   left behind;
+- :mod:`.graded`: :func:`grade`, the checker as an instructor's
+  autograder (a secret seed, a score per output, nothing on stderr, no
+  credit for calling the library; see ``docs/grading.md``);
+- :mod:`.submission`: one submitted notebook graded in a process of its
+  own (the worker of ``python -m convgrad.course grade``);
 - :mod:`.dilated_grouped`, :mod:`.bug_hunt`, :mod:`.conv_matrix` and
   :mod:`.checkerboard`: issue 12's exercises, each one's solution and cases
   (and, for the last two, its rules) in a module of its own;
@@ -88,6 +93,7 @@ from __future__ import annotations
 
 from . import vocabulary
 from .checker import CheckResult, check
+from .graded import Graded, grade
 from .registry import EXERCISES, Exercise, solution
 from .solutions import (
     avgpool_backward,
@@ -110,8 +116,10 @@ __all__ = [
     "CODES",
     "EXERCISES",
     "CheckResult",
+    "Graded",
     "Exercise",
     "check",
+    "grade",
     "solution",
     "vocabulary",
     # the reference solutions, by name

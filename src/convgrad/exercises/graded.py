@@ -1,0 +1,386 @@
+"""Graded mode: the checker as an instructor's autograder.
+
+:func:`grade` runs the same cases, comparisons and diagnosis as
+:func:`~convgrad.exercises.check`, with four differences:
+
+- the cases come from a seed only the instructor holds (``seed=`` or the
+  ``CONVGRAD_GRADE_SEED`` environment variable), so they differ from the
+  practice cases (seed 0) an answer could be fitted to;
+- it scores: ``points`` for a right answer, and for an exercise with
+  several outputs (``dx``, ``dw``, ``db``) an equal share per output that
+  is right on every case; nothing for an answer that raises, runs past
+  the time limit, changes its inputs, or calls the library;
+- an answer that calls convgrad's own implementation (``F.unfold`` /
+  ``F.fold``, the reference twins in :mod:`convgrad.reference`, the
+  kernels, or a reference solution, ``exercises.solution`` included)
+  scores 0 with status ``uses-library``. The evidence is the call itself:
+  while the answer runs, a profile hook watches for those functions' code
+  being entered, and kernel entry points the answer can reach by name are
+  swapped for recorders (and put back after);
+- it writes nothing to stderr: warnings are silenced and anything the
+  answer writes to stderr goes to stdout, because nbgrader gives a test
+  cell 0 points when it writes to stderr.
+
+The report is the checker's message (the first wrong element, the
+diagnosis, its evidence and fix) under one line with the score. In an
+nbgrader test cell the score is the cell's last expression::
+
+    grade("col2im", globals().get("col2im"), seed=..., points=1).score
+
+Self-study is unchanged: ``check`` and ``exercises.solution`` stay as they
+are.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib
+import inspect
+import os
+import sys
+import types
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from .checker import CheckResult, check
+from .registry import EXERCISES, exercise
+
+SEED_VARIABLE = "CONVGRAD_GRADE_SEED"
+
+#: every status :func:`grade` gives
+STATUSES = ("passed", "wrong", "not-attempted", "error", "timeout",
+            "uses-library")
+
+# exercises whose cases make the answer run convgrad's ops (the bug hunt's
+# suspects are convgrad Functions): only the reference solutions are off
+# limits there
+_RUNS_OPS = frozenset({"find_wrong_backward"})
+
+# what a CSV row keeps of the checker's report (the grid stays in the notebook)
+_REPORT_LINES = ("  case", "  on case", "  each output", "  where",
+                 "  diagnosis", "    evidence", "    fix", "  hint")
+
+
+@dataclass
+class Graded:
+    """What :func:`grade` found: ``status`` is one of :data:`STATUSES`;
+    ``score`` of ``max_score`` points (plain floats); ``message`` the
+    report printed; ``diagnosis`` the checker's code of the mistake, if
+    one fits; ``verdicts`` each output's verdict; ``library`` what of
+    convgrad's own implementation the answer called."""
+
+    name: str
+    status: str
+    score: float
+    max_score: float
+    message: str
+    diagnosis: str | None = None
+    verdicts: dict[str, str] = field(default_factory=dict)
+    library: tuple[str, ...] = ()
+    result: CheckResult | None = None
+
+    @property
+    def summary(self) -> str:
+        """The report under the score line, without the drawn grid: the
+        checker's headline, the case, each output's verdict, the diagnosis
+        with its evidence and fix (a grade file's ``diagnosis``)."""
+        lines = self.message.splitlines()[1:]
+        kept = lines[:1] + [x for x in lines[1:] if x.startswith(_REPORT_LINES)]
+        return "\n".join(kept)
+
+    def __repr__(self) -> str:
+        return (f"Graded({self.name!r}, {self.status!r}, "
+                f"{self.score:g}/{self.max_score:g})")
+
+
+def points_for(name: str) -> int:
+    """The default points of exercise ``name``: one per output."""
+    return len(exercise(name).outputs)
+
+
+def grade_seed(seed: int | None = None) -> int:
+    """``seed``, or the ``CONVGRAD_GRADE_SEED`` environment variable's."""
+    if seed is None:
+        text = os.environ.get(SEED_VARIABLE, "").strip()
+        if not text:
+            raise ValueError(
+                f"seed must be given: pass seed=... or set {SEED_VARIABLE} "
+                f"(the instructor's secret seed of the graded cases)")
+        try:
+            seed = int(text)
+        except ValueError:
+            raise ValueError(
+                f"{SEED_VARIABLE} must be a non-negative integer, got "
+                f"{text!r}") from None
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return seed
+
+
+def grade(
+    name: str, fn: Callable | None, *, seed: int | None = None,
+    points: float | None = None, quiet: bool = False,
+    time_limit: float | None = 10.0,
+) -> Graded:
+    """Grade ``fn`` as exercise ``name`` on the instructor's cases.
+
+    ``fn`` may be ``None`` (the learner's function is not defined: its cell
+    never ran, or raised first): that is not attempted. Prints the report
+    to stdout unless ``quiet``; never writes to stderr; never raises for
+    anything the answer does. A bad ``name``, ``seed`` or ``points`` raises
+    an error that names it.
+    """
+    ex = exercise(name)
+    seed = grade_seed(seed)
+    top = float(points_for(name) if points is None else points)
+    if not top >= 0:
+        raise ValueError(f"points must be a non-negative number, got {points!r}")
+    with _quiet_stderr():
+        graded = _grade(ex.name, fn, seed, top, time_limit)
+    if not quiet:
+        print(graded.message)
+    return graded
+
+
+def _grade(name: str, fn, seed: int, top: float,
+           time_limit: float | None) -> Graded:
+    if fn is None or not callable(fn):
+        what = "is not defined" if fn is None else f"is {type(fn).__name__}"
+        message = (f"{name}: 0/{top:g} points (not attempted)\n"
+                   f"{name}: {name} {what}. Run the cell that defines it, "
+                   f"then this one.")
+        return Graded(name, "not-attempted", 0.0, top, message)
+    watch = _Watch(name)
+    watched = watch.wrap(fn)
+    try:
+        result = check(name, watched, seed=seed, quiet=True,
+                       time_limit=time_limit)
+    except SystemExit as err:  # the checker stops at Exception; this is not one
+        return Graded(name, "error", 0.0, top,
+                      f"{name}: 0/{top:g} points (error)\n"
+                      f"{name}: your function raised SystemExit: {err}")
+    if watch.hits:
+        return _uses_library(name, top, watch, result)
+    status, score = _score(name, result, top)
+    verdict = {"passed": "passed", "wrong": "wrong",
+               "not-attempted": "not attempted", "error": "error",
+               "timeout": "stopped: time limit"}[status]
+    head = f"{name}: {score:g}/{top:g} points ({verdict})"
+    body = result.message
+    if status == "passed":
+        body = f"{name}: passed all {result.n_cases} graded cases."
+    return Graded(name, status, score, top, f"{head}\n{body}",
+                  diagnosis=result.diagnosis, verdicts=dict(result.verdicts),
+                  result=result)
+
+
+def _score(name: str, result: CheckResult, top: float) -> tuple[str, float]:
+    if result.status == "passed":
+        return "passed", top
+    if result.status == "not attempted":
+        return "not-attempted", 0.0
+    if result.status == "error":
+        return ("timeout" if result.diagnosis == "time-limit" else "error"), 0.0
+    outputs = exercise(name).outputs
+    right = sum(result.verdicts.get(out) == "right" for out in outputs)
+    if right == len(outputs):  # every value right, but e.g. mutates-input
+        right = 0
+    return "wrong", float(round(top * right / len(outputs), 6))
+
+
+def _uses_library(name: str, top: float, watch: _Watch,
+                  result: CheckResult) -> Graded:
+    called = tuple(dict.fromkeys(watch.hits))
+    shown = ", ".join(called[:3])
+    message = "\n".join([
+        f"{name}: 0/{top:g} points (uses the library)",
+        f"{name}: your function calls convgrad's own implementation",
+        f"  diagnosis [uses-library]: your {name} calls convgrad's own "
+        f"implementation instead of computing the result.",
+        f"    evidence: while your function ran, it called {shown}.",
+        "    fix: write the computation yourself, as the lesson derives it "
+        "(NumPy is fine); a graded answer that calls the library scores 0.",
+    ])
+    return Graded(name, "uses-library", 0.0, top, message,
+                  diagnosis="uses-library", library=called, result=result)
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """No warnings, and stderr (Python's and the file descriptor) sent to
+    stdout, for the duration."""
+    with warnings.catch_warnings(), contextlib.redirect_stderr(sys.stdout):
+        warnings.simplefilter("ignore")
+        moved = _move_fd2()
+        try:
+            yield
+        finally:
+            if moved is not None:
+                with contextlib.suppress(Exception):
+                    sys.__stderr__.flush()
+                os.dup2(moved, 2)
+                os.close(moved)
+
+
+def _move_fd2() -> int | None:
+    try:
+        out = sys.__stdout__.fileno() if sys.__stdout__ else 1
+        saved = os.dup(2)
+        with contextlib.suppress(Exception):
+            sys.__stderr__.flush()
+        os.dup2(out, 2)
+        return saved
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+# ----------------------------------------------------------------------------
+# the library watch
+# ----------------------------------------------------------------------------
+
+
+def _code(fn: object) -> types.CodeType | None:
+    fn = getattr(fn, "py_func", fn)  # a Numba dispatcher's Python function
+    with contextlib.suppress(ValueError):
+        fn = inspect.unwrap(fn)  # type: ignore[arg-type]
+    return getattr(fn, "__code__", None)
+
+
+def _functions(module: types.ModuleType) -> Iterator[tuple[str, object]]:
+    for key, value in vars(module).items():
+        if getattr(value, "__module__", None) == module.__name__ and callable(
+                value) and not isinstance(value, type):
+            yield key, value
+
+
+def _kernel_modules() -> list[types.ModuleType]:
+    """convgrad's kernel modules that are imported (importing them here
+    would import Numba for nothing: an answer that never imported them
+    cannot have called them by name)."""
+    return [m for key, m in sorted(sys.modules.items())
+            if m is not None and (key == "convgrad.kernels"
+                                  or key.startswith("convgrad.kernels."))]
+
+
+def _watched_codes(name: str) -> dict[types.CodeType, str]:
+    """Code objects whose entry is evidence of using the library."""
+    from convgrad import backend, functional
+
+    # the modules, not the functions the package exports under their names
+    twins = [importlib.import_module(f"convgrad.reference.{key}")
+             for key in ("im2col", "pool")]
+
+    from . import registry, solutions
+
+    codes: dict[types.CodeType, str] = {}
+
+    def add(fn: object, label: str) -> None:
+        code = _code(fn)
+        if code is not None:
+            codes.setdefault(code, label)
+
+    for ex in EXERCISES.values():
+        add(ex.solution, f"the reference solution exercises.{ex.name}")
+        if ex.expected is not None:
+            add(ex.expected, f"the checker's expected values of {ex.name}")
+    for key, fn in _functions(solutions):
+        add(fn, f"the reference solution exercises.{key}")
+    add(registry.solution, "exercises.solution")
+    if name in _RUNS_OPS:
+        return codes
+    add(functional.unfold, "convgrad.F.unfold")
+    add(functional.fold, "convgrad.F.fold")
+    for module in twins:
+        for key, fn in _functions(module):
+            add(fn, f"convgrad.reference.{key}")
+    add(backend.kernel, "convgrad's kernels (through convgrad's ops)")
+    add(backend.fast_kernel, "convgrad's kernels (through convgrad's ops)")
+    for module in _kernel_modules():
+        for key in _kernel_names():
+            fn = getattr(module, key, None)
+            if fn is not None:
+                add(fn, f"the kernel convgrad.kernels.{key}")
+    return codes
+
+
+def _kernel_names() -> tuple[str, ...]:
+    from convgrad import backend
+
+    return backend.KERNEL_NAMES + backend.FAST_NAMES
+
+
+class _Watch:
+    """Record what of the library an answer calls, while it runs."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.hits: list[str] = []
+
+    def wrap(self, fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def watched(*args, **kwargs):
+            with self._watching(fn):
+                return fn(*args, **kwargs)
+
+        return watched
+
+    @contextlib.contextmanager
+    def _watching(self, fn: Callable) -> Iterator[None]:
+        codes = _watched_codes(self.name)
+        hits = self.hits
+
+        def profile(frame, event, arg):
+            if event == "call":
+                label = codes.get(frame.f_code)
+                if label is not None:
+                    hits.append(label)
+
+        swapped = [] if self.name in _RUNS_OPS else self._swap(fn)
+        previous = sys.getprofile()
+        sys.setprofile(profile)
+        try:
+            yield
+        finally:
+            sys.setprofile(previous)
+            for namespace, key, value in reversed(swapped):
+                namespace[key] = value
+
+    def _swap(self, fn: Callable) -> list[tuple[dict, str, object]]:
+        """Compiled kernels run no Python frame a profile hook could see:
+        where the answer can reach one by name (its globals, the kernel
+        modules' attributes), put a recorder in its place for the call."""
+        modules = _kernel_modules()
+        if not modules:
+            return []
+        from convgrad import backend
+
+        backend.table("numba")  # filled from the real kernels, never a recorder
+        kernels = {}
+        for module in modules:
+            for key in backend.KERNEL_NAMES:  # fast paths: via backend only
+                value = getattr(module, key, None)
+                if value is not None:
+                    kernels[id(value)] = (key, value)
+        namespaces = [vars(m) for m in modules]
+        globs = getattr(inspect.unwrap(fn), "__globals__", None)
+        if isinstance(globs, dict):
+            namespaces.append(globs)
+        swapped = []
+        for namespace in namespaces:
+            for key, value in list(namespace.items()):
+                if id(value) in kernels and kernels[id(value)][1] is value:
+                    label = f"the kernel convgrad.kernels.{kernels[id(value)][0]}"
+                    namespace[key] = self._recorder(value, label)
+                    swapped.append((namespace, key, value))
+        return swapped
+
+    def _recorder(self, kernel: Callable, label: str) -> Callable:
+        hits = self.hits
+
+        def recorded(*args, **kwargs):
+            hits.append(label)
+            return kernel(*args, **kwargs)
+
+        return recorded

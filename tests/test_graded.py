@@ -1,0 +1,308 @@
+"""Graded mode (``exercises.grade``): the instructor's cases, a score per
+output, nothing on stderr, and no credit for calling the library."""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+import convgrad as cg
+from convgrad import F, exercises, geometry
+from convgrad.exercises import check, grade, solution
+
+SEED = 90210
+
+
+def own(name: str):
+    """The reference solution's code, as a learner's own function (its
+    code written out again, so none of convgrad's functions is called)."""
+    fn = solution(name)
+    namespace = {"np": np, "geometry": geometry, "cg": cg}
+    exec(textwrap.dedent(inspect.getsource(fn)), namespace)
+    return namespace[fn.__name__]
+
+
+def test_a_right_answer_scores_every_point_on_the_graded_cases(capsys):
+    graded = grade("conv2d_backward", own("conv2d_backward"), seed=SEED)
+    assert (graded.status, graded.score, graded.max_score) == ("passed", 3, 3)
+    assert type(graded.score) is float  # nbgrader reads repr() as a number
+    assert repr(graded.score) == "3.0"
+    out = capsys.readouterr()
+    assert out.out.startswith("conv2d_backward: 3/3 points (passed)")
+    assert out.err == ""
+
+
+def test_partial_credit_goes_per_output():
+    right = own("conv2d_backward")
+
+    def dx_twice(x, w, dy, stride=1, padding=0):
+        dx, dw, db = right(x, w, dy, stride, padding)
+        return 2 * dx, dw, db
+
+    graded = grade("conv2d_backward", dx_twice, seed=SEED, quiet=True)
+    assert graded.status == "wrong"
+    assert graded.score == 2.0 and graded.max_score == 3.0
+    assert graded.verdicts == {"dx": "scale", "dw": "right", "db": "right"}
+    assert "each output: dx ✗ (scale)  dw ✓  db ✓" in graded.message
+    # points scale the share: 2 of 3 outputs of 6 points
+    assert grade("conv2d_backward", dx_twice, seed=SEED, points=6,
+                 quiet=True).score == 4.0
+
+
+def test_the_diagnosis_and_fix_are_the_message():
+    def no_crop(col, input_size, kernel_size, stride=1, padding=0,
+                dilation=1):
+        n, c, k, _, oh, ow = col.shape
+        h, w = input_size
+        s, p, d = stride, padding, dilation
+        xp = np.zeros((n, c, h + 2 * p, w + 2 * p))
+        for ki, kj, i, j in np.ndindex(k, k, oh, ow):
+            xp[:, :, i * s + ki * d, j * s + kj * d] += col[:, :, ki, kj, i, j]
+        return xp
+
+    graded = grade("col2im", no_crop, seed=SEED, quiet=True)
+    assert (graded.status, graded.score, graded.diagnosis) == (
+        "wrong", 0.0, "no-crop")
+    assert "diagnosis [no-crop]" in graded.summary
+    assert "fix: scatter into the padded canvas" in graded.summary
+    assert graded.summary.startswith("col2im: output has shape")
+
+
+def test_the_graded_cases_are_not_the_practice_cases():
+    """An answer fitted to the practice cases (seed 0) passes check and
+    fails grade: the graded cases are drawn from the instructor's seed."""
+    practice = exercises.EXERCISES["square_plus_backward"].cases(
+        np.random.default_rng(0))
+    table = {c["x"].tobytes(): 2 * c["x"] * c["dy"] + c["dy"] for c in practice}
+
+    def fitted(x, dy):
+        return table[np.asarray(x).tobytes()]
+
+    assert check("square_plus_backward", fitted, quiet=True).passed
+    graded = grade("square_plus_backward", fitted, seed=SEED, quiet=True)
+    assert (graded.status, graded.score) == ("error", 0.0)
+    assert "KeyError" in graded.message
+
+
+def test_the_seed_comes_from_the_environment_or_must_be_given(monkeypatch):
+    monkeypatch.delenv("CONVGRAD_GRADE_SEED", raising=False)
+    with pytest.raises(ValueError, match="CONVGRAD_GRADE_SEED"):
+        grade("col2im", own("col2im"), quiet=True)
+    monkeypatch.setenv("CONVGRAD_GRADE_SEED", "12")
+    assert grade("col2im", own("col2im"), quiet=True).status == "passed"
+    monkeypatch.setenv("CONVGRAD_GRADE_SEED", "twelve")
+    with pytest.raises(ValueError, match="non-negative integer"):
+        grade("col2im", own("col2im"), quiet=True)
+
+
+def test_not_defined_and_not_attempted_score_nothing():
+    missing = grade("col2im", None, seed=SEED, quiet=True)
+    assert (missing.status, missing.score) == ("not-attempted", 0.0)
+    assert "col2im is not defined" in missing.message
+
+    def stub(col, input_size, kernel_size, stride=1, padding=0, dilation=1):
+        raise NotImplementedError
+
+    graded = grade("col2im", stub, seed=SEED, quiet=True)
+    assert (graded.status, graded.score) == ("not-attempted", 0.0)
+
+
+def test_an_answer_with_right_values_that_changes_its_input_scores_nothing():
+    right = own("square_plus_backward")
+
+    def in_place(x, dy):
+        out = right(x, dy)
+        x += 0  # harmless
+        dy *= 1.5  # changes the caller's dy
+        return out
+
+    graded = grade("square_plus_backward", in_place, seed=SEED, quiet=True)
+    assert (graded.status, graded.score, graded.diagnosis) == (
+        "wrong", 0.0, "mutates-input")
+
+
+def test_errors_and_runaway_loops_score_nothing():
+    def raises(x, dy):
+        return x[99]
+
+    def forever(x, dy):
+        while True:
+            pass
+
+    assert grade("square_plus_backward", raises, seed=SEED,
+                 quiet=True).status == "error"
+    stopped = grade("square_plus_backward", forever, seed=SEED, quiet=True,
+                    time_limit=0.2)
+    assert (stopped.status, stopped.score, stopped.diagnosis) == (
+        "timeout", 0.0, "time-limit")
+
+
+# --------------------------------------------------------------------------
+# calling the library
+# --------------------------------------------------------------------------
+
+
+def col2im_by_fold(col, input_size, kernel_size, stride=1, padding=0,
+                   dilation=1):
+    n, c, k, _, oh, ow = col.shape
+    flat = col.reshape(n, c * k * k, oh * ow)
+    return F.fold(flat, input_size, kernel_size, dilation, padding, stride).data
+
+
+def col2im_by_twin(col, input_size, kernel_size, stride=1, padding=0,
+                   dilation=1):
+    from convgrad.reference import col2im as twin
+
+    n, c = col.shape[:2]
+    out = np.zeros((n, c, *input_size), dtype=col.dtype)
+    k, s, p, d = kernel_size, stride, padding, dilation
+    twin(np.ascontiguousarray(col), k, k, s, s, p, p, d, d, out)
+    return out
+
+
+def col2im_by_solution(col, input_size, kernel_size, stride=1, padding=0,
+                       dilation=1):
+    return exercises.solution("col2im")(col, input_size, kernel_size, stride,
+                                        padding, dilation)
+
+
+def col2im_by_export(col, input_size, kernel_size, stride=1, padding=0,
+                     dilation=1):
+    return exercises.col2im(col, input_size, kernel_size, stride, padding,
+                            dilation)
+
+
+def col2im_by_registry(col, input_size, kernel_size, stride=1, padding=0,
+                       dilation=1):
+    fn = exercises.EXERCISES["col2im"].solution
+    return fn(col, input_size, kernel_size, stride, padding, dilation)
+
+
+def _kernel_answer(reach):
+    def col2im(col, input_size, kernel_size, stride=1, padding=0, dilation=1):
+        n, c = col.shape[:2]
+        out = np.zeros((n, c, *input_size), dtype=np.float64)
+        k, s, p, d = kernel_size, stride, padding, dilation
+        reach()(np.ascontiguousarray(col, dtype=np.float64), k, k, s, s, p, p,
+                d, d, out)
+        return out
+    return col2im
+
+
+def by_module_attribute():
+    import convgrad.kernels
+
+    return convgrad.kernels.col2im
+
+
+KERNEL = None  # bound by name in this module's globals, as `from ... import`
+
+
+def by_global_name():
+    return KERNEL
+
+
+@pytest.mark.parametrize("answer, called", [
+    (col2im_by_fold, "convgrad.F.fold"),
+    (col2im_by_twin, "convgrad.reference.col2im"),
+    (col2im_by_solution, "exercises.solution"),
+    (col2im_by_export, "the reference solution exercises.col2im"),
+    (col2im_by_registry, "the reference solution exercises.col2im"),
+    (exercises.col2im, "the reference solution exercises.col2im"),
+])
+def test_an_answer_that_calls_the_library_scores_nothing(answer, called):
+    # each of these is right: check alone would pass it
+    assert check("col2im", answer, quiet=True).passed
+    graded = grade("col2im", answer, seed=SEED, quiet=True)
+    assert (graded.status, graded.score) == ("uses-library", 0.0)
+    assert called in graded.library
+    assert "diagnosis [uses-library]" in graded.message
+    assert called in graded.summary
+
+
+@pytest.mark.parametrize("reach", [by_module_attribute, by_global_name])
+def test_a_compiled_kernel_called_directly_is_seen(reach):
+    global KERNEL
+    from convgrad import kernels
+
+    KERNEL = kernels.col2im
+    answer = _kernel_answer(reach)
+    assert check("col2im", answer, quiet=True).passed
+    graded = grade("col2im", answer, seed=SEED, quiet=True)
+    assert graded.status == "uses-library"
+    assert "the kernel convgrad.kernels.col2im" in graded.library
+    # and everything swapped during the call is back
+    assert kernels.col2im is KERNEL and by_global_name() is KERNEL
+    from convgrad import backend
+
+    assert backend.table("numba")["col2im"] is KERNEL
+
+
+def test_the_solutions_code_written_out_is_not_the_library():
+    """Evidence, not names: the same text in the learner's own function
+    calls nothing of convgrad's, and passes."""
+    for name in ("col2im", "conv2d_backward", "conv_transpose2d", "im2col"):
+        if name == "conv_transpose2d":
+            namespace = {"np": np, "geometry": geometry, "col2im": own("col2im")}
+            exec(textwrap.dedent(inspect.getsource(solution(name))), namespace)
+            fn = namespace[name]
+        else:
+            fn = own(name)
+        graded = grade(name, fn, seed=SEED, quiet=True)
+        assert graded.status == "passed", graded.message
+
+
+def test_the_bug_hunt_may_run_convgrads_ops_but_not_its_solution():
+    hunt = exercises.EXERCISES["find_wrong_backward"]
+    case = hunt.cases(np.random.default_rng(SEED))[0]
+    from convgrad.exercises.graded import _Watch
+
+    watch = _Watch("find_wrong_backward")
+    own_hunt = own("find_wrong_backward")
+    watch.wrap(own_hunt)(**case)
+    assert watch.hits == []  # gradcheck and the suspects' ops are allowed
+    watch.wrap(solution("find_wrong_backward"))(**case)
+    assert watch.hits  # the reference solution is not
+
+
+def test_practice_mode_is_unchanged():
+    """Self-study keeps its solutions: check passes them, and they are
+    importable."""
+    assert check("col2im", solution("col2im"), quiet=True).passed
+    assert check("col2im", col2im_by_fold, quiet=True).passed
+    assert exercises.col2im is solution("col2im")
+
+
+# --------------------------------------------------------------------------
+# nothing on stderr
+# --------------------------------------------------------------------------
+
+
+def noisy_square_plus(x, dy):
+    warnings.warn("a learner's warning", UserWarning, stacklevel=1)
+    np.log(np.zeros(1))  # NumPy's divide-by-zero RuntimeWarning
+    print("debugging on stderr", file=sys.stderr)
+    return 2 * x * dy + dy
+
+
+def test_graded_mode_writes_nothing_to_stderr(capfd):
+    graded = grade("square_plus_backward", noisy_square_plus, seed=SEED)
+    assert graded.status == "passed"
+    out = capfd.readouterr()
+    assert out.err == ""
+    assert "debugging on stderr" in out.out  # moved, not lost
+    assert "passed" in out.out
+
+
+def test_bad_arguments_name_themselves():
+    with pytest.raises(ValueError, match="name must be one of"):
+        grade("no_such_exercise", own("col2im"), seed=SEED)
+    with pytest.raises(ValueError, match="seed must be"):
+        grade("col2im", own("col2im"), seed=-1)
+    with pytest.raises(ValueError, match="points must be"):
+        grade("col2im", own("col2im"), seed=SEED, points=-2)

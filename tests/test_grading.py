@@ -1,0 +1,290 @@
+"""The course an instructor grades: ``course assignments`` writes an
+nbgrader source course of the lessons; ``course grade`` grades a folder of
+submissions into a CSV file, one process per notebook."""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from grading_class import EXPECTED, build_course, dave, hand_in
+
+from convgrad.course import student_copy
+from convgrad.course.grading import (
+    CSV_COLUMNS,
+    grade_class,
+    write_assignments,
+)
+from convgrad.course.lessons import find_lessons
+from convgrad.course.student import find_leaks
+from convgrad.exercises import EXERCISES, grade
+from convgrad.exercises.submission import run_definitions
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+CHECK = re.compile(r'^exercises\.check\("(\w+)", (\w+)\)', re.M)
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [SRC, env.get("PYTHONPATH")]))
+    env.pop("CONVGRAD_GRADE_SEED", None)
+    return env
+
+
+def _cells_of(nb):
+    return [(c.cell_type, c.source) for c in nb.cells]
+
+
+@pytest.fixture(scope="module")
+def every_lesson(tmp_path_factory):
+    out = tmp_path_factory.mktemp("assignments")
+    made = write_assignments(out)
+    return out, made
+
+
+def test_the_assignments_cover_all_eleven_lessons(every_lesson):
+    out, made = every_lesson
+    lessons = find_lessons()
+    assert len(lessons) == 11
+    assert [p.relative_to(out).as_posix() for p in made.notebooks] == [
+        f"source/{x.stem}/{x.path.name}" for x in lessons]
+    seed = str(made.seed)
+    assert (out / "grading-seed.txt").read_text().strip() == seed
+    graded = []
+    for lesson, path in zip(lessons, made.notebooks, strict=True):
+        original, nb = lesson.read(), nbformat.read(path, as_version=4)
+        # the exercises, found independently: each practice check line
+        asked = [m[1] for c in original.cells if c.cell_type == "code"
+                 for m in CHECK.finditer(c.source)]
+        tests = [c for c in nb.cells
+                 if c.metadata.get("nbgrader", {}).get("grade")]
+        assert len(nb.cells) == len(original.cells) + len(asked)
+        assert [c.metadata.nbgrader.grade_id for c in tests] == [
+            f"test_{x}" for x in asked]
+        for name in asked:
+            index = next(i for i, c in enumerate(nb.cells)
+                         if c.metadata.get("nbgrader", {}).get("grade_id") == name)
+            cell, test = nb.cells[index], nb.cells[index + 1]
+            meta = cell.metadata.nbgrader
+            assert meta.solution and not meta.grade and not meta.locked
+            body = cell.source.split("### BEGIN SOLUTION\n")[1]
+            assert "### END SOLUTION" in body
+            assert "raise NotImplementedError" not in cell.source
+            t = test.metadata.nbgrader
+            assert t.grade and t.locked and not t.solution
+            assert t.points == len(EXERCISES[name].outputs)
+            hidden = test.source.split("### BEGIN HIDDEN TESTS\n")[1]
+            assert hidden.rstrip().endswith("### END HIDDEN TESTS")
+            assert f'grade("{name}", globals().get("{name}")' in hidden
+        # no notebook holds the seed
+        assert not re.search(rf"\bseed\s*=\s*{seed}\b|\b{seed}\b",
+                             path.read_text())
+        # our own student copy strips the solutions these cells hold
+        assert find_leaks(student_copy(nb, path.name)) == []
+        graded += asked
+    assert len(graded) == len(set(graded)) >= 17
+    # nbgrader's configuration: the stub the student copies have, the seed
+    # handed to the kernels from the file
+    config = {}
+    namespace = {"get_config": lambda: _Config(config),
+                 "__file__": str(out / "nbgrader_config.py")}
+    saved = os.environ.pop("CONVGRAD_GRADE_SEED", None)
+    try:
+        exec((out / "nbgrader_config.py").read_text(), namespace)
+        assert os.environ["CONVGRAD_GRADE_SEED"] == seed
+    finally:
+        os.environ.pop("CONVGRAD_GRADE_SEED", None)
+        if saved is not None:
+            os.environ["CONVGRAD_GRADE_SEED"] = saved
+    assert config["CourseDirectory.root"] == str(out.resolve())
+    assert config["ClearSolutions.code_stub"] == {
+        "python": "raise NotImplementedError  # your code here"}
+
+
+class _Config:
+    """Enough of traitlets' config object to run nbgrader_config.py."""
+
+    def __init__(self, store, prefix=""):
+        object.__setattr__(self, "_store", store)
+        object.__setattr__(self, "_prefix", prefix)
+
+    def __getattr__(self, key):
+        return _Config(self._store, f"{self._prefix}{key}.")
+
+    def __setattr__(self, key, value):
+        self._store[f"{self._prefix}{key}"] = value
+
+
+def test_each_source_solution_passes_graded_mode(every_lesson):
+    _, made = every_lesson
+    for path in made.notebooks:
+        nb = nbformat.read(path, as_version=4)
+        names = [c.metadata.nbgrader.grade_id for c in nb.cells
+                 if c.metadata.get("nbgrader", {}).get("solution")]
+        namespace, failures = run_definitions(_cells_of(nb), names, path.name)
+        assert failures == {}
+        for name in names:
+            graded = grade(name, namespace[name], seed=made.seed, quiet=True)
+            assert graded.status == "passed", graded.message
+
+
+# --------------------------------------------------------------------------
+# the grade command on the class
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def the_class(tmp_path_factory):
+    root = tmp_path_factory.mktemp("class")
+    made = build_course(root)
+
+    def released(lesson):  # our own stripping, as nbgrader's release does
+        return student_copy(nbformat.read(
+            made.root / "source" / lesson / f"{lesson}.ipynb", as_version=4))
+
+    subs = hand_in(root / "submissions", made.root, released)
+    (subs / "dave").mkdir()
+    (subs / "dave" / "03-col2im-scatter.ipynb").write_text('{"cells": [ oops')
+    nbformat.write(dave("04-conv-backward", released("04-conv-backward")),
+                   subs / "dave" / "04-conv-backward.ipynb")
+    return made, subs
+
+
+DAVE = {
+    ("dave", "03-col2im-scatter", "col2im"): (
+        0, 1, "error", "the notebook could not be read: NotJSONError"),
+    ("dave", "03-col2im-scatter", "conv_matrix"): (
+        0, 1, "error", "the notebook could not be read: NotJSONError"),
+    ("dave", "04-conv-backward", "conv2d_backward"): (
+        0, 3, "timeout", "diagnosis [time-limit]"),
+    ("dave", "04-conv-backward", "conv_double_backward"): (
+        0, 2, "uses-library", "it called convgrad's kernels"),
+}
+
+
+def test_the_grade_command_writes_the_grade_file(the_class, tmp_path):
+    made, subs = the_class
+    out = tmp_path / "grades.csv"
+    run = subprocess.run(
+        [sys.executable, "-m", "convgrad.course", "grade", str(subs),
+         "--out", str(out), "--seed-file", str(made.seed_file),
+         "--time-limit", "1", "--notebook-limit", "120"],
+        capture_output=True, text=True, env=_env(), timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""
+    bad = subs / "dave" / "03-col2im-scatter.ipynb"
+    assert f"could not read {bad}: NotJSONError" in run.stdout
+    with open(out, newline="", encoding="utf-8") as f:
+        table = list(csv.reader(f))
+    assert tuple(table[0]) == CSV_COLUMNS
+    expected = {**EXPECTED, **DAVE}
+    assert len(table) - 1 == len(expected)
+    for student, lesson, exercise, score, top, status, diagnosis in table[1:]:
+        want = expected[(student, lesson, exercise)]
+        assert (float(score), float(top), status) == want[:3], (
+            student, exercise, diagnosis)
+        if want[3]:
+            assert want[3] in diagnosis, (student, exercise, diagnosis)
+        else:
+            assert diagnosis == ""
+    assert [tuple(r[:3]) for r in table[1:]] == sorted(expected)
+
+
+def _one_notebook(folder: Path, col2im: str, conv_matrix: str) -> Path:
+    """A lesson-03 notebook of two code cells."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import numpy as np"),
+                nbformat.v4.new_code_cell(col2im),
+                nbformat.v4.new_code_cell(conv_matrix)]
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / "03-col2im-scatter.ipynb")
+    return folder
+
+
+RIGHT_CONV_MATRIX = """\
+def conv_matrix(w, input_size, stride=1, padding=0):
+    from convgrad import geometry
+    k = w.shape[0]
+    h, wd = input_size
+    oh, ow = geometry.window((h, wd), k, stride, padding, 1).out
+    out = np.zeros((oh * ow, h * wd), dtype=w.dtype)
+    for i, j, ki, kj in np.ndindex(oh, ow, k, k):
+        r, q = i * stride - padding + ki, j * stride - padding + kj
+        if 0 <= r < h and 0 <= q < wd:
+            out[i * ow + j, r * wd + q] += w[ki, kj]
+    return out
+"""
+
+
+def test_a_notebook_past_its_time_limit_still_gets_its_rows(tmp_path):
+    # erin's col2im disarms the checker's alarm and never returns: only the
+    # process's time limit stops it; her conv_matrix is graded after it
+    # frank's notebook never finishes defining its functions
+    subs = tmp_path / "subs"
+    _one_notebook(subs / "erin", (
+        "import signal\n\n\n"
+        "def col2im(col, input_size, kernel_size, stride=1, padding=0,\n"
+        "           dilation=1):\n"
+        "    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+        "    while True:\n"
+        "        pass\n"), RIGHT_CONV_MATRIX)
+    _one_notebook(subs / "frank", "while True:\n    pass\n\n\ndef col2im():\n"
+                  "    pass\n", RIGHT_CONV_MATRIX)
+    # hana's col2im ends the process; ines's conv_matrix calls sys.exit()
+    _one_notebook(subs / "hana", (
+        "import os\n\n\n"
+        "def col2im(col, input_size, kernel_size, stride=1, padding=0,\n"
+        "           dilation=1):\n"
+        "    os._exit(3)\n"), RIGHT_CONV_MATRIX)
+    _one_notebook(subs / "ines", "import sys\n", (
+        "def conv_matrix(w, input_size, stride=1, padding=0):\n"
+        "    sys.exit('done')\n"))
+    report = grade_class(subs, seed=5, time_limit=1, notebook_limit=12)
+    rows = {(r.student, r.exercise): r for r in report.rows}
+    assert rows["hana", "col2im"].status == "error"
+    assert "stopped while grading col2im" in rows["hana", "col2im"].diagnosis
+    assert rows["hana", "conv_matrix"].status == "passed"
+    assert rows["ines", "conv_matrix"].status == "error"
+    assert "raised SystemExit: done" in rows["ines", "conv_matrix"].diagnosis
+    assert rows["ines", "col2im"].status == "not-attempted"
+    assert rows["erin", "col2im"].status == "timeout"
+    assert "did not finish within 12 s" in rows["erin", "col2im"].diagnosis
+    assert rows["erin", "conv_matrix"].status == "passed"
+    assert rows["erin", "conv_matrix"].score == 1.0
+    assert rows["frank", "col2im"].status == "timeout"
+    assert rows["frank", "conv_matrix"].status == "timeout"
+    assert "imports and definitions" in rows["frank", "conv_matrix"].diagnosis
+
+
+def test_the_worker_keeps_the_seed_from_student_code(tmp_path):
+    """The seed reaches the worker in its environment, and is gone before
+    the notebook's code runs."""
+    folder = _one_notebook(tmp_path / "subs" / "gina", (
+        "import os\n"
+        "SEEN = os.environ.get('CONVGRAD_GRADE_SEED')\n\n\n"
+        "def col2im(col, input_size, kernel_size, stride=1, padding=0,\n"
+        "           dilation=1):\n"
+        "    assert SEEN is None, SEEN\n"
+        "    raise NotImplementedError\n"), RIGHT_CONV_MATRIX)
+    report = grade_class(folder.parent, seed=31337, notebook_limit=60)
+    rows = {r.exercise: r for r in report.rows}
+    assert rows["col2im"].status == "not-attempted", rows["col2im"].diagnosis
+
+
+def test_grade_needs_a_seed_and_a_folder(tmp_path):
+    env = _env()
+    run = subprocess.run(
+        [sys.executable, "-m", "convgrad.course", "grade", str(tmp_path)],
+        capture_output=True, text=True, env=env, timeout=120)
+    assert run.returncode == 2
+    assert "CONVGRAD_GRADE_SEED" in run.stderr
+    with pytest.raises(ValueError, match="submissions must be a folder"):
+        grade_class(tmp_path / "nowhere", seed=1)
+
+
