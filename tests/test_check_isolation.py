@@ -217,3 +217,14 @@ def test_a_bad_argument_to_check_is_named(kwargs, error, word):
 def test_a_numpy_integer_seed_is_fine():
     assert check("square_plus_backward", solution("square_plus_backward"),
                  seed=np.int64(3), quiet=True).passed
+
+
+def test_a_thread_that_followed_the_default_backend_still_follows_it(monkeypatch):
+    # check() gives back the thread's own choice, none included: after it,
+    # the process default (CONVGRAD_BACKEND) still decides, not a pinned name
+    monkeypatch.setattr(backend._choice, "name", None)
+    check("square_plus_backward", switches_backend, quiet=True)
+    assert backend._choice.name is None
+    with backend.use_backend("numpy"):
+        check("square_plus_backward", switches_backend, quiet=True)
+        assert backend.get_backend() == "numpy"

@@ -105,22 +105,17 @@ def call(fn: Callable, kwargs: dict, time_limit: float | None,
     with grad mode, the backend and NumPy's error state restored. Raises
     what the call raised, or :class:`TimeLimit`."""
     grad, errors = _grad_state(), np.geterr()
-    try:
-        active = backend.get_backend()
-    except ValueError:  # a bad CONVGRAD_BACKEND: nothing to restore
-        active = None
 
     def run() -> Any:
         return after(fn(**kwargs))
 
     try:
-        if time_limit is None:
-            return run()
-        if _alarm_usable():
-            return _with_alarm(run, time_limit)
-        return _with_trace(run, time_limit)
+        with backend.kept():  # the thread's own choice, or none, as it was
+            if time_limit is None:
+                return run()
+            if _alarm_usable():
+                return _with_alarm(run, time_limit)
+            return _with_trace(run, time_limit)
     finally:
         _set_grad_state(grad)
-        if active is not None:
-            backend.set_backend(active)
         np.seterr(**errors)
