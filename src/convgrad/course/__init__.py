@@ -1,9 +1,14 @@
-"""The course around the lessons: student copies and slide decks.
+"""The course around the lessons: student copies, slide decks, the website,
+hub links and grading.
 
 Run it as ``python -m convgrad.course``::
 
     python -m convgrad.course student-copies OUT/
     python -m convgrad.course slides OUT/ --offline [--pdf]
+    python -m convgrad.course site OUT/
+    python -m convgrad.course link HUB_URL REPO_URL
+    python -m convgrad.course assignments OUT/        # an nbgrader source course
+    python -m convgrad.course grade SUBMISSIONS --out grades.csv
     python -m convgrad.course check
 
 Every command iterates over ``notebooks/NN-*.ipynb``, so it adapts as
