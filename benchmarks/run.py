@@ -153,7 +153,10 @@ def build_cases(
                     finally:
                         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
             with cg.use_backend(backend):
-                ts = [cg.Tensor(a, requires_grad=dy is not None) for a in arrays]
+                # from_numpy shares the arrays, as torch.from_numpy does on the
+                # torch side (Tensor() copies, as torch.tensor does)
+                ts = [cg.from_numpy(a).requires_grad_(dy is not None)
+                      for a in arrays]
                 y = fn(*ts)
                 if dy is not None:
                     y.backward(dy)
@@ -177,7 +180,7 @@ def build_cases(
         ):
             return
         with cg.no_grad():
-            y = our_fn(*[cg.Tensor(a) for a in arrays])
+            y = our_fn(*[cg.from_numpy(a) for a in arrays])
         dy = rng.standard_normal(y.shape).astype(dtype) if backward else None
         # sampled in this order (the NumPy reference apart, run_cases):
         # torch's 2-thread call leaves its OpenMP threads spinning on both
