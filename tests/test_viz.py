@@ -447,6 +447,9 @@ def test_the_widget_holds_the_whole_scene_and_follows_the_view(make):
     assert ui.frame == 9
     ui.frame = 4  # the browser came to rest on step 5
     assert view.frame == 4 and view.caption.startswith(f"step 5/{view.n_frames}")
+    view.png()  # a picture now: the figure is built ...
+    ui.frame = 6  # ... and follows the browser too
+    assert any(t.get_text().startswith("step 7/") for t in view.fig.texts)
 
 
 def test_controls_rebuild_and_an_invalid_combination_changes_nothing(make):

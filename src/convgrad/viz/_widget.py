@@ -81,7 +81,7 @@ class SceneWidget(anywidget.AnyWidget):
     def _on_frame(self, change: dict) -> None:
         i = int(change["new"])
         if i != self.view.frame and 0 <= i < max(self.view.n_frames, 1):
-            self.view._frame = i
+            self.view.update(i)  # a figure already built follows too
 
     def _on_params(self, change: dict) -> None:
         values = dict(change["new"])

@@ -129,8 +129,6 @@
     this.prep = prep;
     this.p = p;
     var texts = prep.scene.texts, compact = prep.scene.compact;
-    var idx = p.cells || [];
-    var pool = p.cells ? idx : null;
     // the widest number it will ever show, at 1 px
     var wide = 0, wideC = 0, seen = {};
     var consider = function (k) {
@@ -139,7 +137,7 @@
       wide = Math.max(wide, textWidth(texts[k], 100) / 100);
       wideC = Math.max(wideC, textWidth(compact[k], 100) / 100);
     };
-    if (pool) pool.forEach(consider);
+    if (p.cells) p.cells.forEach(consider);
     else {
       var size = p.rows * p.cols;
       prep.states.forEach(function (st) {
