@@ -16,12 +16,15 @@ import numpy as np
 
 from . import geometry as geo
 from .ops import basic, conv, loss
+from .ops import norm as _norm
 from .ops import pool as _pool
+from .ops import shape as _shape
 from .tensor import Tensor, as_float_array
 
 __all__ = [
     "adaptive_avg_pool2d",
     "avg_pool2d",
+    "batch_norm",
     "conv2d",
     "conv_transpose2d",
     "cross_entropy",
@@ -32,6 +35,8 @@ __all__ = [
     "max_pool2d",
     "max_unpool2d",
     "mse_loss",
+    "pixel_shuffle",
+    "pixel_unshuffle",
     "relu",
     "sigmoid",
     "tanh",
@@ -461,3 +466,171 @@ def generator_from(generator: Any) -> np.random.Generator:
         f"generator must be a numpy.random.Generator, an int seed or None, "
         f"got {generator!r}"
     )
+
+
+# --------------------------------------------------------------------------
+# pixel shuffle (channels to space and back)
+# --------------------------------------------------------------------------
+
+
+def _factor(value: Any, name: str) -> int:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, got {value}")
+    return int(value)
+
+
+def pixel_shuffle(input: Any, upscale_factor: int) -> Tensor:
+    """``(*, C·r², H, W)`` → ``(*, C, H·r, W·r)``, ``r = upscale_factor``.
+
+    Channel ``c·r² + i·r + j`` becomes pixel ``(i, j)`` of each ``r × r``
+    block of channel ``c``. Its backward is :func:`pixel_unshuffle`.
+    """
+    x = as_tensor(input, "input")
+    r = _factor(upscale_factor, "upscale_factor")
+    if x.ndim < 3:
+        raise ValueError(
+            f"input must have at least 3 dimensions (*, C*r^2, H, W), got "
+            f"shape {x.shape}"
+        )
+    if x.shape[-3] % (r * r):
+        raise ValueError(
+            f"input.shape[-3] (the channels) must be divisible by "
+            f"upscale_factor^2 = {r * r}, got {x.shape[-3]} channels"
+        )
+    return _shape.PixelShuffle.apply(x, r)
+
+
+def pixel_unshuffle(input: Any, downscale_factor: int) -> Tensor:
+    """``(*, C, H·r, W·r)`` → ``(*, C·r², H, W)``: the inverse of
+    :func:`pixel_shuffle`, and (as it only moves numbers) its adjoint."""
+    x = as_tensor(input, "input")
+    r = _factor(downscale_factor, "downscale_factor")
+    if x.ndim < 3:
+        raise ValueError(
+            f"input must have at least 3 dimensions (*, C, H*r, W*r), got "
+            f"shape {x.shape}"
+        )
+    for axis, name in ((-2, "height"), (-1, "width")):
+        if x.shape[axis] % r:
+            raise ValueError(
+                f"input.shape[{axis}] (the {name}) must be divisible by "
+                f"downscale_factor={r}, got {x.shape[axis]}"
+            )
+    return _shape.PixelUnshuffle.apply(x, r)
+
+
+# --------------------------------------------------------------------------
+# batch normalisation
+# --------------------------------------------------------------------------
+
+
+def _real(value: Any, name: str) -> float:
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise TypeError(f"{name} must be a float, got {value!r}")
+    return float(value)
+
+
+def _per_channel(value: Any, name: str, c: int) -> Any:
+    """A ``(C,)`` vector: ``weight``, ``bias`` or a running statistic."""
+    t = value.data if isinstance(value, Tensor) else as_float_array(value, name)
+    if t.shape != (c,):
+        raise ValueError(
+            f"{name} must have shape ({c},) (one number per channel of "
+            f"input.shape[1]={c}), got shape {t.shape}"
+        )
+    return t
+
+
+def _running_stats(
+    running_mean: Any, running_var: Any, c: int, training: bool
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The running statistics' arrays, which training updates in place."""
+    if (running_mean is None) != (running_var is None):
+        raise ValueError(
+            "running_mean and running_var must either both be None or "
+            "neither be None"
+        )
+    if running_mean is None:
+        return None
+    stats = []
+    for value, name in ((running_mean, "running_mean"),
+                        (running_var, "running_var")):  # fmt: skip
+        arr = _per_channel(value, name, c)
+        if training and not (
+            isinstance(value, (Tensor, np.ndarray))
+            and arr.dtype.kind == "f"
+            and arr.flags.writeable
+        ):
+            raise TypeError(
+                f"{name} must be a Tensor or a writable float ndarray while "
+                f"training: it is updated in place, got {type(value).__name__}"
+            )
+        stats.append(arr)
+    return stats[0], stats[1]
+
+
+def batch_norm(
+    input: Any,
+    running_mean: Any,
+    running_var: Any,
+    weight: Any = None,
+    bias: Any = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-05,
+) -> Tensor:
+    """Normalise each channel of ``(N, C)``, ``(N, C, L)`` or ``(N, C, H, W)``.
+
+    ``training=True``: with the batch's mean and biased variance over
+    every axis but 1; the backward pass is the hand-derived rule of
+    :mod:`convgrad.ops.norm`. If ``running_mean`` and ``running_var`` are
+    given they are updated in place, as in torch:
+    ``running = (1 - momentum) * running + momentum * batch``, with the
+    *unbiased* variance. ``training=False``: with the running statistics,
+    which must be given. ``weight`` (γ) and ``bias`` (β) are ``(C,)``.
+    """
+    x = as_tensor(input, "input")
+    if x.ndim < 2:
+        raise ValueError(
+            f"input must have at least 2 dimensions (N, C, *), got shape "
+            f"{x.shape}"
+        )
+    c = x.shape[1]
+    training = geo.check_bool(training, "training")
+    momentum, eps = _real(momentum, "momentum"), _real(eps, "eps")
+    stats = _running_stats(running_mean, running_var, c, training)
+    w = None if weight is None else as_tensor(weight, "weight")
+    b = None if bias is None else as_tensor(bias, "bias")
+    for t, name in ((w, "weight"), (b, "bias")):
+        if t is not None:
+            _per_channel(t, name, c)
+    _same_dtype(x, w, b)
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    if not training:
+        if stats is None:
+            raise ValueError(
+                "running_mean and running_var must be given in evaluation "
+                "mode (training=False)"
+            )
+        mean, var = (a.astype(x.dtype).reshape(shape) for a in stats)
+        y = (x - mean) * (1 / np.sqrt(var + x.dtype.type(eps)))
+        if w is not None:
+            y = y * w.reshape(shape)
+        return y if b is None else y + b.reshape(shape)
+    if x.size == c:
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got "
+            f"input size {x.shape}"
+        )
+    if eps <= 0:
+        raise ValueError(f"eps must be positive during training, got {eps}")
+    y, ctx = _norm.BatchNorm.apply_with_ctx(x, w, b, eps)
+    if stats is not None:
+        m = ctx.count
+        unbiased = ctx.var * (m / max(m - 1, 1))
+        for running, batch in zip(stats, (ctx.mean, unbiased), strict=True):
+            running *= 1 - momentum
+            running += momentum * batch
+    return y

@@ -40,6 +40,7 @@ from .tensor import Tensor
 __all__ = [
     "AdaptiveAvgPool2d",
     "AvgPool2d",
+    "BatchNorm2d",
     "Conv2d",
     "ConvTranspose2d",
     "Dropout",
@@ -49,6 +50,8 @@ __all__ = [
     "MaxPool2d",
     "Module",
     "Parameter",
+    "PixelShuffle",
+    "PixelUnshuffle",
     "ReLU",
     "Sequential",
     "Sigmoid",
@@ -154,10 +157,20 @@ class Module:
     def __init__(self) -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "training", True)
 
     # ---------------------------------------------------- registration
     def __setattr__(self, name: str, value: Any) -> None:
+        buffers = self.__dict__.get("_buffers")
+        if buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(
+                    f"cannot assign {type(value).__name__} to buffer "
+                    f"'{name}': use a Tensor or None"
+                )
+            buffers[name] = value
+            return
         params = self.__dict__.get("_parameters")
         modules = self.__dict__.get("_modules")
         if isinstance(value, (Parameter, Module)) and params is None:
@@ -197,6 +210,8 @@ class Module:
             return d["_parameters"][name]
         if "_modules" in d and name in d["_modules"]:
             return d["_modules"][name]
+        if "_buffers" in d and name in d["_buffers"]:
+            return d["_buffers"][name]
         raise AttributeError(
             f"'{type(self).__name__}' object has no attribute '{name}'"
         )
@@ -206,6 +221,8 @@ class Module:
             del self._parameters[name]
         elif name in self._modules:
             del self._modules[name]
+        elif name in self._buffers:
+            del self._buffers[name]
         else:
             object.__delattr__(self, name)
 
@@ -216,6 +233,30 @@ class Module:
                 f"param must be a Parameter or None, got {type(param).__name__}"
             )
         self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None) -> None:
+        """Register ``tensor`` as state that is not learned (batch norm's
+        running statistics): it is in ``state_dict`` and ``buffers()``,
+        never in ``parameters()``."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError(
+                "cannot register a buffer before Module.__init__() has run: "
+                "call super().__init__() first"
+            )
+        if not isinstance(name, str) or not name or "." in name:
+            raise KeyError(
+                f"buffer name must be a non-empty string without '.', got {name!r}"
+            )
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"buffer '{name}' must be a Tensor or None, got "
+                f"{type(tensor).__name__}"
+            )
+        if name not in self._buffers and (
+            name in self.__dict__ or name in self._parameters or name in self._modules
+        ):
+            raise KeyError(f"attribute '{name}' already exists")
+        self._buffers[name] = tensor
 
     def add_module(self, name: str, module: Module | None) -> None:
         if module is not None and not isinstance(module, Module):
@@ -264,6 +305,23 @@ class Module:
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
+        """``("bn.running_mean", Tensor)`` pairs, as :meth:`named_parameters`."""
+        if geo.check_bool(recurse, "recurse"):
+            walk = self.named_modules(prefix)
+        else:
+            walk = iter([(prefix, self)])
+        for mod_name, m in walk:
+            for name, b in m._buffers.items():
+                if b is not None:
+                    yield (f"{mod_name}.{name}" if mod_name else name), b
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
     def num_parameters(self) -> int:
         """How many numbers the model learns."""
         return sum(p.size for p in self.parameters())
@@ -293,18 +351,33 @@ class Module:
         return self
 
     # ------------------------------------------------------------ state
+    def _named_state(self) -> OrderedDict[str, Tensor]:
+        """Every parameter, then every buffer, module by module, as in
+        torch's ``state_dict`` order."""
+        params = dict(self.named_parameters())
+        state: OrderedDict[str, Tensor] = OrderedDict()
+        for mod_name, m in self.named_modules():
+            dot = f"{mod_name}." if mod_name else ""
+            for name in m._parameters:
+                if dot + name in params:
+                    state[dot + name] = params[dot + name]
+            for name, b in m._buffers.items():
+                if b is not None:
+                    state[dot + name] = b
+        return state
+
     def state_dict(self) -> OrderedDict[str, np.ndarray]:
-        """A copy of every parameter's data, keyed by dotted name."""
-        return OrderedDict((name, p.data.copy()) for name, p in self.named_parameters())
+        """A copy of every parameter's and buffer's data, by dotted name."""
+        return OrderedDict((k, t.data.copy()) for k, t in self._named_state().items())
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Copy ``state``'s arrays into the parameters, in place.
+        """Copy ``state``'s arrays into the parameters and buffers.
 
         Keys must match exactly and each shape must equal the parameter's;
         otherwise a ``ValueError`` names the key (and both shapes) and
         nothing is changed.
         """
-        own = OrderedDict(self.named_parameters())
+        own = self._named_state()
         missing = [k for k in own if k not in state]
         unexpected = [k for k in state if k not in own]
         if missing or unexpected:
@@ -665,6 +738,122 @@ class AdaptiveAvgPool2d(Module):
 
 
 # --------------------------------------------------------------------------
+# normalisation
+# --------------------------------------------------------------------------
+
+
+class BatchNorm2d(Module):
+    """Normalise each channel of ``(N, C, H, W)`` over ``N, H, W``.
+
+    While training it uses the batch's statistics and updates the
+    running ones (``running_mean``, ``running_var``: buffers, in
+    ``state_dict`` but not in ``parameters()``) with ``momentum``, or,
+    with ``momentum=None``, as the plain average of every batch so far
+    (``num_batches_tracked`` counts them). In eval mode it uses the
+    running statistics; with ``track_running_stats=False`` there are none
+    and it always uses the batch's. ``affine=True`` learns ``weight`` (γ,
+    ones at first) and ``bias`` (β, zeros; none with ``bias=False``).
+    """
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-05,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        *,
+        bias: bool = True,
+        dtype: Any = np.float32,
+    ) -> None:
+        super().__init__()
+        self.num_features = c = _positive_int(num_features, "num_features")
+        self.eps = F._real(eps, "eps")
+        if momentum is not None:
+            momentum = F._real(momentum, "momentum")
+        self.momentum = momentum
+        self.affine = geo.check_bool(affine, "affine")
+        self.track_running_stats = geo.check_bool(
+            track_running_stats, "track_running_stats"
+        )
+        dt = _float_dtype(dtype)
+        if self.affine:
+            self.weight = Parameter(np.ones(c, dtype=dt))
+        else:
+            self.register_parameter("weight", None)
+        if self.affine and geo.check_bool(bias, "bias"):
+            self.bias = Parameter(np.zeros(c, dtype=dt))
+        else:
+            self.register_parameter("bias", None)
+        if self.track_running_stats:
+            self.register_buffer("running_mean", Tensor(np.zeros(c, dtype=dt)))
+            self.register_buffer("running_var", Tensor(np.ones(c, dtype=dt)))
+            self.register_buffer(
+                "num_batches_tracked",
+                Tensor._from_op(np.array(0, dtype=np.int64), False),
+            )
+        else:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                self.register_buffer(name, None)
+
+    def reset_running_stats(self) -> None:
+        """Running mean 0, running variance 1, no batches tracked."""
+        if self.track_running_stats:
+            self.running_mean.data[...] = 0
+            self.running_var.data[...] = 1
+            self.num_batches_tracked.data[...] = 0
+
+    def reset_parameters(self) -> None:
+        """The running statistics reset, and γ = 1, β = 0."""
+        self.reset_running_stats()
+        if self.weight is not None:
+            self.weight.data[...] = 1
+        if self.bias is not None:
+            self.bias.data[...] = 0
+
+    def forward(self, x: Any) -> Tensor:
+        x = as_tensor(x, "input")
+        if x.ndim != 4:
+            raise ValueError(
+                f"expected 4D input (got {x.ndim}D input): BatchNorm2d takes "
+                f"input (N, C, H, W), got shape {x.shape}"
+            )
+        if x.shape[1] != self.num_features:
+            raise ValueError(
+                f"input.shape[1] must be num_features={self.num_features}, "
+                f"got input of shape {x.shape}"
+            )
+        momentum = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            if self.num_batches_tracked is not None:
+                self.num_batches_tracked.data += 1
+                if self.momentum is None:  # the average of all batches
+                    momentum = 1.0 / int(self.num_batches_tracked.data)
+        # eval mode uses the running statistics, if there are any
+        use_batch = self.training or (
+            self.running_mean is None and self.running_var is None
+        )
+        keep = not self.training or self.track_running_stats
+        return F.batch_norm(
+            x,
+            self.running_mean if keep else None,
+            self.running_var if keep else None,
+            self.weight,
+            self.bias,
+            use_batch,
+            momentum,
+            self.eps,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
+        )
+
+
+# --------------------------------------------------------------------------
 # parameter-free layers
 # --------------------------------------------------------------------------
 
@@ -701,6 +890,34 @@ class Flatten(Module):
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class PixelShuffle(Module):
+    """``(*, C·r², H, W)`` → ``(*, C, H·r, W·r)``, ``r = upscale_factor``."""
+
+    def __init__(self, upscale_factor: int) -> None:
+        super().__init__()
+        self.upscale_factor = F._factor(upscale_factor, "upscale_factor")
+
+    def forward(self, x: Any) -> Tensor:
+        return F.pixel_shuffle(x, self.upscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    """``(*, C, H·r, W·r)`` → ``(*, C·r², H, W)``, ``r = downscale_factor``."""
+
+    def __init__(self, downscale_factor: int) -> None:
+        super().__init__()
+        self.downscale_factor = F._factor(downscale_factor, "downscale_factor")
+
+    def forward(self, x: Any) -> Tensor:
+        return F.pixel_unshuffle(x, self.downscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"downscale_factor={self.downscale_factor}"
 
 
 class Dropout(Module):
