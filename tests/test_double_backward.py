@@ -799,3 +799,88 @@ def test_conv2d_double_backward_of_empty_inputs(xs, ws, backend):
         hs = cg.grad(s, [x, w, u], allow_unused=True)
         for h, t in zip(hs, (x, w, u), strict=True):
             assert h is None or (h.shape == t.shape and not h.data.any())
+
+
+# --------------------------------------------------------------------------
+# batch norm and pixel shuffle (issue 28)
+# --------------------------------------------------------------------------
+
+_RM, _RV = np.array([0.3, -0.2, 0.1]), np.array([0.5, 1.5, 2.0])
+
+
+def _running(x, f):
+    """Fixed running statistics of ``x``'s dtype, for ``F`` or torch's."""
+    if f is F:
+        return _RM.astype(x.dtype), _RV.astype(x.dtype)
+    import torch
+
+    return torch.tensor(_RM, dtype=x.dtype), torch.tensor(_RV, dtype=x.dtype)
+
+NORM_SHAPE_CASES = [
+    ("bn train (N, C, H, W)", "batch_norm",
+     lambda x, w, b, f: f.batch_norm(x, None, None, w, b, training=True),
+     [(3, 3, 4, 2), (3,), (3,)]),
+    ("bn train (N, C)", "batch_norm",
+     lambda x, w, b, f: f.batch_norm(x, None, None, w, b, True, eps=1e-3),
+     [(5, 3), (3,), (3,)]),
+    ("bn train (N, C, L) no affine", "batch_norm",
+     lambda x, f: f.batch_norm(x, None, None, training=True), [(4, 3, 3)]),
+    ("bn train, squared", "batch_norm",
+     lambda x, w, f: f.batch_norm(x, None, None, w, training=True) ** 2,
+     [(2, 3, 3, 3), (3,)]),
+    ("bn eval", "batch_norm",
+     lambda x, w, b, f: f.batch_norm(x, *_running(x, f), w, b) ** 2,
+     [(2, 3, 2, 2), (3,), (3,)]),
+    ("pixel_shuffle", "pixel_shuffle",
+     lambda x, f: f.pixel_shuffle(x, 2) ** 2, [(2, 8, 2, 3)]),
+    ("pixel_unshuffle", "pixel_unshuffle",
+     lambda x, f: f.pixel_unshuffle(x, 2) ** 2, [(3, 2, 4, 6)]),
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "name, op, fn, shapes", NORM_SHAPE_CASES, ids=[c[0] for c in NORM_SHAPE_CASES]
+)
+def test_norm_and_shuffle_double_backward_match_torch(
+    name, op, fn, shapes, dtype, backend, torch
+):
+    rng = np.random.default_rng(len(name))
+    inputs = [rng.standard_normal(s) for s in shapes]
+    second = check_double(
+        lambda *a: fn(*a, F),
+        lambda *a: fn(*a, torch.nn.functional),
+        inputs,
+        dtype=dtype,
+    )
+    if op == "batch_norm" and "eval" not in name:  # the rule is not linear
+        assert any(g is not None and np.any(g.data) for g in second[:1])
+
+
+@pytest.mark.parametrize(
+    "name, op, fn, shapes", NORM_SHAPE_CASES, ids=[c[0] for c in NORM_SHAPE_CASES]
+)
+def test_norm_and_shuffle_gradgradcheck(name, op, fn, shapes, backend):
+    rng = np.random.default_rng(len(name) + 1)
+    report = cg.gradgradcheck(
+        lambda *a: fn(*a, F), [rng.standard_normal(s) for s in shapes]
+    )
+    assert report.ok and report.check == "gradgradcheck"
+
+
+def test_batch_norm_vjp_is_the_backward_rule(backend):
+    """The Tensor-op rule (vjp, used under create_graph) and the ndarray
+    rule (backward) give the same first derivatives."""
+    rng = np.random.default_rng(5)
+    x, w, b = (cg.Tensor(rng.standard_normal(s), requires_grad=True)
+               for s in ((3, 2, 4, 3), (2,), (2,)))
+    u = rng.standard_normal((3, 2, 4, 3))
+    y = F.batch_norm(x, None, None, w, b, training=True)
+    plain = cg.grad(y, [x, w, b], u)
+    y = F.batch_norm(x, None, None, w, b, training=True)
+    graph = cg.grad(y, [x, w, b], cg.Tensor(u), create_graph=True)
+    for p, g in zip(plain, graph, strict=True):
+        np.testing.assert_allclose(p.data, g.data, rtol=1e-12, atol=1e-12)
+    # dx of a batch norm sums to 0 over each channel's N, H, W
+    np.testing.assert_allclose(plain[0].data.sum(axis=(0, 2, 3)), 0, atol=1e-12)

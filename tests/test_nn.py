@@ -298,3 +298,45 @@ def test_maxpool_return_indices_and_sequential_indexing(rng):
     assert isinstance(seq[-1], nn.Identity)
     assert [type(m) for m in seq[:2]] == [nn.ReLU, nn.Flatten]
     assert "Flatten(start_dim=1, end_dim=-1)" in repr(seq)
+
+
+# --------------------------------------------------------------------------
+# buffers (issue 28: batch norm's running statistics)
+# --------------------------------------------------------------------------
+
+
+class WithBuffer(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(2, 2, generator=0)
+        self.register_buffer("count", cg.Tensor(np.zeros(1, dtype=np.float32)))
+        self.register_buffer("unused", None)
+
+    def forward(self, x):
+        self.count.data += 1
+        return self.lin(x)
+
+
+def test_buffers_are_state_but_not_parameters():
+    m = WithBuffer()
+    m(np.ones((1, 2), dtype=np.float32))
+    assert [n for n, _ in m.named_parameters()] == ["lin.weight", "lin.bias"]
+    assert [n for n, _ in m.named_buffers()] == ["count"]  # None is skipped
+    # torch's order: a module's own entries, then its children's
+    assert list(m.state_dict()) == ["count", "lin.weight", "lin.bias"]
+    assert m.state_dict()["count"].tolist() == [1.0]
+    other = WithBuffer()
+    other.load_state_dict(m.state_dict())
+    assert other.count.data.tolist() == [1.0]
+    del other.count
+    assert [n for n, _ in other.named_buffers()] == []
+
+
+def test_register_buffer_errors_name_the_buffer():
+    m = WithBuffer()
+    with pytest.raises(TypeError, match="buffer 'x' must be a Tensor"):
+        m.register_buffer("x", np.zeros(2))
+    with pytest.raises(KeyError, match="'lin' already exists"):
+        m.register_buffer("lin", cg.Tensor(np.zeros(2)))
+    with pytest.raises(TypeError, match="buffer 'count'"):
+        m.count = [1.0]

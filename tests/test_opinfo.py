@@ -70,6 +70,29 @@ SAMPLES = [
     Sample("log_softmax", ((2, 3, 4),), {"dim": 1}, "3-d"),
     Sample("tanh", ((),), {}, "0-d"),
     Sample("sigmoid", ((),), {}, "0-d"),
+    # batch statistics (training=True, no running statistics): (N, C),
+    # (N, C, L) and (N, C, H, W), with and without weight and bias
+    Sample("batch_norm", ((6, 3), None, None, (3,), (3,)),
+           {"training": True}, "(N, C)"),
+    Sample("batch_norm", ((4, 2, 5), None, None, (2,), None),
+           {"training": True, "eps": 1e-3}, "(N, C, L) no bias"),
+    Sample("batch_norm", ((3, 4, 3, 2), None, None, None, None),
+           {"training": True}, "(N, C, H, W) no affine"),
+    Sample("batch_norm", ((2, 3, 4, 5), None, None, (3,), (3,)),
+           {"training": True, "momentum": 0.5}, "(N, C, H, W)"),
+    Sample("batch_norm", ((1, 2, 3, 1), None, None, (2,), (2,)),
+           {"training": True}, "batch of one"),
+    # channels to space and back, with zero, one and two batch dims
+    Sample("pixel_shuffle", ((8, 3, 2),), {"upscale_factor": 2}, "unbatched"),
+    Sample("pixel_shuffle", ((2, 9, 2, 3),), {"upscale_factor": 3}, "r=3"),
+    Sample("pixel_shuffle", ((2, 3, 8, 2, 2),), {"upscale_factor": 2},
+           "two batch dims"),
+    Sample("pixel_shuffle", ((2, 3, 4, 5),), {"upscale_factor": 1}, "r=1"),
+    Sample("pixel_unshuffle", ((2, 6, 4),), {"downscale_factor": 2},
+           "unbatched"),
+    Sample("pixel_unshuffle", ((2, 2, 6, 3),), {"downscale_factor": 3}, "r=3"),
+    Sample("pixel_unshuffle", ((3, 2, 1, 4, 6),), {"downscale_factor": 2},
+           "two batch dims"),
 ]
 
 

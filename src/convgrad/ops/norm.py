@@ -17,8 +17,9 @@ The backward pass, with every sum over the ``M`` positions of a channel::
 The last line is the chain rule through ``mean`` and ``var``: every
 ``x`` of the channel moved the mean (the ``Σ dx̂`` term) and the
 variance (the ``x̂ · Σ dx̂ · x̂`` term), so each gradient loses its share
-of both. ``dx`` sums to 0 over a channel and is orthogonal to ``x̂``:
-shifting or scaling a channel's input cannot change its output.
+of both. ``dx`` sums to 0 over a channel and, but for ``eps``, is
+orthogonal to ``x̂``: shifting a channel's input cannot change its
+output, and neither (with ``eps`` → 0) can scaling it.
 
 In evaluation mode the statistics are constants (the running averages),
 and ``F.batch_norm`` composes the affine map from Tensor ops instead.
