@@ -884,3 +884,39 @@ def test_batch_norm_vjp_is_the_backward_rule(backend):
         np.testing.assert_allclose(p.data, g.data, rtol=1e-12, atol=1e-12)
     # dx of a batch norm sums to 0 over each channel's N, H, W
     np.testing.assert_allclose(plain[0].data.sum(axis=(0, 2, 3)), 0, atol=1e-12)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("training", [True, False])
+def test_batchnorm2d_gradient_penalty_matches_torch(training, backend, torch):
+    """``L + ‖∂L/∂x‖²`` through a conv and an ``nn.BatchNorm2d`` (after a
+    batch that moved its running statistics), then ``backward()``: the
+    module's weight and bias, and the input, get torch's gradients."""
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((3, 2, 4, 4))
+    w = rng.standard_normal((3, 2, 3, 3))
+    warm = rng.standard_normal((3, 2, 4, 4)) * 2 + 1
+
+    def penalised(f, grad, bn, xx, ww):
+        y = bn(f.conv2d(xx, ww, padding=1)).tanh()
+        loss = (y * y).sum()
+        (dx,) = grad(loss, [xx], create_graph=True)
+        return loss + (dx * dx).sum()
+
+    bn = cg.nn.BatchNorm2d(3, dtype=np.float64)
+    tbn = torch.nn.BatchNorm2d(3, dtype=torch.float64)
+    bn(F.conv2d(warm, w, padding=1))
+    with torch.no_grad():
+        tbn(torch.nn.functional.conv2d(torch.tensor(warm), torch.tensor(w),
+                                       padding=1))  # fmt: skip
+    bn.train(training)
+    tbn.train(training)
+    ours = [cg.Tensor(a, requires_grad=True) for a in (x, w)]
+    theirs = [torch.tensor(a, requires_grad=True) for a in (x, w)]
+    penalised(F, cg.grad, bn, *ours).backward()
+    penalised(torch.nn.functional, torch.autograd.grad, tbn, *theirs).backward()
+    pairs = [*zip(ours, theirs, strict=True),
+             (bn.weight, tbn.weight), (bn.bias, tbn.bias)]  # fmt: skip
+    for o, t in pairs:
+        np.testing.assert_allclose(o.grad, t.grad.numpy(), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(bn.running_var.data, tbn.running_var.numpy())
