@@ -145,6 +145,11 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
 
+def _buffers_of(m: Module) -> Mapping[str, Tensor | None]:
+    """``m``'s buffers (none for a module built before buffers existed)."""
+    return m.__dict__.get("_buffers", {})
+
+
 class Module:
     """Base class of every layer.
 
@@ -221,7 +226,7 @@ class Module:
             del self._parameters[name]
         elif name in self._modules:
             del self._modules[name]
-        elif name in self._buffers:
+        elif name in self.__dict__.get("_buffers", {}):
             del self._buffers[name]
         else:
             object.__delattr__(self, name)
@@ -314,7 +319,7 @@ class Module:
         else:
             walk = iter([(prefix, self)])
         for mod_name, m in walk:
-            for name, b in m._buffers.items():
+            for name, b in _buffers_of(m).items():
                 if b is not None:
                     yield (f"{mod_name}.{name}" if mod_name else name), b
 
@@ -361,7 +366,7 @@ class Module:
             for name in m._parameters:
                 if dot + name in params:
                     state[dot + name] = params[dot + name]
-            for name, b in m._buffers.items():
+            for name, b in _buffers_of(m).items():
                 if b is not None:
                     state[dot + name] = b
         return state
