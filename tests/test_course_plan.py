@@ -87,3 +87,51 @@ def test_the_exit_check_has_five_questions_answered_in_the_plans(q):
     text = next(PLANS.glob(f"{plan}-*.md")).read_text(encoding="utf-8")
     answers = text[text.index("## Exit check of the 90-minute session"):]
     assert f"**Q{q}**" in answers
+
+
+def _block(lesson: str) -> dict[str, str]:
+    return next(b for b in _blocks() if b["lesson"] == lesson)
+
+
+def test_exercise_4_1_gets_20_minutes():
+    b = _block("04")
+    assert re.search(r"exercise 4\.1\*\* in pairs, 20 min", b["activity"]), b
+    assert int(b["minutes"]) >= 20 + 8  # and lesson 4's 0-8 before it
+    # the plan gives 4.1 the same twenty minutes
+    plan = (PLANS / "04-conv-backward.md").read_text(encoding="utf-8")
+    start, stop = (
+        int(v) for v in re.search(
+            r"^\| (\d+)–(\d+) \| \*\*exercise 4\.1\*\*", plan, re.M
+        ).groups()
+    )
+    assert stop - start == 20
+    assert "give 4.1 its full twenty minutes" in plan
+
+
+def test_binder_is_launched_while_the_room_arrives():
+    s = " ".join(_session().split())  # however the paragraph is wrapped
+    assert "launch it while the room arrives**, not at minute 0" in s
+
+
+def test_stopping_4_1_early_reads_the_checkers_verdict_per_output(capsys):
+    """The session stops 4.1 on the verdict line the checker prints."""
+    import numpy as np
+
+    from convgrad import exercises
+
+    ref = exercises.solution("conv2d_backward")
+
+    def dx_left_at_zero(*args, **kwargs):
+        dx, dw, db = ref(*args, **kwargs)
+        return np.zeros_like(dx), dw, db
+
+    result = exercises.check("conv2d_backward", dx_left_at_zero)
+    assert not result.passed
+    assert result.verdicts["dw"] == result.verdicts["db"] == "right"
+    printed = capsys.readouterr().out
+    line = next(ln for ln in printed.splitlines() if "each output:" in ln)
+    assert line.strip().startswith("each output: dx ✗")
+    assert line.endswith("dw ✓  db ✓")
+    s = _session()
+    assert "`dw ✓  db ✓`" in s
+    assert re.search(r"`each output: dx ✗ \([a-z-]+\)  dw ✓  db ✓`", s)
