@@ -135,3 +135,28 @@ def test_stopping_4_1_early_reads_the_checkers_verdict_per_output(capsys):
     s = _session()
     assert "`dw ✓  db ✓`" in s
     assert re.search(r"`each output: dx ✗ \([a-z-]+\)  dw ✓  db ✓`", s)
+
+
+def _plan_minutes(lesson: str) -> int:
+    """The least time a lesson's plan gives it (``**Time:** 15–20 minutes``
+    counts 15)."""
+    (plan,) = PLANS.glob(f"{lesson}-*.md")
+    text = plan.read_text(encoding="utf-8")
+    return int(re.search(r"\*\*Time:\*\*\s*(\d+)", text).group(1))
+
+
+def test_every_week_of_the_module_fits_its_90_minute_class():
+    text = README.read_text(encoding="utf-8")
+    start = text.index("### A three-week module")
+    rows = [ln for ln in text[start:].split("\n\n")[1].splitlines()
+            if ln.startswith("|")][2:]
+    assert len(rows) == 3
+    taught = []
+    for row in rows:
+        cell = row.strip("|").split("|")[1]
+        in_class = re.sub(r"\(.*?\)", "", cell)  # "(10 at home)" is not class
+        lessons = re.findall(r"\b\d\d\b", in_class)
+        total = sum(_plan_minutes(n) for n in lessons)
+        assert total <= 90, f"{row}: the plans give {total} minutes"
+        taught += re.findall(r"\b\d\d\b", cell)
+    assert sorted(taught) == sorted(p.name[:2] for p in PLANS.glob("*.md"))
