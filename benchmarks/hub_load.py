@@ -29,6 +29,20 @@ For each class size N this script:
 5. stops every server through the API, stops the hub with SIGTERM, and ends
    by PID anything it started that is still alive (it reports survivors).
 
+Every server reads the image's Jupyter server config where the repository
+ships it (``JUPYTER_CONFIG_PATH=binder/jupyter``: idle kernels are culled).
+Options change what a student does:
+
+- ``--course``: every lesson, 00 to 10, in order, each kernel shut down when
+  its lesson is done (``DELETE /api/sessions/<id>``);
+- ``--enforce-memory``: each server (and so its kernels) runs inside a
+  memory cgroup of its own, made under this process's cgroup, with the hard
+  limit ``--mem-limit`` (cgroup v1; root), as a pod's container does; each
+  lesson's peak is the cgroup's own high-water mark, reset as it starts;
+- ``--cull IDLE EVERY``: the config's culling timeouts, shortened on the
+  servers' command line; after the lessons each student leaves their
+  kernels idle, one still connected, and waits for the server to cull them.
+
 The client is this file: tornado's HTTP client and websocket (the Jupyter
 server's REST API and its JSON kernel protocol), no browser. Every request
 goes to 127.0.0.1. Every wait is bounded (``--timeout`` for a whole class,
@@ -36,6 +50,8 @@ goes to 127.0.0.1. Every wait is bounded (``--timeout`` for a whole class,
 
     python benchmarks/hub_load.py -n 5 10 20 40 --json hub_load.json
     python benchmarks/hub_load.py -n 3 --timeout 240      # the CI size
+    python benchmarks/hub_load.py -n 2 --course --enforce-memory \
+        --json hub_load.json                              # every lesson, 1G
 
 Needs ``pip install -e ".[hub]"`` (jupyterhub, nbgitpuller, psutil) and
 ``npm install --prefix ~/.cache/convgrad/chp configurable-http-proxy@5.3.0``

@@ -171,3 +171,12 @@ def test_memory_limits_are_read_as_jupyterhub_reads_them():
     assert hub_load.limit_bytes("512M") == 512 * 2**20
     with pytest.raises(ValueError, match="below 64 MiB"):
         hub_load.MemoryCage(10)
+
+
+def test_culling_timeouts_must_be_positive_seconds():
+    hub_load = _hub_load()
+    for bad in [(0, 3), (15, -1), (1.5, 3)]:
+        with pytest.raises(ValueError, match="positive whole seconds"):
+            asyncio.run(hub_load.run_class(
+                1, chp="configurable-http-proxy", timeout=1, cell_timeout=1,
+                cull=bad))
