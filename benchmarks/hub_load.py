@@ -1169,6 +1169,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--course", action="store_true",
                         help="every lesson (00..10) in order, each kernel shut "
                              "down when its lesson is done")
+    parser.add_argument("--lessons", nargs="+", default=None, metavar="STEM",
+                        help="these lessons instead (names in notebooks/, "
+                             "without .ipynb)")
     parser.add_argument("--enforce-memory", action="store_true",
                         help="run each server under a hard memory limit "
                              "(cgroup v1) and record each lesson's peak")
@@ -1185,8 +1188,13 @@ def main(argv: list[str] | None = None) -> int:
         limit_bytes(args.mem_limit)
     except Exception as err:
         parser.error(f"--mem-limit {args.mem_limit!r}: {err}")
-    chp = find_chp(args.chp)
     lessons = COURSE if args.course else LESSONS
+    if args.lessons:
+        unknown = sorted(set(args.lessons) - set(COURSE))
+        if unknown:
+            parser.error(f"no such lessons: {unknown} (there are {list(COURSE)})")
+        lessons = tuple(args.lessons)
+    chp = find_chp(args.chp)
     runs = []
     for i, n in enumerate(args.students):
         if i:
