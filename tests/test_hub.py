@@ -70,7 +70,7 @@ def _hub_load():
 @pytest.mark.hub
 def test_a_class_of_three_pulls_and_runs_two_lessons(request):
     if not _selected(request.config):
-        pytest.skip("slow (about a minute): CONVGRAD_RUN_HUB=1 or -m hub")
+        pytest.skip("slow (2-3 minutes): CONVGRAD_RUN_HUB=1 or -m hub")
     hub_load = _hub_load()
     import psutil
 
