@@ -29,6 +29,20 @@ For each class size N this script:
 5. stops every server through the API, stops the hub with SIGTERM, and ends
    by PID anything it started that is still alive (it reports survivors).
 
+Every server reads the image's Jupyter server config where the repository
+ships it (``JUPYTER_CONFIG_PATH=binder/jupyter``: idle kernels are culled).
+Options change what a student does:
+
+- ``--course``: every lesson, 00 to 10, in order, each kernel shut down when
+  its lesson is done (``DELETE /api/sessions/<id>``);
+- ``--enforce-memory``: each server (and so its kernels) runs inside a
+  memory cgroup of its own, made under this process's cgroup, with the hard
+  limit ``--mem-limit`` (cgroup v1; root), as a pod's container does; each
+  lesson's peak is the cgroup's own high-water mark, reset as it starts;
+- ``--cull IDLE EVERY``: the config's culling timeouts, shortened on the
+  servers' command line; after the lessons each student leaves their
+  kernels idle, one still connected, and waits for the server to cull them.
+
 The client is this file: tornado's HTTP client and websocket (the Jupyter
 server's REST API and its JSON kernel protocol), no browser. Every request
 goes to 127.0.0.1. Every wait is bounded (``--timeout`` for a whole class,
@@ -36,6 +50,8 @@ goes to 127.0.0.1. Every wait is bounded (``--timeout`` for a whole class,
 
     python benchmarks/hub_load.py -n 5 10 20 40 --json hub_load.json
     python benchmarks/hub_load.py -n 3 --timeout 240      # the CI size
+    python benchmarks/hub_load.py -n 2 --course --enforce-memory \
+        --json hub_load.json                              # every lesson, 1G
 
 Needs ``pip install -e ".[hub]"`` (jupyterhub, nbgitpuller, psutil) and
 ``npm install --prefix ~/.cache/convgrad/chp configurable-http-proxy@5.3.0``
@@ -74,6 +90,10 @@ from tornado.websocket import websocket_connect
 
 REPO = Path(__file__).resolve().parents[1]
 LESSONS = ("00-start-here", "03-col2im-scatter")
+# every lesson of the course, in order (--course)
+COURSE = tuple(sorted(p.stem for p in (REPO / "notebooks").glob("[0-9][0-9]-*.ipynb")))
+# the image's Jupyter server config (idle-kernel culling)
+SERVER_CONFIG = REPO / "binder" / "jupyter" / "jupyter_server_config.json"
 HOST = "127.0.0.1"
 CHP_CACHE = Path.home() / ".cache" / "convgrad" / "chp"
 # the single-user resources of deploy/z2jh/values.yaml, exported by the hub
@@ -135,8 +155,9 @@ c.JupyterHub.authenticator_class = "dummy"
 c.Authenticator.allow_all = True
 c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = "{work}/home/{{username}}"
-# the image's entrypoint wraps the server (binder/start caps Numba's threads)
-c.Spawner.cmd = [{start!r}, {singleuser!r}]
+# the image's entrypoint wraps the server (binder/start caps Numba's threads),
+# inside the memory cage's wrapper when there is one
+c.Spawner.cmd = {cmd!r}
 # --KernelManager.transport=ipc: kernels talk over unix sockets. On one host,
 # dozens of servers picking random TCP ports at once collide ("Address already
 # in use": a kernel dies), which cannot happen in z2jh, where each student's
@@ -172,12 +193,133 @@ def _cmdline(proc: psutil.Process) -> list[str]:
         return []
 
 
+def limit_bytes(quantity: str) -> int:
+    """A memory size as JupyterHub (and so kubespawner, for z2jh's
+    ``singleuser.memory.limit``) reads it: ``1G`` is 2**30 bytes."""
+    from jupyterhub.traitlets import ByteSpecification
+
+    return int(ByteSpecification().validate(None, quantity))
+
+
+WRAPPER = """\
+#!/bin/sh
+# written by benchmarks/hub_load.py: the server joins its student's memory
+# cgroup (as a pod's container starts inside its limit), then becomes the
+# server; its kernels, its children, stay in that cgroup
+echo $$ > "$HUB_LOAD_CAGE/$JUPYTERHUB_USER/cgroup.procs" || exit 70
+exec "$@"
+"""
+
+
+class MemoryCage:
+    """A hard memory limit per student, enforced by the kernel: one memory
+    cgroup per student (cgroup v1), made under this process's own cgroup, so
+    whoever limits this process still limits them. The kernel reclaims page
+    cache at the limit and OOM-kills when it cannot; ``peak`` is the
+    kernel's own high-water mark of the group's charged memory (resident
+    pages and page cache, as a container's ``memory.max_usage_in_bytes``),
+    so no spike between two samples is missed."""
+
+    def __init__(self, limit: int, base: Path | None = None) -> None:
+        if limit < 64 * 2**20:
+            raise ValueError(f"a memory limit of {limit} bytes is below 64 MiB")
+        base = base or self.own_group()
+        if not (base / "memory.limit_in_bytes").is_file():
+            raise RuntimeError(
+                f"no cgroup v1 memory controller at {base}; on cgroup v2, run "
+                "under systemd-run --scope -p MemoryMax=... instead"
+            )
+        self.limit = limit
+        self.root = base / f"hub-load-{os.getpid()}-{secrets.token_hex(3)}"
+        try:
+            self.root.mkdir()
+        except OSError as err:
+            raise RuntimeError(f"cannot make a memory cgroup in {base}: {err}") from err
+        self.groups: dict[str, Path] = {}
+
+    @staticmethod
+    def own_group() -> Path:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _id, controllers, path = line.split(":", 2)
+            if "memory" in controllers.split(","):
+                return Path("/sys/fs/cgroup/memory") / path.lstrip("/")
+        raise RuntimeError("this process is in no cgroup v1 memory hierarchy")
+
+    def wrapper(self, work: Path) -> Path:
+        path = work / "cage.sh"
+        path.write_text(WRAPPER)
+        path.chmod(0o755)
+        return path
+
+    def add(self, name: str) -> Path:
+        group = self.root / name
+        group.mkdir()
+        (group / "memory.limit_in_bytes").write_text(str(self.limit))
+        if (group / "memory.memsw.limit_in_bytes").is_file():  # no swap escape
+            (group / "memory.memsw.limit_in_bytes").write_text(str(self.limit))
+        self.groups[name] = group
+        return group
+
+    def _read(self, name: str, file: str) -> str:
+        return (self.groups[name] / file).read_text()
+
+    def usage(self, name: str) -> int:
+        return int(self._read(name, "memory.usage_in_bytes"))
+
+    def working_set(self, name: str) -> int:
+        """Usage less inactive page cache: what kubelet and ``kubectl top``
+        count for a container."""
+        stat = dict(line.split() for line in self._read(name, "memory.stat")
+                    .splitlines())
+        return max(0, self.usage(name) - int(stat.get("total_inactive_file", 0)))
+
+    def peak(self, name: str) -> int:
+        return int(self._read(name, "memory.max_usage_in_bytes"))
+
+    def reset_peak(self, name: str) -> None:
+        (self.groups[name] / "memory.max_usage_in_bytes").write_text("0")
+
+    def oom_kills(self, name: str) -> int:
+        fields = dict(line.split() for line in self._read(name, "memory.oom_control")
+                      .splitlines())
+        return int(fields.get("oom_kill", 0))
+
+    def pids(self, name: str) -> list[int]:
+        return [int(x) for x in self._read(name, "cgroup.procs").split()]
+
+    def remove(self) -> list[str]:
+        """Remove every group (their processes must be gone); returns the
+        groups that could not be removed."""
+        left = []
+        for group in [*self.groups.values(), self.root]:
+            for _try in range(20):
+                try:
+                    group.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:  # a process still exiting
+                    time.sleep(0.25)
+            else:
+                left.append(str(group))
+        return left
+
+
 class Hub:
     """A JupyterHub on 127.0.0.1 in ``work``; :meth:`stop` ends every process
-    it started (hub, proxy, user servers, kernels) by PID."""
+    it started (hub, proxy, user servers, kernels) by PID.
+
+    Each server reads the image's Jupyter server config where the repository
+    ships it (``JUPYTER_CONFIG_PATH=binder/jupyter``; the image gets the same
+    file through ``binder/jupyter/install.py``). ``server_args`` are added to
+    every server's command line (for instance shorter culling timeouts: the
+    command line wins over the config file, key by key). With a ``cage``,
+    each server starts inside its student's memory cgroup, with the hard
+    limit ``mem_limit``, as a pod's container does."""
 
     def __init__(self, work: Path, chp: str, *, cpu_limit: float = CPU_LIMIT,
-                 mem_limit: str = MEM_LIMIT) -> None:
+                 mem_limit: str = MEM_LIMIT, server_args: tuple[str, ...] = (),
+                 cage: MemoryCage | None = None) -> None:
         self.work = work
         self.port = _free_port()
         self.url = f"http://{HOST}:{self.port}"
@@ -185,18 +327,24 @@ class Hub:
         self.proc: subprocess.Popen | None = None
         self.started: dict[int, psutil.Process] = {}  # every PID we own
         self.lock = threading.Lock()
+        self.cage = cage
         singleuser = Path(sys.executable).with_name("jupyterhub-singleuser")
-        env = {"NUMBA_CPU_NAME": os.environ.get("NUMBA_CPU_NAME", "generic")}
+        env = {"NUMBA_CPU_NAME": os.environ.get("NUMBA_CPU_NAME", "generic"),
+               "JUPYTER_CONFIG_PATH": str(SERVER_CONFIG.parent)}
         for key in ("NUMBA_CACHE_DIR", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
             if key in os.environ:
                 env[key] = os.environ[key]
+        # the image's entrypoint wraps the server (binder/start caps Numba's
+        # threads); the cage's wrapper, when there is one, goes first
+        cmd = [str(REPO / "binder" / "start"),
+               str(singleuser) if singleuser.is_file() else "jupyterhub-singleuser"]
+        if cage is not None:
+            cmd.insert(0, str(cage.wrapper(work)))
+            env["HUB_LOAD_CAGE"] = str(cage.root)
         config = CONFIG.format(
             host=HOST, port=self.port, hub_port=_free_port(),
-            proxy_api_port=_free_port(), chp=chp, work=work,
-            start=str(REPO / "binder" / "start"),
-            singleuser=str(singleuser) if singleuser.is_file()
-            else "jupyterhub-singleuser",
-            args=["--KernelManager.transport=ipc"]
+            proxy_api_port=_free_port(), chp=chp, work=work, cmd=cmd,
+            args=["--KernelManager.transport=ipc", *server_args]
             + (["--allow-root"] if os.geteuid() == 0 else []),
             cpu_limit=cpu_limit, mem_limit=mem_limit, environment=env,
             token=self.token,
@@ -205,6 +353,21 @@ class Hub:
         self.config = work / "jupyterhub_config.py"
         self.config.write_text(config)
         self.log = work / "jupyterhub.log"
+
+    def check_ipc_paths(self, names: list[str]) -> None:
+        """Each kernel's unix sockets live in ``{work}/r/<user>/``; a path
+        over 107 bytes fails every kernel start with an HTTP 500 on ``POST
+        /api/kernels`` (zmq: "ipc path ... is longer than 107 characters"),
+        which looks like an auth error and is not one."""
+        longest = max((len(n.encode()) for n in names), default=0)
+        # kernel-<uuid4>-ipc-<channel>: the connection file's stem, plus a digit
+        size = len(str(self.work).encode()) + len("/r/") + longest + len(
+            "/kernel-") + 36 + len("-ipc-1")
+        if size > 107:
+            raise ValueError(
+                f"kernel socket paths under {self.work}/r/ would be {size} bytes, "
+                "over the 107 a unix socket allows: use a shorter TMPDIR"
+            )
 
     def own(self, proc: psutil.Process) -> None:
         with self.lock:
@@ -325,6 +488,8 @@ class Sampler(threading.Thread):
         self.peak_used = 0
         self.load: list[float] = []
         self.halt = threading.Event()
+        self.lesson: dict[str, str] = {}  # student -> the lesson running now
+        self.working_set: dict[tuple[str, str], int] = {}
 
     def run(self) -> None:
         psutil.cpu_percent(None)
@@ -359,6 +524,14 @@ class Sampler(threading.Thread):
             self.peak_rss[name] = max(self.peak_rss.get(name, 0), rss)
             self.peak_pss[name] = max(self.peak_pss.get(name, 0), pss)
         self.peak_total_pss = max(self.peak_total_pss, total_pss)
+        cage = self.hub.cage
+        for name, stem in list(self.lesson.items()):
+            if cage is None or name not in cage.groups:
+                continue
+            with contextlib.suppress(OSError, ValueError):
+                key = (name, stem)
+                self.working_set[key] = max(self.working_set.get(key, 0),
+                                            cage.working_set(name))
         self.peak_used = max(self.peak_used, psutil.virtual_memory().used)
         self.load.append(psutil.cpu_percent(None))
 
@@ -385,6 +558,13 @@ class Student:
     peak_rss_mb: float | None = None
     peak_pss_mb: float | None = None
     cpu_s: float | None = None
+    # with a memory cage: per lesson, the cgroup's peak (the kernel's
+    # high-water mark, reset as the lesson starts), the largest working set
+    # sampled, and the OOM kills during the lesson
+    lesson_mem: dict[str, dict] = field(default_factory=dict)
+    lesson_errors: dict[str, str] = field(default_factory=dict)
+    # with culling shortened: what happened to the idle kernels
+    cull: dict | None = None
 
 
 def _allowed_to_raise(cell) -> bool:
@@ -536,13 +716,9 @@ class Browser:
             raise RuntimeError(f"{method} api/{path}: {response.code}")
         return json.loads(response.body) if response.body else {}
 
-    async def run_lesson(self, path: str, nb, cell_timeout: float,
-                         on_output) -> int:
-        session = await self.api("POST", "sessions", {
-            "path": path, "name": Path(path).name, "type": "notebook",
-            "kernel": {"name": "python3"},
-        })
-        kernel = session["kernel"]["id"]
+    async def connect(self, kernel: str) -> tuple[object, str]:
+        """The kernel's websocket, as a notebook tab opens it (by cookie).
+        Returns the connection and its session id."""
         session_id = uuid.uuid4().hex
         ws_url = (f"ws://{HOST}:{self.hub.port}/user/{self.name}/api/kernels/"
                   f"{kernel}/channels?session_id={session_id}")
@@ -551,6 +727,18 @@ class Browser:
                         request_timeout=self.timeout),
             max_message_size=64 * 2**20,
         )
+        return ws, session_id
+
+    async def run_lesson(self, path: str, nb, cell_timeout: float,
+                         on_output) -> tuple[int, dict]:
+        """Open the notebook (a session and its kernel), run every code cell.
+        Returns the cells run and the session (the kernel stays up)."""
+        session = await self.api("POST", "sessions", {
+            "path": path, "name": Path(path).name, "type": "notebook",
+            "kernel": {"name": "python3"},
+        })
+        kernel = session["kernel"]["id"]
+        ws, session_id = await self.connect(kernel)
         try:
             await self._request(ws, session_id, "kernel_info_request", {},
                                 cell_timeout, on_output=None, kernel=kernel)
@@ -571,9 +759,36 @@ class Browser:
                         f"{Path(path).name} cell {index}: {reply.get('ename')}: "
                         f"{reply.get('evalue')}"
                     )
-            return n
+            return n, session
         finally:
             ws.close()
+
+    async def watch_cull(self, wait: float) -> dict:
+        """Leave every kernel idle, one of them connected (an open notebook
+        tab), and poll ``/api/kernels`` until the server has culled them all
+        or ``wait`` s have passed. Then ask whether the server is still up."""
+        kernels = await self.api("GET", "kernels")
+        before = sorted(k["id"] for k in kernels)
+        out = {"kernels_before": before, "connected": None, "culled_s": None,
+               "kernels_after": before, "server_up": None}
+        if not before:
+            return out
+        ws, _ = await self.connect(before[-1])
+        out["connected"] = before[-1]
+        t0 = time.monotonic()
+        try:
+            while time.monotonic() - t0 < wait:
+                await asyncio.sleep(1.0)
+                left = sorted(k["id"] for k in await self.api("GET", "kernels"))
+                out["kernels_after"] = left
+                if not left:
+                    out["culled_s"] = round(time.monotonic() - t0, 1)
+                    break
+        finally:
+            ws.close()
+        status, _ = await self.fetch(f"{self.base}api/status")
+        out["server_up"] = status.code == 200
+        return out
 
     async def kernel_alive(self, kernel: str) -> bool:
         response, _ = await self.fetch(f"{self.base}api/kernels/{kernel}")
@@ -637,12 +852,26 @@ def make_upstream(work: Path, lessons: tuple[str, ...]) -> Path:
     return upstream
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What each student does after the link: the lessons in order; whether
+    each lesson's kernel stays up afterwards (a learner moving to the next
+    tab) or is shut down ("Close and Shut Down Notebook"); and, with
+    ``cull_wait``, how long to leave the kernels idle afterwards waiting for
+    the server to cull them."""
+
+    lessons: dict
+    keep_kernels: bool = True
+    cull_wait: float | None = None
+
+
 async def one_student(hub: Hub, sampler: Sampler, name: str, link: str,
-                      lessons: dict, t_class: float, deadline: float,
+                      plan: Plan, t_class: float, deadline: float,
                       cell_timeout: float) -> Student:
-    """Login (t = 0) → server → nbgitpuller → lesson 00 → lesson 03."""
+    """Login (t = 0) → server → nbgitpuller → each lesson of the plan."""
     rec = Student(name)
     browser = Browser(hub, name, timeout=min(300.0, cell_timeout))
+    cage = hub.cage
     t0 = t_class
 
     def ready() -> None:
@@ -660,16 +889,49 @@ async def one_student(hub: Hub, sampler: Sampler, name: str, link: str,
         if pid:
             sampler.servers[name] = pid
             hub.own(psutil.Process(pid))
+        if cage is not None and pid not in cage.pids(name):
+            raise RuntimeError(f"the server (PID {pid}) is not in its memory cgroup")
         folder = target.split("lab/tree/", 1)[1].split("/notebooks/", 1)[0]
-        for stem, nb in lessons.items():
+        for stem, nb in plan.lessons.items():
+            if cage is not None:
+                cage.reset_peak(name)
+                oom0 = cage.oom_kills(name)
+            sampler.lesson[name] = stem
             t2 = time.monotonic()
-            rec.cells += await browser.run_lesson(
-                f"{folder}/notebooks/{stem}.ipynb", nb, cell_timeout, first_output
-            )
+            try:
+                cells, session = await browser.run_lesson(
+                    f"{folder}/notebooks/{stem}.ipynb", nb,
+                    cell_timeout, first_output,
+                )
+                rec.cells += cells
+                if not plan.keep_kernels:
+                    await browser.api("DELETE", f"sessions/{session['id']}")
+            except Exception as err:
+                if plan.keep_kernels:  # the class: a failure ends the student
+                    raise
+                # the course: note it, and go on to the next lesson
+                rec.lesson_errors[stem] = f"{type(err).__name__}: {err}"[:300]
+            finally:
+                sampler.lesson.pop(name, None)
+                if cage is not None:
+                    rec.lesson_mem[stem] = {
+                        "peak_mb": round(cage.peak(name) / 2**20, 1),
+                        "working_set_mb": round(sampler.working_set.get(
+                            (name, stem), 0) / 2**20, 1),
+                        "oom_kills": cage.oom_kills(name) - oom0,
+                    }
             rec.lesson_s[stem] = round(time.monotonic() - t2, 2)
-        rec.ok = rec.first_output_s is not None
-        if not rec.ok:
+        if plan.cull_wait is not None:
+            rec.cull = await browser.watch_cull(plan.cull_wait)
+            state = await hub.api("GET", f"/users/{name}")
+            server = state["servers"].get("", {})
+            rec.cull["hub_says_ready"] = bool(server.get("ready"))
+            rec.cull["same_server"] = server.get("state", {}).get("pid") == pid
+        rec.ok = rec.first_output_s is not None and not rec.lesson_errors
+        if rec.first_output_s is None:
             rec.error = "no output at all"
+        elif rec.lesson_errors:
+            rec.error = "; ".join(f"{k}: {v}" for k, v in rec.lesson_errors.items())
     except Exception as err:  # one student's failure is a data point
         rec.error = f"{type(err).__name__}: {err}"[:300]
     rec.total_s = time.monotonic() - t0
@@ -696,6 +958,16 @@ class ClassRun:
     survivors: list[int]
     errors: list[str]
     records: list[dict]
+    jupyterhub: str | None = None  # the version the running hub reports
+    mem_limit: str = MEM_LIMIT
+    # "cgroup v1, 1073741824 bytes per student" when the limit was enforced
+    memory_enforced: str | None = None
+    # per lesson, over the students: the largest cgroup peak and working
+    # set, the OOM kills, how many ran it without error
+    lesson_mem: dict = field(default_factory=dict)
+    # the single-user servers' log lines about culling
+    cull_log: list[str] = field(default_factory=list)
+    cgroups_left: list[str] = field(default_factory=list)  # not removable
 
 
 def _stats(values: list[float]) -> dict:
@@ -709,24 +981,51 @@ def _stats(values: list[float]) -> dict:
 
 async def run_class(n: int, *, chp: str, timeout: float, cell_timeout: float,
                     lessons: tuple[str, ...] = LESSONS,
-                    keep: Path | None = None) -> ClassRun:
-    """N students at once on a fresh hub; everything stopped afterwards."""
+                    keep: Path | None = None, course: bool = False,
+                    enforce_memory: bool = False, mem_limit: str = MEM_LIMIT,
+                    cull: tuple[int, int] | None = None) -> ClassRun:
+    """N students at once on a fresh hub; everything stopped afterwards.
+
+    ``course``: each lesson's kernel is shut down when it is done (a whole
+    course in one sitting) instead of staying up. ``enforce_memory``: each
+    server runs under a hard ``mem_limit`` (:class:`MemoryCage`), and each
+    lesson's peak is recorded. ``cull=(idle, interval)``: the servers keep
+    the image's culling config but with these timeouts (seconds), and each
+    student then leaves their kernels idle until the server culls them."""
     from convgrad.course.link import lesson_link
 
+    if cull is not None and not all(isinstance(x, int) and x > 0 for x in cull):
+        raise ValueError(f"cull needs two positive whole seconds, not {cull!r}")
     AsyncHTTPClient.configure(None, max_clients=4 * n + 16)
     work = Path(tempfile.mkdtemp(prefix=f"hub-load-{n}-"))
-    hub = Hub(work, chp)
-    sampler = Sampler(hub)
     names = [f"student{i:03d}" for i in range(1, n + 1)]
+    cage = MemoryCage(limit_bytes(mem_limit)) if enforce_memory else None
+    server_args: tuple[str, ...] = ()
+    if cull is not None:
+        server_args = (f"--MappingKernelManager.cull_idle_timeout={cull[0]}",
+                       f"--MappingKernelManager.cull_interval={cull[1]}")
+    hub = Hub(work, chp, mem_limit=mem_limit, server_args=server_args, cage=cage)
+    hub.check_ipc_paths(names)
+    sampler = Sampler(hub)
     cpu0, load0, t_wall = psutil.cpu_times(), os.getloadavg(), time.monotonic()
     survivors: list[int] = []
     records: list[Student] = []
     hub_start = 0.0
+    version = None
+    cull_log: list[str] = []
+    cgroups_left: list[str] = []
     try:
+        for name in names if cage is not None else ():
+            cage.add(name)
         upstream = make_upstream(work, lessons)
-        notebooks = {stem: nbformat.read(upstream / "notebooks" / f"{stem}.ipynb", 4)
-                     for stem in lessons}
+        plan = Plan(
+            lessons={stem: nbformat.read(upstream / "notebooks" / f"{stem}.ipynb", 4)
+                     for stem in lessons},
+            keep_kernels=not course,
+            cull_wait=None if cull is None else cull[0] + 3 * cull[1] + 30,
+        )
         hub_start = await hub.start()
+        version = (await hub.api("GET", "/")).get("version")
         await hub.api("POST", "/users", body={"usernames": names})
         link = lesson_link(hub.url, f"file://{upstream}", lessons[0],
                            branch="main", folder="convgrad",
@@ -734,7 +1033,7 @@ async def run_class(n: int, *, chp: str, timeout: float, cell_timeout: float,
         sampler.start()
         t_class = time.monotonic()
         deadline = t_class + timeout
-        tasks = [one_student(hub, sampler, name, link, notebooks,
+        tasks = [one_student(hub, sampler, name, link, plan,
                              t_class, deadline, cell_timeout) for name in names]
         try:
             records = await asyncio.wait_for(asyncio.gather(*tasks), timeout + 30)
@@ -744,6 +1043,12 @@ async def run_class(n: int, *, chp: str, timeout: float, cell_timeout: float,
     finally:
         sampler.halt.set()
         survivors = await hub.stop(names)
+        if cage is not None:
+            cgroups_left = cage.remove()
+        with contextlib.suppress(OSError):
+            cull_log = [line.split("] ", 1)[-1] for line in
+                        hub.log.read_text(errors="replace").splitlines()
+                        if "Culling" in line][:60]
         if keep is not None and any(r.error for r in records):
             keep.mkdir(parents=True, exist_ok=True)
             shutil.copy(hub.log, keep / f"jupyterhub-{n}.log")
@@ -785,7 +1090,28 @@ async def run_class(n: int, *, chp: str, timeout: float, cell_timeout: float,
         machine=machine, survivors=survivors,
         errors=sorted({r.error for r in records if r.error}),
         records=[asdict(r) for r in records],
+        jupyterhub=version, mem_limit=mem_limit,
+        memory_enforced=None if cage is None else
+        f"cgroup v1 memory.limit_in_bytes {cage.limit} per student",
+        lesson_mem=_lesson_mem(records, lessons) if cage is not None else {},
+        cull_log=cull_log, cgroups_left=cgroups_left,
     )
+
+
+def _lesson_mem(records: list[Student], lessons: tuple[str, ...]) -> dict:
+    out = {}
+    for stem in lessons:
+        seen = [r for r in records if stem in r.lesson_mem]
+        if not seen:
+            continue
+        out[stem] = {
+            "peak_mb": max(r.lesson_mem[stem]["peak_mb"] for r in seen),
+            "working_set_mb": max(r.lesson_mem[stem]["working_set_mb"] for r in seen),
+            "oom_kills": sum(r.lesson_mem[stem]["oom_kills"] for r in seen),
+            "ran": sum(stem not in r.lesson_errors for r in seen),
+            "of": len(records),
+        }
+    return out
 
 
 def _row(run: ClassRun) -> str:
@@ -804,6 +1130,28 @@ HEADER = (
 )
 
 
+def _course_rows(run: ClassRun) -> str:
+    lines = ["| lesson | ran | cgroup peak (MiB) | working set max (MiB) "
+             "| OOM kills | time p50 (s) |", "|---|---|---|---|---|---|"]
+    for stem, m in run.lesson_mem.items():
+        lines.append(f"| {stem} | {m['ran']}/{m['of']} | {m['peak_mb']} "
+                     f"| {m['working_set_mb']} | {m['oom_kills']} "
+                     f"| {run.lesson_s[stem]['p50']} |")
+    return "\n".join(lines)
+
+
+def write_json(path: Path, section: str, runs: list[ClassRun]) -> None:
+    """``path`` holds ``{"class_runs": [...], "course_runs": [...]}``; this
+    replaces one section and keeps the other (a file of the old layout, a
+    bare list of class runs, becomes ``class_runs``)."""
+    data: dict = {}
+    if path.is_file():
+        old = json.loads(path.read_text())
+        data = {"class_runs": old} if isinstance(old, list) else old
+    data[section] = [asdict(r) for r in runs]
+    path.write_text(json.dumps(data, indent=1) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-n", "--students", type=int, nargs="+", default=[5],
@@ -812,33 +1160,66 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds for one whole class (default: 900)")
     parser.add_argument("--cell-timeout", type=float, default=300)
     parser.add_argument("--chp", default=None, help="configurable-http-proxy")
-    parser.add_argument("--json", type=Path, default=None, help="write results")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="write results (its class_runs or course_runs)")
     parser.add_argument("--logs", type=Path, default=None,
                         help="keep the hub's log here when a student fails")
     parser.add_argument("--pause", type=float, default=20,
                         help="seconds between class sizes (the machine settles)")
+    parser.add_argument("--course", action="store_true",
+                        help="every lesson (00..10) in order, each kernel shut "
+                             "down when its lesson is done")
+    parser.add_argument("--lessons", nargs="+", default=None, metavar="STEM",
+                        help="these lessons instead (names in notebooks/, "
+                             "without .ipynb)")
+    parser.add_argument("--enforce-memory", action="store_true",
+                        help="run each server under a hard memory limit "
+                             "(cgroup v1) and record each lesson's peak")
+    parser.add_argument("--mem-limit", default=MEM_LIMIT,
+                        help=f"the per-student limit (default: {MEM_LIMIT}, "
+                             "read as JupyterHub does: 1G = 2**30 bytes)")
+    parser.add_argument("--cull", type=int, nargs=2, metavar=("IDLE", "EVERY"),
+                        default=None, help="shorten the image's kernel culling, "
+                        "then wait for the idle kernels to be culled")
     args = parser.parse_args(argv)
     if any(n < 1 or n > 200 for n in args.students):
         parser.error("class sizes must be in 1..200")
+    try:
+        limit_bytes(args.mem_limit)
+    except Exception as err:
+        parser.error(f"--mem-limit {args.mem_limit!r}: {err}")
+    lessons = COURSE if args.course else LESSONS
+    if args.lessons:
+        unknown = sorted(set(args.lessons) - set(COURSE))
+        if unknown:
+            parser.error(f"no such lessons: {unknown} (there are {list(COURSE)})")
+        lessons = tuple(args.lessons)
     chp = find_chp(args.chp)
     runs = []
     for i, n in enumerate(args.students):
         if i:
             time.sleep(args.pause)
-        run = asyncio.run(run_class(n, chp=chp, timeout=args.timeout,
-                                    cell_timeout=args.cell_timeout,
-                                    keep=args.logs))
+        run = asyncio.run(run_class(
+            n, chp=chp, timeout=args.timeout, cell_timeout=args.cell_timeout,
+            keep=args.logs, lessons=lessons, course=args.course,
+            enforce_memory=args.enforce_memory, mem_limit=args.mem_limit,
+            cull=tuple(args.cull) if args.cull else None,
+        ))
         runs.append(run)
         print(json.dumps({k: v for k, v in asdict(run).items() if k != "records"}),
               flush=True)
         if args.json:
-            args.json.write_text(json.dumps([asdict(r) for r in runs], indent=1))
+            write_json(args.json, "course_runs" if args.course else "class_runs",
+                       runs)
     print(HEADER)
     for run in runs:
         print(_row(run))
-    bad = [r for r in runs if r.survivors]
+        if run.lesson_mem:
+            print(_course_rows(run))
+    bad = [r for r in runs if r.survivors or r.cgroups_left]
     if bad:
-        print(f"processes left alive: {[r.survivors for r in bad]}", file=sys.stderr)
+        print(f"processes left alive: {[r.survivors for r in bad]}; cgroups "
+              f"left: {[r.cgroups_left for r in bad]}", file=sys.stderr)
     return 1 if bad else 0
 
 

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -212,3 +213,135 @@ def test_values_against_the_charts_schema():
     # and the schema does catch a misspelt key
     bad = merge(merged, {"cull": {"timeOut": 5}})
     assert list(validator.iter_errors(bad))
+
+
+# --------------------------------------------------------------------------
+# the memory sizes against every lesson, measured under an enforced limit
+# (benchmarks/hub_load.py --course --enforce-memory: benchmarks/hub_load.json)
+# --------------------------------------------------------------------------
+
+HUB_LOAD = REPO / "benchmarks" / "hub_load.json"
+RESULTS = REPO / "benchmarks" / "RESULTS.md"
+HEADROOM = re.compile(r"at least (\d+(?:\.\d+)?) times the largest lesson's peak")
+POD_CAP, SYSTEM_PODS = 110, 10  # the kubelet's default maxPods; a node's own
+
+
+def _hub_bytes(quantity: str) -> int:
+    """A size as JupyterHub's ByteSpecification (so kubespawner, for z2jh)
+    reads it: K, M, G, T are powers of 1024."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)([KMGT]?)", quantity)
+    assert match, f"JupyterHub does not read {quantity!r}"
+    return int(float(match[1]) * 1024 ** " KMGT".index(match[2] or " "))
+
+
+def _course_run() -> dict:
+    data = json.loads(HUB_LOAD.read_text())
+    runs = [r for r in data.get("course_runs", []) if r.get("memory_enforced")]
+    assert runs, "benchmarks/hub_load.json has no course run under a limit"
+    return runs[-1]
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.replace("**", "").split())
+
+
+def _hub_section() -> str:
+    text = RESULTS.read_text()
+    start = text.index("## A class on JupyterHub")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end > 0 else None]
+
+
+def _sizes() -> dict:
+    leaves = _leaves(yaml.safe_load(VALUES.read_text()))
+    peaks = {s: m["peak_mb"] for s, m in _course_run()["lesson_mem"].items()}
+    return {
+        "guarantee": leaves["singleuser.memory.guarantee"],
+        "limit": leaves["singleuser.memory.limit"],
+        "cpu": leaves["singleuser.cpu.guarantee"],
+        "peaks": peaks,
+        "largest": max(peaks.values()),
+    }
+
+
+def test_every_lesson_ran_under_the_charts_hub_and_limit():
+    run = _course_run()
+    lessons = sorted(p.stem for p in (REPO / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+    assert len(lessons) >= 11
+    assert sorted(run["lesson_mem"]) == lessons
+    for stem, mem in run["lesson_mem"].items():
+        assert mem["ran"] == mem["of"] >= 1, (stem, mem)
+        assert mem["oom_kills"] == 0 and mem["peak_mb"] > 0, (stem, mem)
+        # the summary is the largest of the students' own records
+        mine = [r["lesson_mem"][stem]["peak_mb"] for r in run["records"]]
+        assert mem["peak_mb"] == max(mine)
+    assert run["errors"] == [] and run["survivors"] == []
+    assert run["jupyterhub"] == _versions()["JUPYTERHUB_VERSION"]
+    # enforced, and at the limit the chart sets
+    limit = _hub_bytes(_sizes()["limit"])
+    assert _hub_bytes(run["mem_limit"]) == limit
+    assert str(limit) in run["memory_enforced"]
+
+
+def test_values_fit_every_lesson_with_the_stated_headroom():
+    sizes = _sizes()
+    text = VALUES.read_text()
+    headroom = float(HEADROOM.search(text)[1])
+    assert headroom >= 1.5  # room for a second open lesson, at least half one
+    limit_mib = _hub_bytes(sizes["limit"]) / 2**20
+    guarantee_mib = _hub_bytes(sizes["guarantee"]) / 2**20
+    assert limit_mib >= headroom * sizes["largest"], (limit_mib, sizes)
+    # one open lesson always fits what the scheduler reserved
+    assert guarantee_mib >= sizes["largest"], (guarantee_mib, sizes)
+    assert f"{round(sizes['largest'])} MiB" in _flat(text.replace("#", " "))
+
+
+def _capacity_rows(section: str) -> list[tuple[int, ...]]:
+    table = section.split("<!-- capacity -->", 1)[1]
+    rows = re.findall(
+        r"^\| (\d+) vCPU, (\d+) GiB \| (\d+) \| (\d+) \| (\d+) \| \*\*(\d+)\*\* \|",
+        table, re.M)
+    return [tuple(map(int, row)) for row in rows]
+
+
+def test_the_capacity_tables_state_the_measured_numbers():
+    sizes = _sizes()
+    run = _course_run()
+    section = _hub_section()
+    # the lesson table is hub_load.json's
+    table = section.split("<!-- lesson-peaks -->", 1)[1]
+    rows = re.findall(r"^\| (\d\d-[\w-]+) \| (\d+)/(\d+) \| ([\d.]+) \| ([\d.]+) "
+                      r"\| (\d+) \| ([\d.]+) \|", table, re.M)
+    assert sorted(r[0] for r in rows) == sorted(run["lesson_mem"])
+    for stem, ran, of, peak, ws, oom, t in rows:
+        mem = run["lesson_mem"][stem]
+        counts = (mem["ran"], mem["of"], mem["oom_kills"])
+        assert (int(ran), int(of), int(oom)) == counts
+        assert (float(peak), float(ws)) == (mem["peak_mb"], mem["working_set_mb"])
+        assert float(t) == run["lesson_s"][stem]["p50"]
+    # students per node, from values.yaml's guarantees and the pod cap
+    guarantee = _hub_bytes(sizes["guarantee"])
+    nodes = _capacity_rows(section)
+    assert len(nodes) >= 3
+    for vcpu, gib, by_mem, by_cpu, by_pods, students in nodes:
+        assert by_mem == int((0.9 * gib - 1) * 2**30 // guarantee), (vcpu, gib)
+        assert by_cpu == int(0.9 * vcpu / sizes["cpu"] + 1e-9), (vcpu, gib)
+        assert by_pods == POD_CAP - SYSTEM_PODS
+        assert students == min(by_mem, by_cpu, by_pods)
+    # the same sizes, headroom and pod cap, stated in every capacity text
+    headroom = HEADROOM.search(VALUES.read_text())[1]
+    for name, text in (("RESULTS.md", section),
+                       ("deploy/README.md", (DEPLOY / "README.md").read_text())):
+        flat = _flat(text)
+        assert f"memory guarantee {sizes['guarantee']}" in flat, name
+        assert f"memory limit {sizes['limit']}" in flat, name
+        assert HEADROOM.search(flat)[1] == headroom, name
+        assert f"{round(sizes['largest'])} MiB" in flat, name
+        assert f"{POD_CAP} pods per node" in flat, name
+    course = _flat((REPO / "course" / "README.md").read_text())
+    assert f"{POD_CAP} pods per node" in course
+    stated = re.findall(r"(\d+) (?:students )?per (\d+)-vCPU, (\d+) GiB node", course)
+    assert stated
+    expected = {(vcpu, gib): students for vcpu, gib, *_, students in nodes}
+    for students, vcpu, gib in stated:
+        assert expected[int(vcpu), int(gib)] == int(students), (vcpu, gib)

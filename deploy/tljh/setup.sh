@@ -40,8 +40,10 @@ cat >/opt/tljh/config/jupyterhub_config.d/convgrad.py <<'PY'
 c.Spawner.environment.update({"NUMBA_CPU_NAME": "generic"})
 PY
 
-# 3. limits and culling, as measured (one student: ~410 MB PSS, ~636 MB RSS
-#    with two lessons open; ~7 CPU-seconds from login to the end of lesson 03)
+# 3. limits and culling, as measured (benchmarks/RESULTS.md: every lesson ran
+#    under a 1 GiB limit, the largest peaking at 480 MiB, server and kernel;
+#    ~7 CPU-seconds from login to the end of lesson 03). TLJH has no memory
+#    guarantee: size the server for about 0.5 GB per student.
 tljh-config set limits.memory 1G
 tljh-config set limits.cpu 1
 tljh-config set services.cull.enabled true
