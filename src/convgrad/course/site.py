@@ -42,6 +42,7 @@ from pathlib import Path
 
 import nbformat
 
+from . import project
 from .lessons import Lesson, find_lessons
 from .slides import (
     _package_dir,
@@ -53,10 +54,7 @@ from .slides import (
 )
 from .student import student_copy
 
-#: the GitHub repository of the Binder and source links (the same
-#: placeholder as the Binder badge: see docs/course-tooling.md)
-REPOSITORY = "convgrad/convgrad"
-BINDERHUB = "https://mybinder.org"
+BINDERHUB = project.BINDERHUB
 TEMPLATE = Path(__file__).parent / "templates" / "site"
 #: a file in OUT/ that says the folder is a site this module may replace
 MARKER = ".convgrad-site"
@@ -122,15 +120,27 @@ def section(nb: nbformat.NotebookNode, name: str) -> str | None:
     return None
 
 
+def _repository_and_branch(
+    repository: str | None, branch: str | None
+) -> tuple[str, str]:
+    """The arguments, or what ``deploy/versions.env`` names in their place:
+    its repository and its release."""
+    if repository is None or branch is None:
+        named = project.read_project()
+        repository = named.repository if repository is None else repository
+        branch = named.release if branch is None else branch
+    return repository, branch
+
+
 def binder_url(
-    lesson: Lesson, repository: str = REPOSITORY, branch: str = "main",
+    lesson: Lesson, repository: str | None = None, branch: str | None = None,
     binderhub: str = BINDERHUB,
 ) -> str:
-    """Binder's address that opens ``lesson`` in JupyterLab."""
-    return (
-        f"{binderhub}/v2/gh/{repository}/{branch}"
-        f"?urlpath=lab/tree/notebooks/{lesson.path.name}"
-    )
+    """Binder's address that opens ``lesson`` in JupyterLab (the README
+    badge's form; default: the repository and release of
+    ``deploy/versions.env``)."""
+    repository, branch = _repository_and_branch(repository, branch)
+    return project.binder_url(repository, branch, lesson.path.name, binderhub)
 
 
 def links_cell(lesson: Lesson, binder: str) -> nbformat.NotebookNode:
@@ -380,11 +390,12 @@ def render_site(
     out: Path,
     lessons: list[Lesson],
     executed: list[nbformat.NotebookNode],
-    repository: str = REPOSITORY,
-    branch: str = "main",
+    repository: str | None = None,
+    branch: str | None = None,
     log=print,  # noqa: ANN001
 ) -> list[Path]:
     """Render executed lessons into ``out`` with Sphinx; the lesson pages."""
+    repository, branch = _repository_and_branch(repository, branch)
     syllabus_path = lessons[0].path.parent.parent / "course" / "README.md"
     syllabus = None
     if syllabus_path.is_file():
@@ -431,8 +442,8 @@ def build_site(
     lessons: Iterable[Lesson] | None = None,
     jobs: int = 2,
     timeout: int = 600,
-    repository: str = REPOSITORY,
-    branch: str = "main",
+    repository: str | None = None,
+    branch: str | None = None,
     log=print,  # noqa: ANN001
 ) -> Site:
     """Build the course website into ``out`` (see the module docstring).
