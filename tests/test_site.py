@@ -25,7 +25,8 @@ import pytest
 
 from convgrad.course.__main__ import main
 from convgrad.course.lessons import Lesson, find_lessons
-from convgrad.course.site import (
+from convgrad.course.publish.chromium import find_chromium
+from convgrad.course.publish.site import (
     MARKER,
     TOOLS,
     _prepare_out,
@@ -36,7 +37,6 @@ from convgrad.course.site import (
     section,
     syllabus_page,
 )
-from convgrad.course.slides import find_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -190,7 +190,7 @@ def built_site(tmp_path_factory):
         _skip(f"needs {', '.join(missing)} (pip install -e '.[site]')")
     if find_chromium() is None:
         _skip("needs chromium (.ci/install-browser)")
-    from convgrad.course.site import Site, build_site
+    from convgrad.course.publish.site import Site, build_site
 
     lessons = find_lessons(NOTEBOOKS, SITE_LESSONS)
     built = os.environ.get("CONVGRAD_SITE")

@@ -1,4 +1,9 @@
-"""``python -m convgrad.course``: student copies, slide decks, course checks."""
+"""``python -m convgrad.course``: student copies, slide decks, course checks.
+
+The publishers (``slides``, ``site``: :mod:`convgrad.course.publish`) are
+imported when their command runs, so the other commands need none of their
+tools; a missing one is reported with the extra that installs it.
+"""
 
 from __future__ import annotations
 
@@ -62,7 +67,7 @@ def _student_copies(args: argparse.Namespace) -> int:
 
 
 def _slides(args: argparse.Namespace) -> int:
-    from .slides import export_slides
+    from .publish.slides import export_slides  # nbconvert: the slides extra
 
     out, lessons = _out_folder(args.out), _readable_lessons(args)
     decks = export_slides(
@@ -88,7 +93,7 @@ def _link(args: argparse.Namespace) -> int:
 
 
 def _site(args: argparse.Namespace) -> int:
-    from .site import build_site
+    from .publish.site import build_site  # Sphinx: the site extra
 
     out, lessons = _out_folder(args.out), _readable_lessons(args)
     site = build_site(
