@@ -47,8 +47,15 @@ def test_by_default_a_link_pulls_the_release_of_deploy_versions_env(capsys):
     assert (q["repo"], q["branch"]) == (project.repository_url, project.release)
     assert q["targetpath"] == project.repository.rsplit("/", 1)[1]
     assert main(["link", HUB, "--lesson", "00"]) == 0
-    [line] = capsys.readouterr().out.splitlines()
+    out, err = capsys.readouterr()
+    [line] = out.splitlines()
     assert _query(line) == q
+    # a placeholder is named, not handed out silently
+    marked = sorted({"REPOSITORY", "RELEASE"} & project.placeholders)
+    assert (f"{', '.join(marked)} in deploy/versions.env still a placeholder"
+            in err) == bool(marked)
+    assert main(["link", HUB, REPO_URL, "--branch", "b", "--lesson", "00"]) == 0
+    assert capsys.readouterr().err == ""
     # an explicit repository or branch wins
     assert _query(lesson_link(HUB, REPO_URL, "00"))["repo"] == REPO_URL
     assert _query(lesson_link(HUB, None, "00", branch="b"))["branch"] == "b"

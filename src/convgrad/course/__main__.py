@@ -89,6 +89,16 @@ def _link(args: argparse.Namespace) -> int:
     )
     for link in links:
         print(link.url if len(links) == 1 else f"{link.lesson.stem}: {link.url}")
+    if args.repo is None or args.branch is None:
+        from .project import VERSIONS, read_project
+
+        used = {"REPOSITORY"} if args.repo is None else set()
+        used |= {"RELEASE"} if args.branch is None else set()
+        marked = sorted(used & read_project().placeholders)
+        if marked:
+            print(f"note: {', '.join(marked)} in {VERSIONS} still a placeholder; "
+                  f"name yours with python -m convgrad.course configure",
+                  file=sys.stderr)
     return 0
 
 
