@@ -4,13 +4,19 @@
 # environment Binder builds, so one tested environment serves both.
 #
 #   deploy/build-image.sh --no-build                  # check only (CI; no Docker)
-#   deploy/build-image.sh IMAGE:TAG [SOURCE] [--ref REF] [--push]
+#   deploy/build-image.sh [IMAGE:TAG] [SOURCE] [--ref REF] [--push] [--dry-run]
 #
-#   deploy/build-image.sh registry.example.org/convgrad:v0.1.0 \
-#       https://github.com/convgrad/convgrad --ref v0.1.0 --push
+#   deploy/build-image.sh --push      # the release deploy/versions.env names
 #
-# SOURCE is a checkout (default: this one) or a git URL; build from a release
-# tag. What differs from Binder, and why:
+# The defaults come from deploy/versions.env, the one place that names them:
+# IMAGE:TAG is $IMAGE:$RELEASE, SOURCE https://github.com/$REPOSITORY and REF
+# $RELEASE, the branch the lesson links pull (python -m convgrad.course link)
+# and the tag deploy/z2jh/values.yaml runs. The image's tag must be the ref it
+# is built from. SOURCE may be a checkout, which must then have REF checked
+# out: repo2docker ignores --ref for a local folder. --dry-run prints the
+# repo2docker command instead of running it. Other options go to repo2docker.
+#
+# What differs from Binder, and why:
 #   --target-repo-dir /srv/convgrad  z2jh mounts a persistent volume on
 #       /home/jovyan, hiding whatever the image put there; repo2docker's
 #       default puts the repository (and so the editable convgrad and its
@@ -67,8 +73,38 @@ if [ "${1:-}" = "--no-build" ]; then
     exit 0
 fi
 
-[ $# -ge 1 ] || die "usage: $0 --no-build | IMAGE:TAG [SOURCE] [--ref REF] [--push]"
-image=$1; shift
-source_dir=.
-if [ $# -ge 1 ] && [ "${1#--}" = "$1" ]; then source_dir=$1; shift; fi
-exec "$r2d" "${args[@]}" --image-name "$image" "$@" "$source_dir"
+image="$IMAGE:$RELEASE" source_dir="https://github.com/$REPOSITORY" ref=$RELEASE
+dry_run=0 positional=0 passed=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --ref) [ $# -ge 2 ] || die "--ref needs a value"; ref=$2; shift 2 ;;
+        --ref=*) ref=${1#--ref=}; shift ;;
+        --dry-run) dry_run=1; shift ;;
+        -*) passed+=("$1"); shift ;;
+        *) case $positional in
+               0) image=$1 ;;
+               1) source_dir=$1 ;;
+               *) die "usage: $0 --no-build | [IMAGE:TAG] [SOURCE] [--ref REF] [--push]" ;;
+           esac
+           positional=$((positional + 1)); shift ;;
+    esac
+done
+tag=${image##*/}
+[ "${tag#*:}" != "$tag" ] || die "IMAGE:TAG must have a tag, got $image"
+tag=${tag##*:}
+[ "$tag" = "$ref" ] || die "the image's tag ($tag) must be the ref it is" \
+    "built from ($ref): tag it with the release (deploy/versions.env RELEASE)"
+if [ -d "$source_dir" ]; then
+    head=$(git -C "$source_dir" rev-parse HEAD) ||
+        die "$source_dir is not a git checkout"
+    want=$(git -C "$source_dir" rev-parse --verify -q "$ref^{commit}") ||
+        die "$source_dir has no ref $ref (git fetch origin $ref)"
+    [ "$head" = "$want" ] || die "$source_dir has $head checked out, not $ref" \
+        "($want): repo2docker ignores --ref for a local folder; check it out"
+fi
+cmd=("$r2d" "${args[@]}" --ref "$ref" --image-name "$image" "${passed[@]}" "$source_dir")
+if [ "$dry_run" -eq 1 ]; then
+    printf '%q ' "${cmd[@]}"; echo
+    exit 0
+fi
+exec "${cmd[@]}"

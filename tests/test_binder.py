@@ -25,10 +25,6 @@ from packaging.requirements import Requirement
 REPO = Path(__file__).resolve().parents[1]
 BINDER = REPO / "binder"
 REQUIRE = os.environ.get("CONVGRAD_REQUIRE_BINDER") == "1"
-BADGE_URL = (
-    "https://mybinder.org/v2/gh/convgrad/convgrad/main"
-    "?urlpath=lab/tree/notebooks/00-start-here.ipynb"
-)
 # versions measured to work together (ECOSYSTEM-NOTES)
 KNOWN_GOOD = {
     "numba": "0.68.1",
@@ -170,11 +166,45 @@ def test_start_keeps_generic_cpu_and_caps_threads():
     assert proc.returncode == 0 and int(proc.stdout) == cores
 
 
-def test_badge_opens_the_start_notebook():
-    docs = (REPO / "docs" / "course-tooling.md").read_text()
-    assert BADGE_URL in docs
-    target = BADGE_URL.split("urlpath=lab/tree/", 1)[1]
-    assert (REPO / target).is_file()
+def _badge_target(readme: str) -> str:
+    marker = "<!-- binder-badge:"
+    assert readme.count(marker) == 1, "the README has one Binder badge"
+    line = readme.split(marker, 1)[1].splitlines()[1]
+    m = re.fullmatch(r"\[!\[Binder\]\(https://mybinder\.org/badge_logo\.svg\)\]"
+                     r"\(([^)\s]+)\)", line)
+    assert m, f"not a Binder badge: {line}"
+    return m[1]
+
+
+def test_badge_opens_the_start_notebook_of_the_release(tmp_path):
+    """The badge opens the start notebook at the release of
+    deploy/versions.env; while that names placeholders, it leads to the
+    instructions for naming them instead."""
+    from convgrad.course.project import configure, read_project
+
+    project = read_project(REPO)
+    target = _badge_target((REPO / "README.md").read_text())
+    if project.launchable:
+        assert target == (
+            f"https://mybinder.org/v2/gh/{project.repository}/{project.release}"
+            "?urlpath=lab/tree/notebooks/00-start-here.ipynb"
+        )
+    else:
+        page, anchor = target.split("#")
+        assert anchor == "binder"
+        docs = (REPO / page).read_text()
+        assert "\n## Binder\n" in docs
+        assert "python -m convgrad.course configure --repo OWNER/NAME" in docs
+    # configured, in a copy, the badge launches Binder on the start notebook
+    for name in ("README.md", "pyproject.toml", "deploy/versions.env",
+                 "deploy/z2jh/values.yaml"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text((REPO / name).read_text())
+    configure(tmp_path, repository="someone/cnn-course", release="spring")
+    target = _badge_target((tmp_path / "README.md").read_text())
+    assert target.startswith("https://mybinder.org/v2/gh/someone/cnn-course/"
+                             "spring?urlpath=lab/tree/")
+    assert (REPO / target.split("urlpath=lab/tree/", 1)[1]).is_file()
 
 
 def _repo2docker() -> str | None:

@@ -32,17 +32,16 @@ from convgrad.course import (
     write_student_copies,
 )
 from convgrad.course.__main__ import course_problems, main
-from convgrad.course.slides import (
+from convgrad.course.publish.assets import remote_references
+from convgrad.course.publish.chromium import find_chromium, print_pdf
+from convgrad.course.publish.execute import execute_static
+from convgrad.course.publish.slides import (
     ANIMATION_TAG,
     HEIGHT,
     WIDTH,
     animations_on_their_own_slide,
-    execute_static,
     export_slides,
-    find_chromium,
     offline_problems,
-    print_pdf,
-    remote_references,
     sections_on_their_own_subslide,
 )
 from convgrad.course.student import STUB

@@ -14,9 +14,11 @@ import pytest
 from convgrad.course.__main__ import main
 from convgrad.course.lessons import find_lessons, repo_root
 from convgrad.course.link import default_folder, lesson_link, lesson_links
+from convgrad.course.project import read_project
 
 HUB = "https://hub.example.org"
-REPO_URL = "https://github.com/convgrad/convgrad"
+# any repository: the one a class uses is deploy/versions.env's (below)
+REPO_URL = "https://github.com/example-org/convgrad"
 
 
 def _query(url: str) -> dict[str, str]:
@@ -32,10 +34,31 @@ def test_a_link_names_what_nbgitpuller_reads():
     assert parts.path == "/hub/user-redirect/git-pull"
     assert _query(url) == {
         "repo": REPO_URL,
-        "branch": "main",
+        # the release branch the image is built from (tests/test_release.py)
+        "branch": read_project().release,
         "targetpath": "convgrad",
         "urlpath": "lab/tree/convgrad/notebooks/00-start-here.ipynb",
     }
+
+
+def test_by_default_a_link_pulls_the_release_of_deploy_versions_env(capsys):
+    project = read_project()
+    q = _query(lesson_link(HUB, None, "00"))
+    assert (q["repo"], q["branch"]) == (project.repository_url, project.release)
+    assert q["targetpath"] == project.repository.rsplit("/", 1)[1]
+    assert main(["link", HUB, "--lesson", "00"]) == 0
+    out, err = capsys.readouterr()
+    [line] = out.splitlines()
+    assert _query(line) == q
+    # a placeholder is named, not handed out silently
+    marked = sorted({"REPOSITORY", "RELEASE"} & project.placeholders)
+    assert (f"{', '.join(marked)} in deploy/versions.env still a placeholder"
+            in err) == bool(marked)
+    assert main(["link", HUB, REPO_URL, "--branch", "b", "--lesson", "00"]) == 0
+    assert capsys.readouterr().err == ""
+    # an explicit repository or branch wins
+    assert _query(lesson_link(HUB, REPO_URL, "00"))["repo"] == REPO_URL
+    assert _query(lesson_link(HUB, None, "00", branch="b"))["branch"] == "b"
 
 
 def test_urlpath_opens_a_lesson_inside_the_clone_folder():
@@ -64,9 +87,9 @@ def test_the_hub_address_may_be_pasted_from_the_address_bar(hub, base):
 @pytest.mark.parametrize(
     "repo, folder",
     [
-        ("https://github.com/convgrad/convgrad.git", "convgrad"),
+        ("https://github.com/example-org/convgrad.git", "convgrad"),
         ("https://gitlab.example.org/course/cnn-2026/", "cnn-2026"),
-        ("git@github.com:convgrad/convgrad.git", "convgrad"),
+        ("git@github.com:example-org/convgrad.git", "convgrad"),
         ("file:///srv/lessons/convgrad", "convgrad"),
     ],
 )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import time
 from pathlib import Path
 
@@ -24,7 +25,8 @@ import pytest
 
 from convgrad.course.__main__ import main
 from convgrad.course.lessons import Lesson, find_lessons
-from convgrad.course.site import (
+from convgrad.course.publish.chromium import find_chromium
+from convgrad.course.publish.site import (
     MARKER,
     TOOLS,
     _prepare_out,
@@ -35,7 +37,6 @@ from convgrad.course.site import (
     section,
     syllabus_page,
 )
-from convgrad.course.slides import find_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -131,10 +132,15 @@ def test_the_lesson_map_links_what_is_built(tmp_path):
 def test_a_lesson_page_links_its_notebook_and_binder(tmp_path):
     lesson = _lesson(tmp_path, "03-col2im-scatter")
     url = binder_url(lesson)
-    # the form of the README's Binder badge, on this lesson
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    badge = url.replace("03-col2im-scatter", "00-start-here")
-    assert badge in readme
+    # the README badge's form, on this lesson, at deploy/versions.env's
+    # repository and release
+    env = (ROOT / "deploy" / "versions.env").read_text(encoding="utf-8")
+    repository = re.search(r"^REPOSITORY=(\S+)", env, re.M)[1]
+    release = re.search(r"^RELEASE=(\S+)", env, re.M)[1]
+    assert url == (f"https://mybinder.org/v2/gh/{repository}/{release}"
+                   "?urlpath=lab/tree/notebooks/03-col2im-scatter.ipynb")
+    assert binder_url(lesson, "a/b", "c").startswith(
+        "https://mybinder.org/v2/gh/a/b/c?")
     page = lesson_page(LESSON, lesson, url)
     assert page.cells[0].source == LESSON.cells[0].source
     links = page.cells[1].source
@@ -184,7 +190,7 @@ def built_site(tmp_path_factory):
         _skip(f"needs {', '.join(missing)} (pip install -e '.[site]')")
     if find_chromium() is None:
         _skip("needs chromium (.ci/install-browser)")
-    from convgrad.course.site import Site, build_site
+    from convgrad.course.publish.site import Site, build_site
 
     lessons = find_lessons(NOTEBOOKS, SITE_LESSONS)
     built = os.environ.get("CONVGRAD_SITE")

@@ -2,7 +2,11 @@
 # convgrad on The Littlest JupyterHub: one server, a few dozen students.
 # Run as root on the server, after TLJH's own installer (deploy/README.md):
 #
-#   sudo bash deploy/tljh/setup.sh [REF] [REPO_URL]     # REF: a release tag
+#   sudo bash deploy/tljh/setup.sh [REF] [REPO_URL]
+#
+# REF and REPO_URL default to RELEASE and REPOSITORY of deploy/versions.env
+# (the one place that names them): the release branch the lesson links pull,
+# so the notebooks and the installed convgrad are the same commit.
 #
 # 1. installs convgrad's pinned environment into TLJH's user environment,
 #    less the jupyterhub pin (TLJH keeps its user env's jupyterhub matched to
@@ -14,8 +18,10 @@
 # 3. sets the limits and culling measured for one student (the same figures
 #    as deploy/z2jh/values.yaml; see benchmarks/RESULTS.md).
 set -euo pipefail
-REF="${1:-main}"
-REPO_URL="${2:-https://github.com/convgrad/convgrad}"   # placeholder: yours
+# shellcheck source=deploy/versions.env
+. "$(cd "$(dirname "$0")/.." && pwd)/versions.env"
+REF="${1:-$RELEASE}"
+REPO_URL="${2:-https://github.com/$REPOSITORY}"
 SRC=/srv/convgrad
 USER_PY=/opt/tljh/user/bin/python
 [ -x "$USER_PY" ] || { echo "no TLJH user environment at /opt/tljh/user" >&2; exit 1; }

@@ -1,4 +1,9 @@
-"""``python -m convgrad.course``: student copies, slide decks, course checks."""
+"""``python -m convgrad.course``: student copies, slide decks, course checks.
+
+The publishers (``slides``, ``site``: :mod:`convgrad.course.publish`) are
+imported when their command runs, so the other commands need none of their
+tools; a missing one is reported with the extra that installs it.
+"""
 
 from __future__ import annotations
 
@@ -62,7 +67,7 @@ def _student_copies(args: argparse.Namespace) -> int:
 
 
 def _slides(args: argparse.Namespace) -> int:
-    from .slides import export_slides
+    from .publish.slides import export_slides  # nbconvert: the slides extra
 
     out, lessons = _out_folder(args.out), _readable_lessons(args)
     decks = export_slides(
@@ -84,11 +89,21 @@ def _link(args: argparse.Namespace) -> int:
     )
     for link in links:
         print(link.url if len(links) == 1 else f"{link.lesson.stem}: {link.url}")
+    if args.repo is None or args.branch is None:
+        from .project import VERSIONS, read_project
+
+        used = {"REPOSITORY"} if args.repo is None else set()
+        used |= {"RELEASE"} if args.branch is None else set()
+        marked = sorted(used & read_project().placeholders)
+        if marked:
+            print(f"note: {', '.join(marked)} in {VERSIONS} still a placeholder; "
+                  f"name yours with python -m convgrad.course configure",
+                  file=sys.stderr)
     return 0
 
 
 def _site(args: argparse.Namespace) -> int:
-    from .site import build_site
+    from .publish.site import build_site  # Sphinx: the site extra
 
     out, lessons = _out_folder(args.out), _readable_lessons(args)
     site = build_site(
@@ -138,6 +153,26 @@ def _grade(args: argparse.Namespace) -> int:
     print(f"{len(report.rows)} grades of {students} students in {args.out}"
           + (f"; {len(report.unreadable)} notebooks could not be read"
              if report.unreadable else ""))
+    return 0
+
+
+def _configure(args: argparse.Namespace) -> int:
+    from .project import VERSIONS, configure, out_of_step, read_project
+
+    if args.check:
+        problems = out_of_step()
+        for problem in problems:
+            print(problem)
+        return 1 if problems else 0
+    changed = configure(repository=args.repo, image=args.image,
+                        release=args.release, registry=args.registry)
+    project = read_project()
+    for path in changed:
+        print(f"wrote {path}")
+    marks = sorted(project.placeholders)
+    print(f"{VERSIONS}: repository {project.repository}, image "
+          f"{project.image_ref}"
+          + (f"; still placeholders: {', '.join(marks)}" if marks else ""))
     return 0
 
 
@@ -216,8 +251,12 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("link", help="nbgitpuller links that open lessons on a hub")
     p.add_argument("hub", help="the hub's address, e.g. https://hub.example.org")
-    p.add_argument("repo", help="the git URL students pull the lessons from")
-    p.add_argument("--branch", default="main", help="branch or tag (default: main)")
+    p.add_argument("repo", nargs="?", default=None,
+                   help="the git URL students pull the lessons from (default: "
+                        "REPOSITORY of deploy/versions.env, on GitHub)")
+    p.add_argument("--branch", default=None,
+                   help="the branch to pull (default: RELEASE of "
+                        "deploy/versions.env, the branch the image is built from)")
     p.add_argument("--lesson", action="append",
                    help="only this lesson (NN or stem; default: every lesson)")
     p.add_argument("--folder", default=None,
@@ -226,6 +265,27 @@ def main(argv: list[str] | None = None) -> int:
                    help="git clone --depth")
     p.set_defaults(run=_link)
 
+    p = sub.add_parser(
+        "configure",
+        help="name the repository, image and release (deploy/versions.env)",
+        description="Set REPOSITORY, IMAGE and RELEASE in deploy/versions.env "
+        "and write the lines that cannot read it: the README's Binder badge, "
+        "deploy/z2jh/values.yaml's image name and tag, pyproject.toml's "
+        "Source URL.",
+    )
+    p.add_argument("--repo", help="GitHub OWNER/NAME of this repository")
+    p.add_argument("--release", "--tag", dest="release",
+                   help="the release branch: the image is built from it and "
+                        "tagged with it, the badge and lesson links open it")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--registry",
+                       help="HOST[/PATH]: the image becomes "
+                            "HOST[/PATH]/NAME/singleuser")
+    group.add_argument("--image", help="the image's full name, without a tag")
+    p.add_argument("--check", action="store_true",
+                   help="only say which written lines no longer match")
+    p.set_defaults(run=_configure)
+
     p = sub.add_parser("site", help="a static website of the executed lessons")
     p.add_argument("out", type=Path)
     p.add_argument("--lesson", action="append", help="only this lesson (NN or stem)")
@@ -233,9 +293,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="lessons executed at once")
     p.add_argument("--timeout", type=_at_least_one(int), default=600,
                    help="seconds per cell")
-    p.add_argument("--repo", default="convgrad/convgrad",
-                   help="GitHub owner/name of the Binder and source links")
-    p.add_argument("--branch", default="main", help="branch of those links")
+    p.add_argument("--repo", default=None,
+                   help="GitHub owner/name of the Binder and source links "
+                        "(default: REPOSITORY of deploy/versions.env)")
+    p.add_argument("--branch", default=None,
+                   help="branch of those links (default: its RELEASE)")
     p.set_defaults(run=_site)
 
     p = sub.add_parser("assignments",

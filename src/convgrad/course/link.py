@@ -10,6 +10,15 @@ server) to ``/user/<name>/git-pull``: nbgitpuller's page there clones the
 repository into ``~/FOLDER`` on the first click and merges on later clicks,
 never overwriting the student's own edits, then opens ``urlpath``.
 
+By default a link pulls the **release** that ``deploy/versions.env`` names
+(:mod:`convgrad.course.project`): the branch the hub's image was built from
+(``deploy/build-image.sh`` builds ``--ref RELEASE`` and tags the image
+``RELEASE``, which ``deploy/z2jh/values.yaml`` runs). The notebooks a
+student pulls and the convgrad the image holds are then the same commit.
+It is a branch, not a tag: nbgitpuller merges ``origin/<branch>`` on every
+click after the first, and a tag has no ``origin/<tag>`` (the second click
+fails in ``git diff ..origin/<tag>``).
+
 This module only writes the URL. The pulling is nbgitpuller's: it must be
 installed in the single-user image (``binder/requirements.txt`` pins it; the
 ``hub`` extra installs it here). The query parameters are the ones its
@@ -27,6 +36,7 @@ from pathlib import Path
 from urllib.parse import quote, urlencode, urlsplit
 
 from .lessons import Lesson, find_lessons
+from .project import read_project
 
 # a folder name nbgitpuller may create in the home: no separators, no dot-dirs
 FOLDER = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -83,22 +93,28 @@ def _check_repo(repo: str) -> None:
 
 def lesson_link(
     hub: str,
-    repo: str,
+    repo: str | None,
     lesson: Lesson | str,
     *,
-    branch: str = "main",
+    branch: str | None = None,
     folder: str | None = None,
     depth: int | None = None,
     notebooks: Path | None = None,
 ) -> str:
     """The nbgitpuller link that opens ``lesson`` from ``repo`` on ``hub``.
 
-    ``lesson`` is a :class:`Lesson` or its number or stem (``"03"``,
-    ``"03-col2im-scatter"``), looked up in ``notebooks``. ``folder`` is the
+    ``repo`` defaults to the repository and ``branch`` to the release of
+    ``deploy/versions.env`` (the image's). ``lesson`` is a :class:`Lesson`
+    or its number or stem (``"03"``, ``"03-col2im-scatter"``), looked up in
+    ``notebooks``. ``folder`` is the
     clone's folder in the student's home (default: the repository's name).
     ``depth`` is passed to ``git clone --depth`` (nbgitpuller's default is 1).
     """
     base = _hub_base(hub)
+    if repo is None or branch is None:
+        project = read_project()
+        repo = project.repository_url if repo is None else repo
+        branch = project.release if branch is None else branch
     _check_repo(repo)
     if not branch or branch != branch.strip() or " " in branch:
         raise ValueError(f"branch must be a git branch name, got {branch!r}")
@@ -124,16 +140,20 @@ def lesson_link(
 
 def lesson_links(
     hub: str,
-    repo: str,
+    repo: str | None = None,
     lessons: list[str] | None = None,
     *,
-    branch: str = "main",
+    branch: str | None = None,
     folder: str | None = None,
     depth: int | None = None,
     notebooks: Path | None = None,
 ) -> list[LessonLink]:
     """One link per lesson (every lesson when ``lessons`` is empty)."""
     found = find_lessons(notebooks, lessons or None)
+    if repo is None or branch is None:
+        project = read_project()
+        repo = project.repository_url if repo is None else repo
+        branch = project.release if branch is None else branch
     return [
         LessonLink(
             x,

@@ -1,6 +1,6 @@
 """Sphinx configuration of the course website (``python -m convgrad.course site``).
 
-:mod:`convgrad.course.site` copies this file into the build's source folder,
+:mod:`convgrad.course.publish.site` copies this file into the build's source folder,
 next to ``site.json`` (what changes per build: the repository, the branch,
 the Binder address) and the executed lessons. The lessons are executed
 before Sphinx runs, in static mode, so MyST-NB only renders them.
@@ -19,7 +19,7 @@ html_title = SITE["title"]
 extensions = ["myst_nb"]
 exclude_patterns = ["_build", "_extra", "**.ipynb_checkpoints"]
 
-# executed by convgrad.course.site (static views), rendered as they are
+# executed by convgrad.course.publish.site (static views), rendered as they are
 nb_execution_mode = "off"
 nb_merge_streams = True
 myst_enable_extensions = ["dollarmath", "colon_fence"]

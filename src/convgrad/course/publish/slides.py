@@ -19,13 +19,7 @@ pack``, cached under ``~/.cache/convgrad/slide-assets`` or
 
 from __future__ import annotations
 
-import contextlib
-import html.parser
-import os
 import re
-import shutil
-import subprocess
-import tarfile
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -33,10 +27,18 @@ from pathlib import Path
 
 import nbformat
 
-from ..viz._base import MODE_ENV
-from ..viz.export import PLAYER_CLASS
-from .lessons import Lesson, find_lessons
-from .student import student_copy
+from ...viz.export import PLAYER_CLASS
+from ..lessons import Lesson, find_lessons
+from ..student import student_copy
+from . import require
+from .assets import (
+    copy_from_package,
+    local_references,
+    remote_references,
+    remote_references_in_assets,
+)
+from .chromium import find_chromium, print_pdf
+from .execute import embedded_views, execute_static
 
 ASSETS = "assets"
 #: npm package -> (path in the package, path under ``assets/``)
@@ -86,149 +88,12 @@ _FONT_AWESOME_LINK = re.compile(
 )
 
 
-# --------------------------------------------------------------------------
-# offline assets from the npm registry
-# --------------------------------------------------------------------------
-
-
-def asset_cache() -> Path:
-    """Where fetched npm packages are kept between exports."""
-    env = os.environ.get("CONVGRAD_ASSET_CACHE")
-    if env:
-        return Path(env)
-    return Path.home() / ".cache" / "convgrad" / "slide-assets"
-
-
-def _package_dir(spec: str, cache: Path) -> Path:
-    """The unpacked npm package ``spec`` (fetched with ``npm pack`` once)."""
-    safe = spec.replace("/", "__").replace("@", "_at_")
-    where = cache / safe
-    done = where / ".complete"
-    if done.is_file():
-        return where / "package"
-    npm = shutil.which("npm")
-    if npm is None:
-        raise RuntimeError(
-            "offline slides need npm (to fetch reveal.js, require.js, jquery, "
-            "the widget manager, font-awesome and MathJax from the npm "
-            "registry); install Node.js/npm or export without --offline"
-        )
-    where.mkdir(parents=True, exist_ok=True)
-    run = subprocess.run(
-        [npm, "pack", spec, "--pack-destination", str(where), "--silent"],
-        capture_output=True, text=True, check=False,
-    )
-    if run.returncode != 0:
-        raise RuntimeError(f"npm pack {spec} failed:\n{run.stderr.strip()}")
-    tarballs = sorted(where.glob("*.tgz"))
-    if len(tarballs) != 1:
-        raise RuntimeError(f"npm pack {spec} left {len(tarballs)} tarballs in {where}")
-    shutil.rmtree(where / "package", ignore_errors=True)
-    with tarfile.open(tarballs[0]) as tar:
-        tar.extractall(where, filter="data")
-    tarballs[0].unlink()
-    done.write_text(spec + "\n")
-    return where / "package"
-
-
 def install_assets(out: Path, cache: Path | None = None) -> Path:
     """Copy every offline asset into ``out/assets``; return that folder."""
-    cache = asset_cache() if cache is None else Path(cache)
     target = Path(out) / ASSETS
     for spec, items in NPM_ASSETS.items():
-        package = _package_dir(spec, cache)
-        for source, dest in items:
-            src, dst = package / source, target / dest
-            if not src.exists():
-                raise RuntimeError(f"npm package {spec} has no {source}")
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            if src.is_dir():
-                shutil.copytree(
-                    src, dst, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("*.map"),
-                )
-            else:
-                shutil.copy2(src, dst)
+        copy_from_package(spec, items, target, cache)
     return target
-
-
-# --------------------------------------------------------------------------
-# what a deck loads from the network
-# --------------------------------------------------------------------------
-
-_REMOTE = re.compile(r"^\s*(https?:)?//", re.IGNORECASE)
-_CSS_REMOTE = re.compile(
-    r"""(@import\s+(url\()?\s*["']?\s*(https?:)?//|url\(\s*["']?\s*(https?:)?//)""",
-    re.IGNORECASE,
-)
-_JS_REMOTE = re.compile(r"""["'`](https?:)?//[^"'`\s]+["'`]""", re.IGNORECASE)
-# an XML namespace is a name, not something a browser fetches
-_NAMESPACE = re.compile(r"""["'`]https?://www\.w3\.org/[^"'`]*["'`]""")
-
-
-@dataclass(frozen=True)
-class RemoteReference:
-    """Something a deck would load from the network."""
-
-    tag: str
-    where: str
-    value: str
-
-    def __str__(self) -> str:
-        return f"<{self.tag}> {self.where}: {self.value[:120]}"
-
-
-class _RemoteFinder(html.parser.HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.found: list[RemoteReference] = []
-        self._inside: str | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = {k: v or "" for k, v in attrs}
-        for attr in ("src", "href", "data", "poster"):
-            if attr not in values:
-                continue
-            if tag == "a" and attr == "href":
-                continue  # a link the reader may follow, not a load
-            if _REMOTE.match(values[attr]):
-                self.found.append(RemoteReference(tag, attr, values[attr]))
-        if "style" in values and _CSS_REMOTE.search(values["style"]):
-            self.found.append(RemoteReference(tag, "style", values["style"]))
-        self._inside = tag if tag in ("style", "script") else None
-
-    def handle_endtag(self, tag: str) -> None:
-        self._inside = None
-
-    def handle_data(self, data: str) -> None:
-        if self._inside == "style":
-            for m in _CSS_REMOTE.finditer(data):
-                found = data[m.start() :][:120]
-                self.found.append(RemoteReference("style", "css", found))
-        elif self._inside == "script":
-            for m in _JS_REMOTE.finditer(_NAMESPACE.sub('""', data)):
-                self.found.append(RemoteReference("script", "inline", m.group(0)))
-
-
-def remote_references(page: str) -> list[RemoteReference]:
-    """Every script, style sheet, font or image ``page`` loads over the
-    network: ``src``/``href`` attributes (``<a>`` links excepted), CSS
-    ``@import``/``url()`` in ``<style>`` and ``style=``, and URL strings in
-    inline scripts."""
-    finder = _RemoteFinder()
-    finder.feed(page)
-    finder.close()
-    return finder.found
-
-
-def remote_references_in_assets(folder: Path) -> list[RemoteReference]:
-    """Remote ``@import``/``url()`` in the style sheets under ``folder``."""
-    found = []
-    for css in sorted(Path(folder).rglob("*.css")):
-        text = css.read_text(encoding="utf-8", errors="replace")
-        for m in _CSS_REMOTE.finditer(text):
-            found.append(RemoteReference("css", str(css), text[m.start() :][:120]))
-    return found
 
 
 def offline_problems(page: str, folder: Path) -> list[str]:
@@ -245,86 +110,9 @@ def offline_problems(page: str, folder: Path) -> list[str]:
     return problems
 
 
-def local_references(page: str) -> list[str]:
-    """The relative ``src``/``href`` of every script and style sheet."""
-    out: list[str] = []
-
-    class Finder(html.parser.HTMLParser):
-        def handle_starttag(self, tag, attrs):  # noqa: ANN001
-            values = dict(attrs)
-            if tag == "script" and values.get("src"):
-                out.append(values["src"])
-            if tag == "link" and values.get("href"):
-                out.append(values["href"])
-
-    Finder().feed(page)
-    return [x for x in out if not _REMOTE.match(x) and not x.startswith("data:")]
-
-
 # --------------------------------------------------------------------------
 # export
 # --------------------------------------------------------------------------
-
-
-def kernel_config():
-    """The kernel manager's settings for an export: CurveZMQ encryption when
-    pyzmq has it (ipykernel warns once per kernel about plain TCP otherwise),
-    else IPC sockets on POSIX."""
-    import zmq
-    from traitlets.config import Config
-
-    config = Config()
-    if zmq.has("curve"):
-        config.KernelManager.transport_encryption = "auto"
-    elif os.name == "posix":  # pragma: no cover - pyzmq wheels have curve
-        config.KernelManager.transport = "ipc"
-    return config
-
-
-def execute_static(
-    nb: nbformat.NotebookNode, cwd: Path, timeout: int = 600,
-    progress: str | None = None,
-) -> nbformat.NotebookNode:
-    """Run ``nb`` in a fresh kernel whose views embed their scenes
-    (``CONVGRAD_VIEWS=embed``); returns the executed notebook.
-
-    ``progress``: print ``"PROGRESS: cell k/n: first line"`` as each code
-    cell starts (an export can sit on one cell for a minute)."""
-    from nbconvert.preprocessors import ExecutePreprocessor
-
-    nb = nbformat.from_dict(nb)
-    code = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
-
-    def started(cell, cell_index) -> None:  # noqa: ANN001
-        if cell_index not in code:
-            return  # markdown: nothing runs
-        k = code.index(cell_index) + 1
-        first = next((x for x in cell.source.splitlines() if x.strip()), "")
-        print(f"{progress}: cell {k}/{len(code)}: {first[:60]}", flush=True)
-
-    client = ExecutePreprocessor(
-        timeout=timeout, kernel_name="python3", config=kernel_config()
-    )
-    if progress is not None:
-        client.on_cell_start = started
-    with embedded_views():
-        client.preprocess(nb, {"metadata": {"path": str(cwd)}})
-    return nb
-
-
-@contextlib.contextmanager
-def embedded_views():
-    """Kernels started inside embed their views (they inherit the
-    environment); the variable is restored on exit."""
-    previous = os.environ.get(MODE_ENV)
-    os.environ[MODE_ENV] = "embed"
-    try:
-        yield
-    finally:
-        if previous is None:
-            os.environ.pop(MODE_ENV, None)
-        else:
-            os.environ[MODE_ENV] = previous
 
 
 ANIMATION_TAG = "convgrad-animation"
@@ -408,6 +196,7 @@ def sections_on_their_own_subslide(nb: nbformat.NotebookNode) -> nbformat.Notebo
 
 def render_deck(nb: nbformat.NotebookNode, title: str, offline: bool) -> str:
     """The reveal.js HTML of an executed notebook."""
+    require("nbconvert", "slides", "a slide deck")
     from nbconvert import SlidesExporter
     from nbconvert.preprocessors import TagRemovePreprocessor
 
@@ -480,6 +269,7 @@ def export_slides(
     no Chromium is installed). ``jobs``:
     lessons executed at once, each in its own kernel.
     """
+    require("nbconvert", "slides", "python -m convgrad.course slides")
     out = Path(out)
     lessons = find_lessons() if lessons is None else list(lessons)
     out.mkdir(parents=True, exist_ok=True)
@@ -524,52 +314,3 @@ def export_slides(
     return decks
 
 
-# --------------------------------------------------------------------------
-# PDF through headless Chromium
-# --------------------------------------------------------------------------
-
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-
-
-def find_chromium() -> str | None:
-    """Debian's chromium (or another Chromium/Chrome on PATH), or None."""
-    env = os.environ.get("CONVGRAD_CHROMIUM")
-    if env:
-        return env
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return "/usr/bin/chromium" if Path("/usr/bin/chromium").is_file() else None
-
-
-def print_pdf(deck: Path, chromium: str, timeout: int = 180) -> Path:
-    """Print ``deck`` (reveal's ``?print-pdf`` layout) to a PDF beside it."""
-    target = deck.with_name(deck.name.replace(".slides.html", "") + ".pdf")
-    url = deck.resolve().as_uri() + "?print-pdf"
-    run = subprocess.run(
-        [
-            chromium, *CHROMIUM_FLAGS,
-            "--virtual-time-budget=15000",
-            "--run-all-compositor-stages-before-draw",
-            f"--print-to-pdf={target}",
-            "--no-pdf-header-footer",
-            url,
-        ],
-        capture_output=True, text=True, timeout=timeout, check=False,
-    )
-    if run.returncode != 0 or not target.is_file():
-        raise RuntimeError(
-            f"chromium could not print {deck.name} (exit {run.returncode}):\n"
-            f"{run.stderr.strip()[-2000:]}"
-        )
-    return target

@@ -5,7 +5,7 @@ from ``file://`` with no network (a USB stick, a course server):
 
 1. each lesson's student copy (the exercises hold their stubs, no solution
    text) runs in a fresh kernel in the course's static mode, exactly as the
-   slides run (:func:`convgrad.course.slides.execute_static`), so every view
+   slides run (:func:`convgrad.course.publish.execute.execute_static`), so every view
    is its exported animation and plays with no kernel;
 2. the executed lessons, a lesson map with each lesson's objectives, the
    syllabus (``course/README.md``) and the student copies (under
@@ -42,21 +42,19 @@ from pathlib import Path
 
 import nbformat
 
-from .lessons import Lesson, find_lessons
-from .slides import (
-    _package_dir,
-    asset_cache,
-    execute_static,
+from .. import project
+from ..lessons import Lesson, find_lessons
+from ..student import student_copy
+from . import MissingTool, require
+from .assets import (
+    copy_from_package,
     local_references,
     remote_references,
     remote_references_in_assets,
 )
-from .student import student_copy
+from .execute import execute_static
 
-#: the GitHub repository of the Binder and source links (the same
-#: placeholder as the Binder badge: see docs/course-tooling.md)
-REPOSITORY = "convgrad/convgrad"
-BINDERHUB = "https://mybinder.org"
+BINDERHUB = project.BINDERHUB
 TEMPLATE = Path(__file__).parent / "templates" / "site"
 #: a file in OUT/ that says the folder is a site this module may replace
 MARKER = ".convgrad-site"
@@ -122,15 +120,27 @@ def section(nb: nbformat.NotebookNode, name: str) -> str | None:
     return None
 
 
+def _repository_and_branch(
+    repository: str | None, branch: str | None
+) -> tuple[str, str]:
+    """The arguments, or what ``deploy/versions.env`` names in their place:
+    its repository and its release."""
+    if repository is None or branch is None:
+        named = project.read_project()
+        repository = named.repository if repository is None else repository
+        branch = named.release if branch is None else branch
+    return repository, branch
+
+
 def binder_url(
-    lesson: Lesson, repository: str = REPOSITORY, branch: str = "main",
+    lesson: Lesson, repository: str | None = None, branch: str | None = None,
     binderhub: str = BINDERHUB,
 ) -> str:
-    """Binder's address that opens ``lesson`` in JupyterLab."""
-    return (
-        f"{binderhub}/v2/gh/{repository}/{branch}"
-        f"?urlpath=lab/tree/notebooks/{lesson.path.name}"
-    )
+    """Binder's address that opens ``lesson`` in JupyterLab (the README
+    badge's form; default: the repository and release of
+    ``deploy/versions.env``)."""
+    repository, branch = _repository_and_branch(repository, branch)
+    return project.binder_url(repository, branch, lesson.path.name, binderhub)
 
 
 def links_cell(lesson: Lesson, binder: str) -> nbformat.NotebookNode:
@@ -243,14 +253,19 @@ class Site:
 
 
 def require_tools() -> None:
-    """Fail with the install command if Sphinx or MyST-NB is missing."""
-    import importlib.util
-
-    missing = [name for name in TOOLS if importlib.util.find_spec(name) is None]
+    """Raise :class:`MissingTool` with the install command if Sphinx,
+    MyST-NB, the theme or nbconvert is missing."""
+    missing = []
+    for name in (*TOOLS, "nbconvert"):
+        try:
+            require(name, "site", "the course website")
+        except MissingTool:
+            missing.append(name)
     if missing:
-        raise RuntimeError(
-            f"the course website needs {', '.join(missing)}: "
-            f"pip install -e '.[site]'"
+        raise MissingTool(
+            f"the course website needs {', '.join(missing)}, not installed: "
+            f"pip install 'convgrad[site]' (from a checkout: "
+            f"pip install -e '.[site]')"
         )
 
 
@@ -268,18 +283,9 @@ def _prepare_out(out: Path) -> None:
 
 
 def install_mathjax(static: Path, cache: Path | None = None) -> Path:
-    """Copy MathJax 3 from the slides' npm cache (``npm pack`` on first
-    use) into ``static/mathjax``."""
-    package = _package_dir(MATHJAX, asset_cache() if cache is None else cache)
-    for source, dest in MATHJAX_FILES:
-        src, dst = package / source, static / dest
-        if not src.exists():
-            raise RuntimeError(f"npm package {MATHJAX} has no {source}")
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        if src.is_dir():
-            shutil.copytree(src, dst, dirs_exist_ok=True)
-        else:
-            shutil.copy2(src, dst)
+    """Copy MathJax 3 from the npm asset cache (``npm pack`` on first use)
+    into ``static/mathjax``."""
+    copy_from_package(MATHJAX, MATHJAX_FILES, static, cache)
     return static / "mathjax"
 
 
@@ -380,11 +386,12 @@ def render_site(
     out: Path,
     lessons: list[Lesson],
     executed: list[nbformat.NotebookNode],
-    repository: str = REPOSITORY,
-    branch: str = "main",
+    repository: str | None = None,
+    branch: str | None = None,
     log=print,  # noqa: ANN001
 ) -> list[Path]:
     """Render executed lessons into ``out`` with Sphinx; the lesson pages."""
+    repository, branch = _repository_and_branch(repository, branch)
     syllabus_path = lessons[0].path.parent.parent / "course" / "README.md"
     syllabus = None
     if syllabus_path.is_file():
@@ -431,8 +438,8 @@ def build_site(
     lessons: Iterable[Lesson] | None = None,
     jobs: int = 2,
     timeout: int = 600,
-    repository: str = REPOSITORY,
-    branch: str = "main",
+    repository: str | None = None,
+    branch: str | None = None,
     log=print,  # noqa: ANN001
 ) -> Site:
     """Build the course website into ``out`` (see the module docstring).
