@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from . import backend
 from . import geometry as geo
 from .ops import basic, conv, loss
 from .ops import pool as _pool
@@ -171,7 +172,7 @@ def conv2d(
         itemsize=x.dtype.itemsize,
     )
     _same_dtype(x, w, b)
-    return conv.Conv2d.apply(x, w, b, geom)
+    return backend.apply_rule("conv2d", x, w, b, geom)
 
 
 @accepts_unbatched(4, "N, C_in, H, W")
@@ -206,7 +207,7 @@ def conv_transpose2d(
         itemsize=x.dtype.itemsize,
     )
     _same_dtype(x, w, b)
-    return conv.ConvTranspose2d.apply(x, w, b, geom)
+    return backend.apply_rule("conv_transpose2d", x, w, b, geom)
 
 
 # --------------------------------------------------------------------------
