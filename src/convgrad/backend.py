@@ -192,10 +192,11 @@ def _fast_module(backend: str):
 
 
 def fast_kernel(name: str, work: int | None = None) -> Callable | None:
-    """The active backend's fast path ``name`` (one of :data:`FAST_NAMES`),
-    or None when it has none, or when the call's ``work`` (multiply-adds of
-    the forward pass) is below the fast module's ``MIN_WORK``: then the op
-    runs the textbook algorithm."""
+    """The active backend's whole-op kernel ``name`` on arrays (one of
+    :data:`FAST_NAMES`), or None when it has none, or when ``work``
+    (multiply-adds of the forward pass) is below the fast module's
+    ``MIN_WORK``. For callers that want the pipeline on arrays; the ops
+    never ask: :func:`apply_rule` picks whole rules."""
     if name not in FAST_NAMES:
         raise ValueError(f"fast kernel must be one of {FAST_NAMES}, got {name!r}")
     backend = get_backend()
