@@ -75,7 +75,7 @@ _FAST_MODULES = {"numba": "convgrad.kernels.conv_fast"}
 _FAST_MODULE: dict[str, object] = {}
 
 #: ops a backend may run with a whole rule of its own (a Function class in
-#: place of the textbook one, ``ops.conv.RULES``); ``"conv2d_weight"`` is
+#: place of the textbook one, :func:`textbook`); ``"conv2d_weight"`` is
 #: conv2d's ``dw`` as an op (double backward builds it)
 RULE_NAMES = ("conv2d", "conv_transpose2d", "conv2d_weight")
 
@@ -226,11 +226,19 @@ def _check_rule(name: object) -> str:
     return name  # type: ignore[return-value]
 
 
+#: rule name -> the class name of its textbook rule in ``ops/conv.py``
+_TEXTBOOK = {
+    "conv2d": "Conv2d",
+    "conv_transpose2d": "ConvTranspose2d",
+    "conv2d_weight": "ConvWeightGrad",
+}
+
+
 def textbook(name: str) -> type:
     """The textbook rule of op ``name`` (``ops/conv.py``)."""
     from .ops import conv
 
-    return conv.RULES[_check_rule(name)]
+    return getattr(conv, _TEXTBOOK[_check_rule(name)])
 
 
 def conv_macs(n: int, geom) -> int:

@@ -300,14 +300,4 @@ class ConvTranspose2d(Function):
         return dx, dw, db, None
 
 
-#: the textbook rule of each op a backend may run its own way
-#: (:data:`convgrad.backend.RULE_NAMES`; :func:`~convgrad.backend.apply_rule`
-#: picks between them)
-RULES = {
-    "conv2d": Conv2d,
-    "conv_transpose2d": ConvTranspose2d,
-    "conv2d_weight": ConvWeightGrad,
-}
-
-
 from .. import tensor as _t  # noqa: E402  (tensor imports ops)
