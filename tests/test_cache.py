@@ -14,6 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import convgrad
@@ -303,3 +304,61 @@ def test_a_corrupted_cache_does_not_break_the_public_api(tmp_path):
     for _ in range(2):
         done = go()
         assert done.returncode == 0 and "OK" in done.stdout, done.stderr
+
+
+# --------------------------------------------------------------------------
+# the hooks sit behind a check of numba's version
+# --------------------------------------------------------------------------
+
+
+def _double(a):
+    return 2.0 * a
+
+
+@pytest.fixture
+def forget_the_hooks(monkeypatch):
+    """A fresh look at numba's version, and no warning given yet."""
+    _jit.kernel_cache_class.cache_clear()
+    monkeypatch.setattr(_jit, "_warned", set())
+    yield monkeypatch
+    _jit.kernel_cache_class.cache_clear()
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1",
+                    reason="no dispatcher to attach a cache to")
+def test_an_untested_numba_gets_its_plain_cache_with_one_warning(
+    forget_the_hooks, tmp_path
+):
+    from numba.core import caching, config
+
+    monkeypatch = forget_the_hooks
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))  # numba's own
+    monkeypatch.setattr(_jit, "numba_version", lambda: (0, 99))
+    with pytest.warns(_jit.KernelCacheWarning,
+                      match=r"numba 0\.99 is not a version .*\(0\.68\)") as seen:
+        first = _jit.jit(_double)
+        second = _jit.jit(lambda a: a + 1.0)
+    assert len([w for w in seen if "not a version" in str(w.message)]) == 1
+    for kernel in (first, second):  # numba's own cache, not the hooks'
+        assert type(kernel._cache) is caching.FunctionCache
+    assert first(np.ones(3)).tolist() == [2.0, 2.0, 2.0]
+    assert any(tmp_path.rglob("*.nbi"))  # and it did cache
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1",
+                    reason="no dispatcher to attach a cache to")
+def test_a_tested_numba_gets_the_hooks_silently(forget_the_hooks, recwarn):
+    monkeypatch = forget_the_hooks
+    monkeypatch.setattr(_jit, "numba_version", lambda: (0, 68))
+    kernel = _jit.jit(_double)
+    assert type(kernel._cache).__name__ == "KernelCache"
+    assert kernel._cache is not None and not recwarn.list
+
+
+def test_the_installed_numba_version_is_read_as_major_minor(monkeypatch):
+    import numba
+
+    for text, want in (("0.68.1", (0, 68)), ("0.69.0rc1", (0, 69)),
+                       ("1.0", (1, 0)), ("0.70.dev0+12", (0, 70))):
+        monkeypatch.setattr(numba, "__version__", text)
+        assert _jit.numba_version() == want

@@ -15,7 +15,7 @@ import pytest
 
 import convgrad as cg
 from convgrad import F, backend
-from convgrad.kernels import conv_fast, workspace
+from convgrad.kernels import conv_fast, conv_rules, workspace
 
 
 @pytest.fixture(autouse=True)
@@ -89,11 +89,12 @@ def test_the_numba_backend_runs_the_fast_path_and_numpy_the_textbook_one():
     for name, fast in (("numba", True), ("numpy", False)):
         with cg.use_backend(name):
             assert (backend.fast_kernel("conv2d_forward") is not None) is fast
-            _, ctx = cg.ops.conv.Conv2d.apply_with_ctx(
-                x, w, None, cg.geometry.conv2d_geometry(
-                    x.shape, w.shape, None, 1, 0, 1, 1)
-            )
-        assert (ctx.col is None) is fast  # the fast path saves x, not col
+            y = F.conv2d(x, w)
+        rule = y._node.fn
+        assert (rule is conv_rules.Conv2d) is fast
+        assert (rule is cg.ops.conv.Conv2d) is not fast
+        # the fast path saves x, not col
+        assert ("col" in vars(y._node.ctx)) is not fast
     with pytest.raises(ValueError, match="fast kernel must be one of"):
         backend.fast_kernel("conv3d")
 

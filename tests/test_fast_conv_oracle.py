@@ -16,7 +16,9 @@ from test_conv import *  # noqa: F403  (the suites' tests, collected here again)
 from test_edges import *  # noqa: F403
 
 import convgrad as cg
-from convgrad.kernels import conv_fast, winograd
+from convgrad.geometry import conv2d_geometry, conv_transpose2d_geometry
+from convgrad.kernels import conv_fast, conv_rules, winograd
+from convgrad.ops import conv as conv_ops
 
 pytestmark = [pytest.mark.torch]
 
@@ -36,6 +38,109 @@ def fast_path_always(request, monkeypatch):
 def test_the_cases_here_run_the_fast_path():
     x = cg.Tensor(np.ones((1, 1, 3, 3)), requires_grad=True)
     w = cg.Tensor(np.ones((1, 1, 2, 2)), requires_grad=True)
-    geom = cg.geometry.conv2d_geometry(x.shape, w.shape, None, 1, 0, 1, 1)
-    _, ctx = cg.ops.conv.Conv2d.apply_with_ctx(x, w, None, geom)
-    assert ctx.col is None and ctx.fast is not None
+    y = cg.F.conv2d(x, w)
+    assert y._node.fn is conv_rules.Conv2d and "col" not in vars(y._node.ctx)
+
+
+# --------------------------------------------------------------------------
+# the backend's rules against the textbook rules, called side by side
+# --------------------------------------------------------------------------
+
+CONV_RULE_CASES = [  # x shape, w shape, stride, padding, dilation, groups
+    ((3, 4, 7, 6), (6, 4, 3, 3), 1, 1, 1, 1),
+    ((2, 4, 8, 7), (6, 2, 3, 3), 2, 1, 1, 2),
+    ((2, 4, 9, 9), (4, 1, 3, 3), 1, 2, 2, 4),
+    ((2, 3, 6, 7), (4, 3, 2, 3), 1, "same", 1, 1),
+    ((2, 3, 7, 8), (4, 3, 2, 3), (1, 2), (0, 2), 1, 1),
+    ((2, 2, 10, 9), (4, 2, 3, 3), 1, 0, 3, 1),
+]
+TRANSPOSE_RULE_CASES = [  # x, w, stride, padding, output_padding, groups, dilation
+    ((2, 4, 5, 6), (4, 3, 3, 3), 1, 1, 0, 1, 1),
+    ((2, 4, 4, 3), (4, 2, 3, 3), 2, 1, 1, 2, 1),
+    ((2, 6, 5, 5), (6, 1, 3, 3), 1, 2, 0, 3, 2),
+    ((1, 2, 4, 4), (2, 2, 3, 2), (2, 1), 1, 0, 1, 2),
+]
+
+
+TEXTBOOK = {"conv2d": conv_ops.Conv2d, "conv_transpose2d": conv_ops.ConvTranspose2d,
+            "conv2d_weight": conv_ops.ConvWeightGrad}
+
+
+def _tol(dtype):
+    if dtype == np.float32:
+        return dict(rtol=2e-5, atol=2e-5)
+    return dict(rtol=1e-11, atol=1e-11)
+
+
+def _side_by_side(name, args, dtype, rng):
+    """Forward and backward (random upstream gradient, every input needing a
+    gradient) of the backend's rule and the textbook rule on the same
+    inputs."""
+    out = {}
+    up = None
+    for which, rule in (("fast", conv_rules.RULES[name]),
+                        ("textbook", TEXTBOOK[name])):
+        ts = [cg.Tensor(a.astype(dtype), requires_grad=True)
+              if isinstance(a, np.ndarray) else a for a in args]
+        y = rule.apply(*ts)
+        assert y._node.fn is rule
+        if up is None:
+            up = rng.standard_normal(y.shape).astype(dtype)
+        y.backward(up)
+        out[which] = [y.data] + [t.grad for t in ts if isinstance(t, cg.Tensor)]
+    for got, want in zip(out["fast"], out["textbook"], strict=True):
+        assert got.dtype == want.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(got, want, **_tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", CONV_RULE_CASES, ids=str)
+def test_conv2d_rules_agree_forward_and_backward(case, dtype):
+    xs, ws, stride, padding, dilation, groups = case
+    rng = np.random.default_rng(len(str(case)))
+    x, w = rng.standard_normal(xs) - 0.5, rng.standard_normal(ws)  # negatives
+    b = rng.standard_normal(ws[0])
+    geom = conv2d_geometry(xs, ws, b.shape, stride, padding, dilation, groups)
+    _side_by_side("conv2d", (x, w, b, geom), dtype, rng)
+    dy = rng.standard_normal((xs[0], ws[0], *geom.win.out))
+    _side_by_side("conv2d_weight", (x, dy, geom), dtype, rng)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", TRANSPOSE_RULE_CASES, ids=str)
+def test_conv_transpose2d_rules_agree_forward_and_backward(case, dtype):
+    xs, ws, stride, padding, out_pad, groups, dilation = case
+    rng = np.random.default_rng(len(str(case)))
+    x, w = rng.standard_normal(xs) - 0.5, rng.standard_normal(ws)
+    b = rng.standard_normal(ws[1] * groups)
+    geom = conv_transpose2d_geometry(xs, ws, b.shape, stride, padding, out_pad,
+                                     groups, dilation)
+    _side_by_side("conv_transpose2d", (x, w, b, geom), dtype, rng)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rules_agree_on_second_derivatives(dtype):
+    """Double backward through the backend's rules (their vjps route back
+    to them here) against the textbook rules on the NumPy backend."""
+    rng = np.random.default_rng(9)
+    x, w = rng.standard_normal((2, 4, 6, 6)), rng.standard_normal((4, 2, 3, 3))
+    up = rng.standard_normal((2, 4, 6, 6))
+    got = {}
+    for name in ("numba", "numpy"):
+        with cg.use_backend(name):
+            xt = cg.Tensor(x.astype(dtype), requires_grad=True)
+            wt = cg.Tensor(w.astype(dtype), requires_grad=True)
+            y = cg.F.conv2d(xt, wt, padding=1, groups=2)
+            kinds = {y._node.fn}
+            dx, dw = cg.grad((y * cg.Tensor(up.astype(dtype))).sum(), [xt, wt],
+                             create_graph=True)
+            kinds |= {dx._node.fn, dw._node.fn}
+            z = (dx * dx).sum() + (dw * dw * dw).sum()
+            got[name] = [t.data for t in cg.grad(z, [xt, wt])]
+        table = conv_rules.RULES if name == "numba" else TEXTBOOK
+        assert kinds <= set(table.values())
+    for a, b in zip(got["numba"], got["numpy"], strict=True):
+        # sums of products of sums: the error scales with the largest value
+        tol = _tol(dtype)
+        np.testing.assert_allclose(a, b, rtol=tol["rtol"],
+                                   atol=tol["atol"] * np.abs(b).max())

@@ -213,7 +213,7 @@ def test_error_against_float64_stays_near_the_direct_sums():
 def _slots_layout(blk, tw):
     """Mask of the slots of a block that hold a tile (the rest are unused)."""
     b, nb, ta, tb = blk
-    t = winograd._slots(*blk, tw)
+    t = winograd._slots(blk, tw)
     used = np.zeros(t, bool)
     rr, sl = tb - ta + 1, tw + 1
     for tr in range(nb * rr - 1):
@@ -237,18 +237,20 @@ def test_the_input_transform_and_its_adjoint_are_adjoint(blk, pad, dil):
     th, tw = (-(-oh // dil) + 1) // 2, (-(-ow // dil) + 1) // 2
     b, nb, ta, tb = blk
     tb = min(tb, th)
-    blk = (b, nb, min(ta, tb - 1), tb) if nb == 1 else (b, nb, 0, th)
-    t = winograd._slots(*blk, tw)
+    blk = winograd.Block(b, nb, min(ta, tb - 1), tb) if nb == 1 else (
+        winograd.Block(b, nb, 0, th))
+    imap = winograd.InMap(tw, -pad, -pad, dil, dil)
+    t = winograd._slots(blk, tw)
     used = _slots_layout(blk, tw)
     vf, v, vs = winograd._planes("test-v", 1, 2, t, np.float32)
     pb, _, dd = winograd._scratch(np.float32, t, tw)
-    winograd.input_tiles(x, *blk, tw, -pad, -pad, dil, dil, vf, 1, vs, pb)
+    winograd.input_tiles(x, tuple(blk), tuple(imap), vf, vs, pb)
     fwd = v.copy()
     assert np.isfinite(fwd).all()
     dv = rng.standard_normal(v.shape).astype(np.float32) * used
     v[...] = dv
     dx = np.zeros_like(x)
-    winograd.input_tiles_adjoint(vf, *blk, tw, -pad, -pad, dil, dil, dx, 1, vs, pb, dd)
+    winograd.input_tiles_adjoint(vf, tuple(blk), tuple(imap), dx, vs, pb, dd)
     lhs = float((fwd.astype(np.float64) * dv).sum())
     rhs = float((x.astype(np.float64) * dx).sum())
     assert lhs == pytest.approx(rhs, rel=1e-5, abs=1e-4)
@@ -256,18 +258,18 @@ def test_the_input_transform_and_its_adjoint_are_adjoint(blk, pad, dil):
 
 def test_the_output_transform_and_its_adjoint_are_adjoint():
     rng = np.random.default_rng(6)
-    blk, tw, oh, ow = (0, 2, 0, 3), 3, 5, 5
-    t = winograd._slots(*blk, tw)
+    blk, tw, oh, ow = winograd.Block(0, 2, 0, 3), 3, 5, 5
+    omap = tuple(winograd.OutMap(tw, oh, ow, 0, 0, 1, 1))
+    t = winograd._slots(blk, tw)
     used = _slots_layout(blk, tw)
     mf, m, ms = winograd._planes("test-m", 1, 3, t, np.float32)
     _, ob, _ = winograd._scratch(np.float32, t, tw)
     m[...] = rng.standard_normal(m.shape).astype(np.float32) * used
     y = np.zeros((2, 3, oh, ow), np.float32)
-    winograd.output_tiles(mf, *blk, tw, oh, ow, 0, 0, 1, 1, y, 1, ms, ob,
-                           np.empty(0, np.float32))
+    winograd.output_tiles(mf, tuple(blk), omap, y, ms, ob, np.empty(0, np.float32))
     fwd = m.copy()
     dy = rng.standard_normal(y.shape).astype(np.float32)
-    winograd.grad_tiles(dy, *blk, tw, oh, ow, 0, 0, 1, 1, mf, 1, ms, ob)
+    winograd.grad_tiles(dy, tuple(blk), omap, mf, ms, ob)
     assert not m[..., ~used].any()  # the gradient leaves unused slots zero
     lhs = float((y.astype(np.float64) * dy).sum())
     rhs = float((fwd.astype(np.float64) * m).sum())
@@ -332,7 +334,7 @@ def test_wide_layers_keep_bounded_scratch(monkeypatch):
     per_slot = 16 * (24 + 2 * 40) * 4
     blocks = list(winograd._bands(0, 2, 6, 6, 24 + 2 * 40))
     assert len(blocks) == 12  # one tile row each: 7 slots fit the budget, 14 not
-    assert all(winograd._slots(*blk, 6) * per_slot <= 64 << 10 for blk in blocks)
+    assert all(winograd._slots(blk, 6) * per_slot <= 64 << 10 for blk in blocks)
     planes = sum(b.nbytes for k, b in workspace._buffers().items()
                  if k[0] in ("wv", "wm", "wdm"))
     assert planes <= 64 << 10  # the planes of one block (padding included)

@@ -1,4 +1,4 @@
-"""The kernel table: the only place ops look kernels up.
+"""The kernel table and the rule table: the only places ops are routed.
 
 ``KERNELS`` is a plain dict from backend name to a dict of kernel name →
 function::
@@ -6,16 +6,23 @@ function::
     KERNELS["numpy"]["col2im"]   # the readable NumPy twin
     KERNELS["numba"]["col2im"]   # the compiled kernel
 
-Every backend provides the same names with the same signatures. The
-*fast paths* (:data:`FAST_NAMES`, in :data:`FAST_KERNELS`) are apart:
-whole-op kernels only the Numba backend has (``kernels/conv_fast.py``, a
-blocked, pixel-major conv pipeline). An op asks :func:`fast_kernel`; where
-the active backend has none (the NumPy reference) it runs the textbook
-im2col algorithm the lessons teach. A backend's dict is filled the first
-time one of its kernels is needed, so ``import convgrad`` does not import
-numba. The default backend is
-``"numba"``; the ``CONVGRAD_BACKEND`` environment variable overrides it and
-:func:`use_backend` switches it for a block.
+Every backend provides the same names with the same signatures.
+
+``RULES`` maps a backend to the **whole rules** it brings of its own
+(:data:`RULE_NAMES`: ``Function`` classes that run an op another way). Only
+the Numba backend has any: its conv pipeline (``kernels/conv_rules.py``
+over ``kernels/conv_fast.py`` and ``kernels/winograd.py``, blocked and
+pixel-major). :func:`apply_rule` is the one place a conv is routed: it
+counts the call's multiply-adds once and runs the backend's rule when the
+backend has one and the call is big enough (its ``MIN_WORK``), else the
+textbook rule of ``ops/conv.py`` (im2col/col2im + GEMM), the one the
+lessons teach and the NumPy backend always runs. The rules in ``ops/``
+never ask which backend is active.
+
+A backend's dicts are filled the first time one of its kernels or rules is
+needed, so ``import convgrad`` does not import numba. The default backend
+is ``"numba"``; the ``CONVGRAD_BACKEND`` environment variable overrides it
+and :func:`use_backend` switches it for a block.
 
 The choice follows grad mode's rules (``no_grad``): it belongs to the
 thread. Every thread starts on the default; :func:`use_backend` and
@@ -31,6 +38,7 @@ import importlib
 import os
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 BACKENDS = ("numba", "numpy")
 DEFAULT = "numba"
@@ -46,8 +54,8 @@ KERNEL_NAMES = (
     "maxunpool2d",
 )
 
-#: whole-op fast paths a backend may provide (the Numba backend does); an op
-#: without one runs the textbook im2col algorithm
+#: the Numba backend's whole-op kernels on arrays, under its conv rules
+#: (``kernels/conv_fast.py``; :func:`fast_kernel` hands them out)
 FAST_NAMES = (
     "conv2d_forward",
     "conv2d_backward",
@@ -65,6 +73,16 @@ FAST_KERNELS: dict[str, dict[str, Callable]] = {name: {} for name in BACKENDS}
 
 _FAST_MODULES = {"numba": "convgrad.kernels.conv_fast"}
 _FAST_MODULE: dict[str, object] = {}
+
+#: ops a backend may run with a whole rule of its own (a Function class in
+#: place of the textbook one, :func:`textbook`); ``"conv2d_weight"`` is
+#: conv2d's ``dw`` as an op (double backward builds it)
+RULE_NAMES = ("conv2d", "conv_transpose2d", "conv2d_weight")
+
+#: backend name -> {rule name -> Function class}: only the Numba backend has any
+RULES: dict[str, dict[str, type]] = {name: {} for name in BACKENDS}
+
+_RULE_MODULES = {"numba": "convgrad.kernels.conv_rules"}
 
 #: the process default: None until first read from CONVGRAD_BACKEND
 _current: str | None = None
@@ -162,19 +180,96 @@ def kernel(name: str) -> Callable:
         ) from None
 
 
-def fast_kernel(name: str, work: int | None = None) -> Callable | None:
-    """The active backend's fast path ``name`` (one of :data:`FAST_NAMES`),
-    or None when it has none, or when the call's ``work`` (multiply-adds of
-    the forward pass) is below the fast module's ``MIN_WORK``: then the op
-    runs the textbook algorithm."""
-    if name not in FAST_NAMES:
-        raise ValueError(f"fast kernel must be one of {FAST_NAMES}, got {name!r}")
-    backend = get_backend()
+def _fast_module(backend: str):
+    """The fast kernels' module of ``backend`` (None if it has none),
+    loaded into :data:`FAST_KERNELS` on first use."""
     kernels = FAST_KERNELS[backend]
     if not kernels and backend in _FAST_MODULES:
         module = importlib.import_module(_FAST_MODULES[backend])
         kernels.update({k: getattr(module, k) for k in FAST_NAMES})
         _FAST_MODULE[backend] = module
-    if work is not None and work < getattr(_FAST_MODULE.get(backend), "MIN_WORK", 0):
+    return _FAST_MODULE.get(backend)
+
+
+def fast_kernel(name: str, work: int | None = None) -> Callable | None:
+    """The active backend's whole-op kernel ``name`` on arrays (one of
+    :data:`FAST_NAMES`), or None when it has none, or when ``work``
+    (multiply-adds of the forward pass) is below the fast module's
+    ``MIN_WORK``. For callers that want the pipeline on arrays; the ops
+    never ask: :func:`apply_rule` picks whole rules."""
+    if name not in FAST_NAMES:
+        raise ValueError(f"fast kernel must be one of {FAST_NAMES}, got {name!r}")
+    backend = get_backend()
+    module = _fast_module(backend)
+    if work is not None and work < getattr(module, "MIN_WORK", 0):
         return None
-    return kernels.get(name)
+    return FAST_KERNELS[backend].get(name)
+
+
+# --------------------------------------------------------------------------
+# the rule table: which Function runs a conv
+# --------------------------------------------------------------------------
+
+
+def rules(name: str) -> dict[str, type]:
+    """Backend ``name``'s own rules (rule name → Function class), filled
+    from its module on first use; empty for a backend without any."""
+    own = RULES[_check(name)]
+    if not own and name in _RULE_MODULES:
+        own.update(importlib.import_module(_RULE_MODULES[name]).RULES)
+    return own
+
+
+def _check_rule(name: object) -> str:
+    if name not in RULE_NAMES:
+        raise ValueError(f"rule must be one of {RULE_NAMES}, got {name!r}")
+    return name  # type: ignore[return-value]
+
+
+#: rule name -> the class name of its textbook rule in ``ops/conv.py``
+_TEXTBOOK = {
+    "conv2d": "Conv2d",
+    "conv_transpose2d": "ConvTranspose2d",
+    "conv2d_weight": "ConvWeightGrad",
+}
+
+
+def textbook(name: str) -> type:
+    """The textbook rule of op ``name`` (``ops/conv.py``)."""
+    from .ops import conv
+
+    return getattr(conv, _TEXTBOOK[_check_rule(name)])
+
+
+def conv_macs(n: int, geom) -> int:
+    """Multiply-adds of a conv's forward pass on ``n`` images,
+    ``N·OH·OW·KH·KW·C_in·C_out/G``, from its geometry (a conv2d's, or a
+    transposed conv's, whose ``win.out`` is its input's plane): the same
+    count for conv2d, its ``dw`` op and the transposed conv."""
+    oh, ow = geom.win.out
+    kh, kw = geom.win.k
+    return n * oh * ow * kh * kw * geom.c_in * (geom.c_out // geom.groups)
+
+
+def rule(name: str, work: int) -> type:
+    """The Function class that runs op ``name`` for a call of ``work``
+    multiply-adds: the active backend's own rule, if it has one and
+    ``work`` is not below its ``MIN_WORK`` (nor 0: an empty conv has nothing
+    to speed up), else the textbook rule. The one place this is decided."""
+    _check_rule(name)
+    backend = get_backend()
+    own = rules(backend).get(name)
+    if own is not None and work > 0:
+        if work >= getattr(_fast_module(backend), "MIN_WORK", 0):
+            return own
+    return textbook(name)
+
+
+def apply_rule(name: str, *args: Any) -> Any:
+    """Apply op ``name`` to ``args``, its Function's inputs (``x, w, b,
+    geom``; for ``"conv2d_weight"``, ``x, dy, geom``), through :func:`rule`,
+    with the multiply-adds counted once here (:func:`conv_macs`).
+    ``functional.py`` calls it, and so do the rules' ``vjp`` s, so a
+    gradient's graph is routed as the forward pass is."""
+    _check_rule(name)
+    return rule(name, conv_macs(args[0].shape[0], args[-1])).apply(*args)

@@ -6,7 +6,8 @@ float32 or float64 (the ops pass ``np.ascontiguousarray``); ``argmax`` and
 ``indices`` are int64. The jit policy lives in :mod:`._jit`.
 
 The backend's fast conv paths, which the NumPy reference does not have, live
-in :mod:`.conv_fast` (``backend.fast_kernel`` loads them).
+in :mod:`.conv_fast`, under the backend's own conv rules (:mod:`.conv_rules`,
+which ``backend.apply_rule`` runs in place of the textbook ones).
 """
 
 from __future__ import annotations

@@ -30,6 +30,11 @@
   dwarfs a lesson-sized array. :func:`jit_parallel` compiles the same loop
   twice, serial and parallel, and picks one per call by input size.
 
+* **Behind a version check.** The hooks subclass numba's private cache
+  classes; they are used only on the numba versions they were written and
+  tested against (:data:`HOOKED_NUMBA`). On any other version the kernels
+  get numba's plain ``cache=True``, with one :class:`KernelCacheWarning`.
+
 ``NUMBA_CPU_NAME`` (e.g. ``generic`` on Binder) is read by numba itself
 (it is part of numba's cache key) and never overridden here. The cache is
 attached through the dispatcher's ``_cache`` slot, numba's own hook for it
@@ -87,8 +92,15 @@ class CachePlace:
 
 
 def _subpath(py_file: str) -> str:
-    # as numba names a per-source-folder directory inside a shared cache
-    return caching._CacheLocator.get_suitable_cache_subpath(py_file)
+    """The per-source-folder directory name numba uses inside a shared
+    cache (its folder's name and a hash of its path), asked of numba's
+    private locator where it has one."""
+    locator = getattr(caching, "_CacheLocator", None)
+    if locator is not None and hasattr(locator, "get_suitable_cache_subpath"):
+        return locator.get_suitable_cache_subpath(py_file)
+    folder = os.path.abspath(os.path.dirname(py_file))
+    digest = hashlib.sha1(folder.encode()).hexdigest()
+    return f"{os.path.basename(folder)}_{digest}"
 
 
 def candidates(
@@ -204,107 +216,165 @@ class CorruptCacheEntry(Exception):
     """A cache file that exists but cannot be trusted."""
 
 
-class _CheckedFile(caching.IndexDataCacheFile):
-    """Numba's index and data files; each data file starts with the SHA-256
-    of its payload."""
-
-    def _save_data(self, name: str, data: Any) -> None:
-        payload = self._dump(data)
-        with self._open_for_write(self._data_path(name)) as f:
-            f.write(hashlib.sha256(payload).digest() + payload)
-
-    def _load_data(self, name: str) -> Any:
-        import pickle
-
-        with open(self._data_path(name), "rb") as f:
-            raw = f.read()
-        digest, payload = raw[:32], raw[32:]
-        if len(raw) < 32 or hashlib.sha256(payload).digest() != digest:
-            raise CorruptCacheEntry(f"{name}: checksum mismatch")
-        return pickle.loads(payload)
-
-    def entry_files(self) -> list[Path]:
-        folder = Path(self._cache_path)
-        stem = self._index_name[: -len(".nbi")]
-        return [folder / self._index_name, *folder.glob(f"{stem}.*.nbc")]
+#: the Numba versions ``(major, minor)`` the hooks below were written and
+#: tested against (binder/requirements.txt pins 0.68.1). They subclass
+#: numba's private cache classes (``caching._CacheLocator`` and friends),
+#: which a release may change without notice: on any other version the
+#: kernels get numba's own ``cache=True`` instead, with one warning.
+HOOKED_NUMBA = frozenset({(0, 68)})
 
 
-class _Impl(caching.CompileResultCacheImpl):
-    """Numba's compile-result cache, located where :func:`cache_place` says."""
+def numba_version() -> tuple[int, int]:
+    """The installed numba's ``(major, minor)``."""
+    import numba
 
-    def __init__(self, py_func: Callable) -> None:  # numba's picks a locator
-        self._lineno = py_func.__code__.co_firstlineno
-        source = inspect.getfile(py_func)
-        self._locator = _Locator(py_func, source, cache_place().path)
-        modname = os.path.splitext(os.path.basename(source))[0]
-        fullname = f"{modname}.{py_func.__qualname__}.{FORMAT}{flags_tag()}"
-        self._filename_base = self.get_filename_base(
-            fullname, getattr(sys, "abiflags", "")
+    major, minor = (numba.__version__.split(".") + ["0"])[:2]
+    digits = "".join(ch for ch in minor if ch.isdigit()) or "0"
+    return int(major), int(digits)
+
+
+@functools.lru_cache(maxsize=1)
+def kernel_cache_class() -> Any:
+    """The :class:`KernelCache` class (built on first use), or None when the
+    installed numba is not one of :data:`HOOKED_NUMBA` (one
+    :class:`KernelCacheWarning` then: the kernels use numba's plain cache)."""
+    version = numba_version()
+    if version not in HOOKED_NUMBA:
+        tested = ", ".join(f"{a}.{b}" for a, b in sorted(HOOKED_NUMBA))
+        _warn_once(
+            "version",
+            f"convgrad: numba {version[0]}.{version[1]} is not a version the "
+            f"kernel cache's hooks were tested with ({tested}); using numba's "
+            f"plain cache=True instead (no self-healing entries, no "
+            f"flag-keyed files, no fallback directories)",
         )
+        return None
+    return _make_kernel_cache()
 
 
-class _Locator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
-    def __init__(self, py_func: Callable, py_file: str, path: Path) -> None:
-        self._py_file = py_file
-        self._lineno = py_func.__code__.co_firstlineno
-        self._cache_path = str(path)
+def _make_kernel_cache() -> type:
+    """Define the hooks: numba's index and data files, checked and
+    self-healing, in the directory :func:`cache_place` chose."""
 
-    def get_cache_path(self) -> str:
-        return self._cache_path
+    class _CheckedFile(caching.IndexDataCacheFile):
+        """Numba's index and data files; each data file starts with the SHA-256
+        of its payload."""
+
+        def _save_data(self, name: str, data: Any) -> None:
+            payload = self._dump(data)
+            with self._open_for_write(self._data_path(name)) as f:
+                f.write(hashlib.sha256(payload).digest() + payload)
+
+        def _load_data(self, name: str) -> Any:
+            import pickle
+
+            with open(self._data_path(name), "rb") as f:
+                raw = f.read()
+            digest, payload = raw[:32], raw[32:]
+            if len(raw) < 32 or hashlib.sha256(payload).digest() != digest:
+                raise CorruptCacheEntry(f"{name}: checksum mismatch")
+            return pickle.loads(payload)
+
+        def entry_files(self) -> list[Path]:
+            folder = Path(self._cache_path)
+            stem = self._index_name[: -len(".nbi")]
+            return [folder / self._index_name, *folder.glob(f"{stem}.*.nbc")]
 
 
-class KernelCache(caching.FunctionCache):
-    """A kernel's cache that never raises: a bad entry is removed and the
-    kernel recompiled; a failed write turns the cache off for this kernel."""
+    class _Impl(caching.CompileResultCacheImpl):
+        """Numba's compile-result cache, located where :func:`cache_place` says."""
 
-    _impl_class = _Impl
-
-    def __init__(self, py_func: Callable) -> None:
-        super().__init__(py_func)
-        self._cache_file = _CheckedFile(
-            cache_path=self._cache_path,
-            filename_base=self._impl.filename_base,
-            source_stamp=self._impl.locator.get_source_stamp(),
-        )
-
-    def load_overload(self, sig: Any, target_context: Any) -> Any:
-        try:
-            return super().load_overload(sig, target_context)
-        except Exception as err:  # any failure to load is a bad entry
-            removed = []
-            for path in self._cache_file.entry_files():
-                try:
-                    path.unlink()
-                    removed.append(path.name)
-                except OSError:
-                    pass
-            _warn_once(
-                "corrupt",
-                f"convgrad: the cached kernel {self._py_func.__qualname__} in "
-                f"{self._cache_path} could not be loaded ({type(err).__name__}: "
-                f"{err}); removed {', '.join(removed) or 'nothing'} and "
-                f"recompiling (further bad entries are healed silently)",
+        def __init__(self, py_func: Callable) -> None:  # numba's picks a locator
+            self._lineno = py_func.__code__.co_firstlineno
+            source = inspect.getfile(py_func)
+            self._locator = _Locator(py_func, source, cache_place().path)
+            modname = os.path.splitext(os.path.basename(source))[0]
+            fullname = f"{modname}.{py_func.__qualname__}.{FORMAT}{flags_tag()}"
+            self._filename_base = self.get_filename_base(
+                fullname, getattr(sys, "abiflags", "")
             )
-            return None
 
-    def save_overload(self, sig: Any, data: Any) -> None:
-        try:
-            super().save_overload(sig, data)
-        except Exception as err:
-            self.disable()
-            _warn_once(
-                "save",
-                f"convgrad: could not write the kernel cache in "
-                f"{self._cache_path} ({type(err).__name__}: {err}); kernels "
-                f"compile in every process until it can be written",
+
+    class _Locator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+        def __init__(self, py_func: Callable, py_file: str, path: Path) -> None:
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._cache_path = str(path)
+
+        def get_cache_path(self) -> str:
+            return self._cache_path
+
+
+    class KernelCache(caching.FunctionCache):
+        """A kernel's cache that never raises: a bad entry is removed and the
+        kernel recompiled; a failed write turns the cache off for this kernel."""
+
+        _impl_class = _Impl
+
+        def __init__(self, py_func: Callable) -> None:
+            super().__init__(py_func)
+            self._cache_file = _CheckedFile(
+                cache_path=self._cache_path,
+                filename_base=self._impl.filename_base,
+                source_stamp=self._impl.locator.get_source_stamp(),
             )
+
+        def load_overload(self, sig: Any, target_context: Any) -> Any:
+            try:
+                return super().load_overload(sig, target_context)
+            except Exception as err:  # any failure to load is a bad entry
+                removed = []
+                for path in self._cache_file.entry_files():
+                    try:
+                        path.unlink()
+                        removed.append(path.name)
+                    except OSError:
+                        pass
+                _warn_once(
+                    "corrupt",
+                    f"convgrad: the cached kernel {self._py_func.__qualname__} in "
+                    f"{self._cache_path} could not be loaded ({type(err).__name__}: "
+                    f"{err}); removed {', '.join(removed) or 'nothing'} and "
+                    f"recompiling (further bad entries are healed silently)",
+                )
+                return None
+
+        def save_overload(self, sig: Any, data: Any) -> None:
+            try:
+                super().save_overload(sig, data)
+            except Exception as err:
+                self.disable()
+                _warn_once(
+                    "save",
+                    f"convgrad: could not write the kernel cache in "
+                    f"{self._cache_path} ({type(err).__name__}: {err}); kernels "
+                    f"compile in every process until it can be written",
+                )
+    for cls in (_CheckedFile, _Impl, _Locator, KernelCache):
+        cls.__qualname__ = cls.__name__
+    return KernelCache
+
+
+def _plain_cache(dispatcher: Any) -> Any:
+    """numba's own ``cache=True``; a kernel numba cannot find a cache
+    directory for compiles in every process (one warning)."""
+    try:
+        dispatcher.enable_caching()
+    except RuntimeError as err:  # numba: "no locator available"
+        _warn_once("plain", f"convgrad: kernels are not cached ({err})")
+    return dispatcher
 
 
 def _cached(dispatcher: Any) -> Any:
     """Attach the kernel cache to a numba dispatcher (a plain function under
     ``NUMBA_DISABLE_JIT`` is returned as is)."""
-    if hasattr(dispatcher, "_cache") and cache_place().path is not None:
-        dispatcher._cache = KernelCache(dispatcher.py_func)
+    if not hasattr(dispatcher, "_cache"):
+        return dispatcher
+    hooks = kernel_cache_class()
+    if hooks is None:
+        return _plain_cache(dispatcher)
+    if cache_place().path is not None:
+        dispatcher._cache = hooks(dispatcher.py_func)
     return dispatcher
 
 

@@ -54,7 +54,8 @@ WINOGRAD = True
 MIN_WORK = 1 << 23
 
 #: bytes of one block's rows; a block holds at least one image. 1 MiB is
-#: the L2 of one core here; measured (benchmarks/probe_conv_fast.py).
+#: the L2 of one core here; measured with benchmarks/probe_conv_fast.py
+#: (removed in issue 27; benchmarks/RESULTS.md, issue 16).
 BLOCK_BYTES = 1 << 19
 
 

@@ -49,6 +49,8 @@ the lessons are untouched.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from . import workspace
@@ -117,6 +119,72 @@ def eligible(w_shape, args, dtype, out_w=MIN_OUT_WIDTH) -> bool:
     return (kh == 3 and kw == 3 and sh == 1 and sw == 1
             and max(dh, dw) <= MAX_DILATION and out_w >= MIN_OUT_WIDTH
             and np.dtype(dtype) == np.float32)
+
+
+# --------------------------------------------------------------------------
+# the records the kernels take
+# --------------------------------------------------------------------------
+#
+# The transforms take a block, where its tiles read and write, and the
+# planes' layout as small records instead of fifteen positional integers.
+# They cross into the kernels as plain tuples, in these field orders
+# (``tuple(rec)``), and are unpacked on the kernels' first lines: numba
+# types an exact tuple of ints as fast as loose ints, but a NamedTuple
+# through its slow path (1 µs against 3.6 µs a call, measured; a medium
+# conv makes about 130 kernel calls per fwd+bwd).
+
+
+class Block(NamedTuple):
+    """Tile rows ``ta .. tb`` (the last one unused) of images ``b ..
+    b+nb``: one block of slots (:func:`_bands`)."""
+
+    b: int
+    nb: int
+    ta: int
+    tb: int
+
+
+class InMap(NamedTuple):
+    """Where one phase's tiles read: ``tw`` tiles per tile row (``S = tw +
+    1`` slots); subsampled pixel ``(u, v)`` is ``x[dh*u + offh, dw*v +
+    offw]``."""
+
+    tw: int
+    offh: int
+    offw: int
+    dh: int
+    dw: int
+
+
+class OutMap(NamedTuple):
+    """Where one phase's tiles write: its ``oh × ow`` outputs, output ``(i,
+    j)`` at ``y[dh*i + r0, dw*j + s0]``; ``tw`` tiles per tile row."""
+
+    tw: int
+    oh: int
+    ow: int
+    r0: int
+    s0: int
+    dh: int
+    dw: int
+
+
+class Planes(NamedTuple):
+    """The layout of a block's transform planes: ``groups`` runs of 16,
+    plane ``(g, ξ)`` starting at ``(g*16 + ξ) * stride``."""
+
+    groups: int
+    stride: int
+
+
+class Phase(NamedTuple):
+    """One dilation phase (:func:`_phases`): ``th × tw`` tiles, read through
+    ``imap`` and written through ``omap``."""
+
+    th: int
+    tw: int
+    imap: InMap
+    omap: OutMap
 
 
 @jit
@@ -216,12 +284,15 @@ def _parities(offw, dw, tw, w_):
 
 
 @jit
-def _split_rows(x, b, nb, ci, ta, tb, tw, offh, offw, dh, dw, pb):
+def _split_rows(x, blk, ci, imap, pb):
     """Split the subsampled rows ``2*ta .. 2*tb+1`` of channel ``ci`` of
     images ``b .. b+nb`` into four runs of ``pb`` (``4 * ln``, ``ln =
     nb*R*S + 1``, ``R = tb-ta+1`` rows per image and ``S = tw + 1`` slots
     per row): even rows' even and odd columns, odd rows' even and odd
-    columns, image after image; 0 outside."""
+    columns, image after image; 0 outside. ``blk`` is a :class:`Block`,
+    ``imap`` an :class:`InMap` (as plain tuples)."""
+    b, nb, ta, tb = blk
+    tw, offh, offw, dh, dw = imap
     _, _, h_, w_ = x.shape
     sl = tw + 1
     rr = tb - ta + 1
@@ -245,8 +316,11 @@ def _split_rows(x, b, nb, ci, ta, tb, tw, offh, offw, dh, dw, pb):
 
 
 @jit
-def input_tiles(x, b, nb, ta, tb, tw, offh, offw, dh, dw, vf, g_, ps, pb):
-    """``V = Bᵀ d B`` of the tiles of tile rows ``ta .. tb`` of images ``b
+def input_tiles(x, blk, imap, vf, planes, pb):
+    """(``blk`` a :class:`Block`, ``imap`` an :class:`InMap`, ``planes`` a
+    :class:`Planes`, each as a plain tuple; ``pb`` scratch.)
+
+    ``V = Bᵀ d B`` of the tiles of tile rows ``ta .. tb`` of images ``b
     .. b+nb`` into ``vf``: plane ``(g, ξ)`` at ``(g*16 + ξ)*ps`` holds
     ``(C/G, T)``, ``T = (nb*R - 1) * S`` slots per channel: ``S = tw + 1``
     per tile row (the last unused), ``R = tb-ta+1`` tile rows per image (the
@@ -266,6 +340,9 @@ def input_tiles(x, b, nb, ta, tb, tw, offh, offw, dh, dw, vf, g_, ps, pb):
     (Loops index 1-d views from 0: an index LLVM cannot prove non-negative
     keeps numba's wraparound test in the loop, which stops it vectorising.)
     """
+    b, nb, ta, tb = blk
+    tw = imap[0]
+    g_, ps = planes
     c_ = x.shape[1]
     cg_ = c_ // g_
     sl = tw + 1
@@ -273,7 +350,7 @@ def input_tiles(x, b, nb, ta, tb, tw, offh, offw, dh, dw, vf, g_, ps, pb):
     t_ = (nb * rr - 1) * sl
     ln = nb * rr * sl + 1
     for ci in range(c_):
-        _split_rows(x, b, nb, ci, ta, tb, tw, offh, offw, dh, dw, pb)
+        _split_rows(x, blk, ci, imap, pb)
         g = ci // cg_
         base = g * 16 * ps + (ci - g * cg_) * t_
         for i in range(4):
@@ -310,14 +387,19 @@ def input_tiles(x, b, nb, ta, tb, tw, offh, offw, dh, dw, vf, g_, ps, pb):
 
 
 @jit
-def input_tiles_adjoint(dvf, b, nb, ta, tb, tw, offh, offw, dh, dw, dx, g_, ps, pb, dd):
-    """The adjoint of :func:`input_tiles`: add ``B dV Bᵀ`` of every tile of
+def input_tiles_adjoint(dvf, blk, imap, dx, planes, pb, dd):
+    """(Records as :func:`input_tiles` takes them.)
+
+    The adjoint of :func:`input_tiles`: add ``B dV Bᵀ`` of every tile of
     tile rows ``ta .. tb`` of images ``b .. b+nb`` onto the pixels of ``dx``
     its patch came from (overlapping tiles add up; padding is dropped). Per
     channel: the 16 values of ``B dV Bᵀ`` (scratch ``dd``, ``16 * (T + S +
     1)``, each run led by ``S + 1`` zeros), then each split row as one sum
     over the four tiles that share its pixels (``pb`` as :func:`_split_rows`
     lays it out), then into ``dx``'s rows."""
+    b, nb, ta, tb = blk
+    tw, offh, offw, dh, dw = imap
+    g_, ps = planes
     _, c_, h_, w_ = dx.shape
     cg_ = c_ // g_
     sl = tw + 1
@@ -452,8 +534,11 @@ def worst_bits(a):
 
 
 @jit
-def output_tiles(mf, b, nb, ta, tb, tw, oh_, ow_, r0, s0, dh, dw, y, g_, ps, ob, bias):
-    """``y[b, co, dh*i + r0, dw*j + s0] = (Aᵀ M A) + bias[co]`` of each tile
+def output_tiles(mf, blk, omap, y, planes, ob, bias):
+    """(``blk`` a :class:`Block`, ``omap`` an :class:`OutMap`, ``planes`` a
+    :class:`Planes`, each as a plain tuple; ``ob`` scratch.)
+
+    ``y[b, co, dh*i + r0, dw*j + s0] = (Aᵀ M A) + bias[co]`` of each tile
     of tile rows ``ta .. tb`` of image ``b`` (one phase's outputs, ``i <
     oh_``, ``j < ow_``), for ``co = g*C_out/G + c`` from planes ``(g, ξ)``
     of ``mf`` (laid out as :func:`input_tiles`'s); ``bias`` empty for none.
@@ -463,6 +548,9 @@ def output_tiles(mf, b, nb, ta, tb, tw, oh_, ow_, r0, s0, dh, dw, y, g_, ps, ob,
     Returns :func:`worst_bits` of every run it computed (unused slots
     included), so the caller learns of an inf or nan without another pass
     over ``y``."""
+    b, nb, ta, tb = blk
+    tw, oh_, ow_, r0, s0, dh, dw = omap
+    g_, ps = planes
     c_ = y.shape[1]
     cog_ = c_ // g_
     sl = tw + 1
@@ -526,11 +614,16 @@ def output_tiles(mf, b, nb, ta, tb, tw, oh_, ow_, r0, s0, dh, dw, y, g_, ps, ob,
 
 
 @jit
-def grad_tiles(dy, b, nb, ta, tb, tw, oh_, ow_, r0, s0, dh, dw, dmf, g_, ps, ob):
-    """The adjoint of :func:`output_tiles`: ``dM = A dY Aᵀ`` into planes
+def grad_tiles(dy, blk, omap, dmf, planes, ob):
+    """(Records as :func:`output_tiles` takes them.)
+
+    The adjoint of :func:`output_tiles`: ``dM = A dY Aᵀ`` into planes
     ``(g, ξ)`` of ``dmf``, where ``dY`` is the 2×2 block of ``dy`` tile
     ``t`` produced (0 past the phase's last row or column, and in each
     tile row's unused slot)."""
+    b, nb, ta, tb = blk
+    tw, oh_, ow_, r0, s0, dh, dw = omap
+    g_, ps = planes
     c_ = dy.shape[1]
     cog_ = c_ // g_
     sl = tw + 1
@@ -625,11 +718,12 @@ def kernel_transform_adjoint(du: np.ndarray, w_shape) -> np.ndarray:
 def _planes(role, groups, c, t, dtype):
     """Scratch for one block's ``(G, 16, c, t)`` transform planes: the flat
     buffer the kernels index, the view the GEMMs take (its planes
-    :func:`padded` apart), and that plane stride."""
+    :func:`padded` apart), and that layout (a :class:`Planes`, as the
+    kernels take it: a plain tuple)."""
     ps = padded(c * t)
     flat = workspace.get(role, (groups * 16 * ps,), dtype)
     view = flat.reshape(groups, 16, ps)[:, :, : c * t].reshape(groups, 16, c, t)
-    return flat, view, ps
+    return flat, view, tuple(Planes(groups, ps))
 
 
 @jit
@@ -688,9 +782,8 @@ def merge_columns(a, d, out):
 
 
 def _phases(args, y_hw):
-    """One entry per dilation phase ``(r, s)`` (empty ones left out): its
-    output rows and columns, its tile counts, and the kernels' maps (input
-    ``offh, offw, dh, dw``; output ``r0, s0, dh, dw``).
+    """One :class:`Phase` per dilation phase ``(r, s)`` (empty ones left
+    out): its tile counts, and where its tiles read and write.
 
     Row phases read and write every ``dh``-th row in place. Column phases
     (``dw > 1``) read and write column-split copies (:func:`split_columns`):
@@ -705,13 +798,15 @@ def _phases(args, y_hw):
             ow_ = (ow - s + dw - 1) // dw
             if oh_ <= 0 or ow_ <= 0:
                 continue
-            tiles = (oh_, ow_, (oh_ + 1) // 2, (ow_ + 1) // 2)
+            th, tw = (oh_ + 1) // 2, (ow_ + 1) // 2
             if dw == 1:
-                yield (*tiles, (r - ph, s - pw, dh, 1), (r, s, dh, 1))
+                imap = InMap(tw, r - ph, s - pw, dh, 1)
+                omap = OutMap(tw, oh_, ow_, r, s, dh, 1)
             else:
                 sg, cofs = (s - pw) % dw, (s - pw) // dw
-                yield (*tiles, ((r - ph) * dw + sg, cofs, dh * dw, 1),
-                       (r * dw + s, 0, dh * dw, 1))
+                imap = InMap(tw, (r - ph) * dw + sg, cofs, dh * dw, 1)
+                omap = OutMap(tw, oh_, ow_, r * dw + s, 0, dh * dw, 1)
+            yield Phase(th, tw, imap, omap)
 
 
 def _split(a, d, role):
@@ -733,7 +828,7 @@ def _split_shape(shape, d):
 def _bands(lo: int, hi: int, th: int, tw: int, channels: int = 1, itemsize: int = 4):
     """Blocks over images ``lo .. hi``, of about :data:`BLOCK_TILES` slots
     (fewer where ``channels`` planes of a slot would pass
-    :data:`BLOCK_BYTES`): ``(b, nb, ta, tb)``, tile rows ``ta .. tb`` of
+    :data:`BLOCK_BYTES`): each a :class:`Block`, tile rows ``ta .. tb`` of
     images ``b .. b+nb``. Several whole images where two or more fit, else
     bands of one."""
     sl = tw + 1
@@ -742,18 +837,18 @@ def _bands(lo: int, hi: int, th: int, tw: int, channels: int = 1, itemsize: int 
     if 2 * per_image <= budget:
         step = budget // per_image
         for b in range(lo, hi, step):
-            yield b, min(step, hi - b), 0, th
+            yield Block(b, min(step, hi - b), 0, th)
         return
     step = max(1, min(th, budget // sl))
     bands = -(-th // step)  # as few as fit, of equal height: no thin last band
     for b in range(lo, hi):
         for k in range(bands):
-            yield b, 1, th * k // bands, th * (k + 1) // bands
+            yield Block(b, 1, th * k // bands, th * (k + 1) // bands)
 
 
-def _slots(b, nb, ta, tb, tw):
+def _slots(blk: Block, tw: int) -> int:
     """Slots per channel of a block: :func:`input_tiles`'s ``T``."""
-    return (nb * (tb - ta + 1) - 1) * (tw + 1)
+    return (blk.nb * (blk.tb - blk.ta + 1) - 1) * (tw + 1)
 
 
 def _scratch(dtype, t, tw):
@@ -832,20 +927,21 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
                 "wyo", _split_shape(y[lo:hi].shape, d), x.dtype)
         scratch = _Blocks(groups, x.dtype)
         worst = 0
-        for oh_, ow_, th, tw, imap, omap in _phases(args, out_hw):
+        for th, tw, imap, omap in _phases(args, out_hw):
+            imap, omap = tuple(imap), tuple(omap)  # the kernels take tuples
             for blk in _bands(0, hi - lo, th, tw, groups * (cg + 2 * cog), x.itemsize):
-                t = _slots(*blk, tw)
+                t = _slots(blk, tw)
+                blk = tuple(blk)
                 pb, ob, _ = scratch.scratch(t, tw)
                 vf, v, vs = scratch.planes("wv", cg, t)
-                input_tiles(xl, *blk, tw, *imap, vf, groups, vs, pb)
+                input_tiles(xl, blk, imap, vf, vs, pb)
                 if need_y:
                     mf, m, ms = scratch.planes("wm", cog, t)
                     np.matmul(ut, v, out=m)
-                    worst = max(worst, output_tiles(mf, *blk, tw, oh_, ow_, *omap, yl,
-                                                    groups, ms, ob, b_))
+                    worst = max(worst, output_tiles(mf, blk, omap, yl, ms, ob, b_))
                 if g is not None:
                     dmf, dm, ms = scratch.planes("wdm", cog, t)
-                    grad_tiles(gl, *blk, tw, oh_, ow_, *omap, dmf, groups, ms, ob)
+                    grad_tiles(gl, blk, omap, dmf, ms, ob)
                     du += np.matmul(v, dm.transpose(0, 1, 3, 2))
         if worst >= INF_BITS:
             flags.append(lo)
@@ -898,19 +994,21 @@ def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None,
             if d > 1:
                 dxl[...] = 0
         scratch = _Blocks(groups, dtype)
-        for oh_, ow_, th, tw, imap, omap in _phases(args, y_hw):
+        for th, tw, imap, omap in _phases(args, y_hw):
+            imap, omap = tuple(imap), tuple(omap)  # the kernels take tuples
             for blk in _bands(0, hi - lo, th, tw, groups * (cg + 2 * cog), dy.itemsize):
-                t = _slots(*blk, tw)
+                t = _slots(blk, tw)
+                blk = tuple(blk)
                 pb, ob, dd = scratch.scratch(t, tw)
                 dmf, dm, ms = scratch.planes("wdm", cog, t)
-                grad_tiles(dyl, *blk, tw, oh_, ow_, *omap, dmf, groups, ms, ob)
+                grad_tiles(dyl, blk, omap, dmf, ms, ob)
                 vf, v, vs = scratch.planes("wv", cg, t)
                 if need_dw:
-                    input_tiles(xl, *blk, tw, *imap, vf, groups, vs, pb)
+                    input_tiles(xl, blk, imap, vf, vs, pb)
                     du += np.matmul(v, dm.transpose(0, 1, 3, 2))
                 if need_dx:
                     np.matmul(u, dm, out=v)
-                    input_tiles_adjoint(vf, *blk, tw, *imap, dxl, groups, vs, pb, dd)
+                    input_tiles_adjoint(vf, blk, imap, dxl, vs, pb, dd)
         if need_dx and d > 1:
             merge_columns(dxl, d, dx[lo:hi])
         if need_dx and bias is not None:

@@ -7,9 +7,13 @@ KW, OH, OW)``. With ``G`` groups the column rows and the weight split into
 Every reshape spells its sizes out (no ``-1``), so an empty batch (``N = 0``)
 flows through forward and backward, as in torch.
 
-A backend may run a convolution its own way (:func:`~convgrad.backend.fast_kernel`:
-the Numba backend's blocked, pixel-major pipeline saves ``x``, not ``col``).
-The same sums, in another order; the NumPy backend runs the code below.
+Each rule here has one body: the textbook's. A backend may bring whole
+rules of its own for these ops (the Numba backend's blocked, pixel-major
+pipeline, ``kernels/conv_rules.py``, saves ``x``, not ``col``); which rule
+runs a call is chosen in one place, :func:`~convgrad.backend.apply_rule`,
+by the callers (``functional.py``, and the ``vjp`` s below, so a gradient's
+graph is built from the same choice). Nothing here asks which backend is
+active.
 
 **Double backward.** Each ``vjp`` writes the rule with the other Functions
 here, so the gradient has a graph and every pair is closed under
@@ -32,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backend import fast_kernel, kernel
+from ..backend import apply_rule, kernel
 from ..function import Function
 from ..geometry import ConvGeometry, TransposeGeometry
 
@@ -104,15 +108,6 @@ class Conv2d(Function):
         if geom.c_in == 0:  # torch's rule: no input channels, no output channels
             ctx.col = ctx.w = None
             return np.zeros((n, 0, oh, ow), dtype=x.dtype)
-        kh, kw = geom.win.k
-        macs = n * geom.c_out * oh * ow * (geom.c_in // g) * kh * kw
-        fast = fast_kernel("conv2d_forward", macs)
-        ctx.fast = fast and fast_kernel("conv2d_backward")
-        if fast:  # the backend's pipeline: x is saved, columns never are
-            ctx.col = None
-            ctx.x, ctx.w = np.ascontiguousarray(x), np.ascontiguousarray(w)
-            # the bias is added in the kernels' threads, as each block is written
-            return fast(ctx.x, ctx.w, geom.win.args, g, geom.win.out, b)
         rows = geom.c_in // g * geom.win.k[0] * geom.win.k[1]
         ctx.col = im2col(x, geom.win).reshape(n, g, rows, oh * ow)
         ctx.w = w.reshape(g, geom.c_out // g, rows)
@@ -131,24 +126,16 @@ class Conv2d(Function):
                     np.zeros((geom.c_out, 0, *k), dy.dtype),
                     np.zeros(geom.c_out, dy.dtype))
         dx = dw = db = None
-        if ctx.fast:  # db too, summed in the kernels' threads
-            need = ctx.needs_input_grad
-            dx, dw, *db = ctx.fast(ctx.x, ctx.w, np.ascontiguousarray(dy),
-                                   geom.win.args, g, *need[:2], need_db=need[2])
-            if dx is not None and any(geom.extra):
-                _, _, h, w = ctx.x_shape
-                dx = dx[:, :, : h - geom.extra[0], : w - geom.extra[1]]
-            return dx, dw, db[0] if db else None
         oh, ow = geom.win.out
         dy_g = dy.reshape(n, g, geom.c_out // g, oh * ow)
-        if ctx.needs_input_grad[0] and not ctx.fast:
+        if ctx.needs_input_grad[0]:
             dcol = np.matmul(wm.transpose(0, 2, 1), dy_g)
             _, c, h, w = ctx.x_shape
             dcol = dcol.reshape(n, c, *geom.win.k, *geom.win.out)
             dx = col2im(dcol, geom.win, (h, w))
             eh, ew = geom.extra
             dx = dx[:, :, : h - eh, : w - ew]
-        if ctx.needs_input_grad[1] and not ctx.fast:
+        if ctx.needs_input_grad[1]:
             dw = _dw_from_col(col, dy_g, geom)
         if ctx.needs_input_grad[2]:
             db = dy.sum(axis=(0, 2, 3))
@@ -164,7 +151,7 @@ class Conv2d(Function):
                 for i, t in enumerate((x, w, b))
             ) + (None,)
         dx = conv2d_dx(dy, w, x.shape, geom) if need[0] else None
-        dw = ConvWeightGrad.apply(x, dy, geom) if need[1] else None
+        dw = apply_rule("conv2d_weight", x, dy, geom) if need[1] else None
         db = dy.sum(axis=(0, 2, 3)) if need[2] else None
         return dx, dw, db, None
 
@@ -192,7 +179,7 @@ def conv2d_dx(dy, w, x_shape, geom: ConvGeometry):
     back = TransposeGeometry(
         geom.win, geom.groups, geom.c_out, geom.c_in, (h + eh, w_ + ew)
     )
-    dx = ConvTranspose2d.apply(dy, w, None, back)
+    dx = apply_rule("conv_transpose2d", dy, w, None, back)
     return ZeroPadCrop.apply(dx, (h, w_)) if eh or ew else dx
 
 
@@ -203,8 +190,8 @@ def _conv_of(geom: TransposeGeometry) -> ConvGeometry:
 
 class ConvWeightGrad(Function):
     """conv2d's ``dw`` as an op of its own: the correlation of ``x`` with
-    ``dy``, run by the same code as conv2d's backward (the fast pipeline's
-    or ``col · dyᵀ``). Bilinear in ``(x, dy)``, so its vjp is two convs."""
+    ``dy``, by the same code as conv2d's backward (``col · dyᵀ``).
+    Bilinear in ``(x, dy)``, so its vjp is two convs."""
 
     @staticmethod
     def forward(ctx, x, dy, geom):
@@ -215,15 +202,8 @@ class ConvWeightGrad(Function):
         n, g = x.shape[0], geom.groups
         oh, ow = geom.win.out
         kh, kw = geom.win.k
-        w_shape = (geom.c_out, geom.c_in // g, kh, kw)
         if geom.c_in == 0:
-            return np.zeros(w_shape, x.dtype)
-        macs = n * geom.c_out * oh * ow * (geom.c_in // g) * kh * kw
-        fast = fast_kernel("conv2d_backward", macs)
-        if fast:  # the weight is not read when only dw is asked for
-            x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
-            w = np.empty(w_shape, x.dtype)
-            return fast(x, w, dy, geom.win.args, g, False, True)[1]
+            return np.zeros((geom.c_out, 0, kh, kw), x.dtype)
         rows = geom.c_in // g * kh * kw
         col = im2col(x, geom.win).reshape(n, g, rows, oh * ow)
         return _dw_from_col(col, dy.reshape(n, g, geom.c_out // g, oh * ow), geom)
@@ -236,7 +216,8 @@ class ConvWeightGrad(Function):
         x, dy, ddw = (_t.Tensor._from_op(a, False) for a in (ctx.x, ctx.dy, ddw))
         with _t.no_grad():
             dx = conv2d_dx(dy, ddw, x.shape, ctx.geom).data if need[0] else None
-            ddy = Conv2d.apply(x, ddw, None, ctx.geom).data if need[1] else None
+            ddy = (apply_rule("conv2d", x, ddw, None, ctx.geom).data
+                   if need[1] else None)
         return dx, ddy, None
 
     @staticmethod
@@ -244,7 +225,7 @@ class ConvWeightGrad(Function):
         x, dy, geom = inputs
         need = ctx.needs_input_grad
         dx = conv2d_dx(dy, ddw, x.shape, geom) if need[0] else None
-        ddy = Conv2d.apply(x, ddw, None, geom) if need[1] else None
+        ddy = apply_rule("conv2d", x, ddw, None, geom) if need[1] else None
         return dx, ddy, None
 
 
@@ -281,14 +262,6 @@ class ConvTranspose2d(Function):
     def forward(ctx, x, w, b, geom):
         n, c_in, h, w_ = x.shape
         g = geom.groups
-        kh, kw = geom.win.k
-        macs = n * c_in * h * w_ * (geom.c_out // g) * kh * kw
-        fast = fast_kernel("conv_transpose2d_forward", macs)
-        ctx.fast = fast and fast_kernel("conv_transpose2d_backward")
-        if fast:  # the backend's pipeline: the same sums, block by block
-            ctx.geom = geom
-            ctx.x, ctx.w = np.ascontiguousarray(x), np.ascontiguousarray(w)
-            return fast(ctx.x, ctx.w, geom.win.args, g, geom.out, b)
         ctx.geom, ctx.x = geom, x.reshape(n, g, c_in // g, h * w_)
         cols = geom.c_out // g * geom.win.k[0] * geom.win.k[1]
         ctx.w = w.reshape(g, c_in // g, cols)
@@ -304,11 +277,6 @@ class ConvTranspose2d(Function):
         geom = ctx.geom
         n, g = dy.shape[0], geom.groups
         dx = dw = db = None
-        if ctx.fast:
-            need = ctx.needs_input_grad
-            out = ctx.fast(ctx.x, ctx.w, np.ascontiguousarray(dy), geom.win.args,
-                           g, *need[:2], need_db=need[2])
-            return out if need[2] else (*out, None)
         h, w_ = geom.win.out
         rows = geom.c_out // g * geom.win.k[0] * geom.win.k[1]
         col = im2col(dy, geom.win).reshape(n, g, rows, h * w_)
@@ -326,8 +294,8 @@ class ConvTranspose2d(Function):
         x, w, b, geom = inputs
         need = ctx.needs_input_grad
         conv = _conv_of(geom)
-        dx = Conv2d.apply(dy, w, None, conv) if need[0] else None
-        dw = ConvWeightGrad.apply(dy, x, conv) if need[1] else None
+        dx = apply_rule("conv2d", dy, w, None, conv) if need[0] else None
+        dw = apply_rule("conv2d_weight", dy, x, conv) if need[1] else None
         db = dy.sum(axis=(0, 2, 3)) if need[2] else None
         return dx, dw, db, None
 
