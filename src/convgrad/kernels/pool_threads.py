@@ -24,7 +24,7 @@ releasing the GIL, but
 For these four kernels it replaces the ``prange`` build (numba's OpenMP
 threads, from 8M elements of the *first* argument: never the backward
 passes of issue 16's large pools, whose ``dy`` has 3.2M). Measured
-(``benchmarks/probe_pool_threads.py`` and the kernels alone, large
+(a probe since removed, ``git show 1061830:benchmarks/probe_pool_threads.py``, large
 float32, 2 threads): max-pool backward 4.2 ms against prange's 5.9,
 avg-pool k2 forward 6.7 against 10.7, the others alike or better.
 """
