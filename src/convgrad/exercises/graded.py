@@ -272,7 +272,7 @@ def _watched_codes(name: str) -> dict[types.CodeType, str]:
     twins = [importlib.import_module(f"convgrad.reference.{key}")
              for key in ("im2col", "pool")]
 
-    from . import registry, solutions
+    from . import registry
 
     codes: dict[types.CodeType, str] = {}
 
@@ -285,8 +285,6 @@ def _watched_codes(name: str) -> dict[types.CodeType, str]:
         add(ex.solution, f"the reference solution exercises.{ex.name}")
         if ex.expected is not None:
             add(ex.expected, f"the checker's expected values of {ex.name}")
-    for key, fn in _functions(solutions):
-        add(fn, f"the reference solution exercises.{key}")
     add(registry.solution, "exercises.solution")
     if name in _RUNS_OPS:
         return codes
