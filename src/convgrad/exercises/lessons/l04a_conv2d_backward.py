@@ -54,11 +54,14 @@ def cases(rng: np.random.Generator) -> list[dict]:
     return out
 
 
+# every conv backward's, shared with lesson 8's dilated, grouped one
+MISTAKES = CONV_BACKWARD
+
 EXERCISE = Exercise(
     "conv2d_backward", 4, conv2d_backward, cases,
     outputs=("dx", "dw", "db"),
     feeds=conv_feeds("dx", "dw", "db"),
-    mistakes=CONV_BACKWARD,
+    mistakes=MISTAKES,
     hint="dw sums dy times the input patch over images and "
          "windows; dx is col2im of w^T dy; db sums dy.",
 )

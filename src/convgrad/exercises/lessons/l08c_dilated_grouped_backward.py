@@ -58,11 +58,14 @@ def cases(rng: np.random.Generator) -> list[dict]:
         })
     return out
 
+# every conv backward's, shared with lesson 4's conv2d_backward
+MISTAKES = CONV_BACKWARD
+
 EXERCISE = Exercise(
     "dilated_grouped_backward", 8, dilated_grouped_backward, cases,
     outputs=("dx", "dw"),
     feeds=conv_feeds("dx", "dw"),
-    mistakes=CONV_BACKWARD,
+    mistakes=MISTAKES,
     hint="taps are dilation apart; output channel o reads only "
          "the input channels of its group, which start at "
          "c0 = (o // (C_out/groups)) * (C_in/groups).",

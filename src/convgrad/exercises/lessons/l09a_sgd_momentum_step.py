@@ -33,8 +33,12 @@ def cases(rng: np.random.Generator) -> list[dict]:
     ]
 
 
+# none of its own: the generic rules (scale, an argument changed) apply
+MISTAKES: list = []
+
 EXERCISE = Exercise(
     "sgd_momentum_step", 9, sgd_momentum_step, cases,
     outputs=("w", "v"),
+    mistakes=MISTAKES,
     hint="update the velocity first, then step with the new one.",
 )

@@ -277,9 +277,13 @@ def expected(layers: list) -> int:
     """The planted bug's index: the truth the learner's search must find."""
     return next(i for i, s in enumerate(layers) if s._bug)
 
+# an index is right or wrong: the generic rules say the rest
+MISTAKES: list = []
+
 EXERCISE = Exercise(
     "find_wrong_backward", 9, find_wrong_backward, cases,
     expected=expected,
+    mistakes=MISTAKES,
     hint="cg.gradcheck(fn, inputs, raise_exception=False).ok is "
          "False for exactly one suspect: return its index.",
 )
