@@ -174,7 +174,7 @@ def _weigh(rule: Rule, run: Run, output: str | None):
 
 
 # --------------------------------------------------------------------------
-# rules every exercise can use
+# the kinds of rule (the rules themselves: .shared and each exercise)
 # --------------------------------------------------------------------------
 
 Predict = Callable[[Run, str], "list[tuple[str, Any]]"]
