@@ -5,7 +5,9 @@ For every exercise: the reference solution, every answer of
 right answers in other styles, the generic wrong answers), and a few more
 made here (one element off, a raise, ``None``, the wrong number of
 outputs, the stub). Each is checked on the practice cases (seed 0) and
-graded on the instructor's (seed 12345). The status, the mistake code,
+graded on the instructor's (seed 12345), without a time limit (a loaded
+machine must not turn a verdict into ``time-limit``;
+``test_check_isolation.py`` covers the limit). The status, the mistake code,
 each output's verdict, the score and the whole report must be what
 ``tests/data/exercise_verdicts.json`` recorded, and so must each exercise's
 declaration: its lesson and place in it, outputs, hint, tolerances, feeds,
@@ -203,7 +205,7 @@ def _report(message: str) -> dict:
 def checked(key: str, r=None) -> dict:
     if r is None:
         name, factory = ANSWERS[key]
-        r = check(name, factory(), quiet=True)
+        r = check(name, factory(), quiet=True, time_limit=None)
     return {"status": r.status, "diagnosis": r.diagnosis,
             "verdicts": dict(r.verdicts), "output": r.output,
             "index": None if r.index is None else list(r.index),
@@ -213,7 +215,8 @@ def checked(key: str, r=None) -> dict:
 def graded_as(key: str, g=None) -> dict:
     if g is None:
         name, factory = ANSWERS[key]
-        g = grade(name, factory(), seed=GRADE_SEED, quiet=True)
+        g = grade(name, factory(), seed=GRADE_SEED, quiet=True,
+                  time_limit=None)
     return {"status": g.status, "score": g.score, "max_score": g.max_score,
             "diagnosis": g.diagnosis, "verdicts": dict(g.verdicts),
             "library": list(g.library), **_report(g.message)}
@@ -264,7 +267,7 @@ def test_each_answer_is_checked_as_recorded(key):
     name, factory = ANSWERS[key]
     want = RECORDED["checks"].get(key)
     assert want is not None, f"{key} was not recorded"
-    result = check(name, factory(), quiet=True)
+    result = check(name, factory(), quiet=True, time_limit=None)
     assert checked(key, result) == want, result.message
 
 
@@ -273,7 +276,8 @@ def test_each_answer_is_graded_as_recorded(key):
     name, factory = ANSWERS[key]
     want = RECORDED["grades"].get(key)
     assert want is not None, f"{key} was not recorded"
-    result = grade(name, factory(), seed=GRADE_SEED, quiet=True)
+    result = grade(name, factory(), seed=GRADE_SEED, quiet=True,
+                  time_limit=None)
     assert graded_as(key, result) == want, result.message
 
 
