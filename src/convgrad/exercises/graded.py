@@ -272,7 +272,7 @@ def _watched_codes(name: str) -> dict[types.CodeType, str]:
     twins = [importlib.import_module(f"convgrad.reference.{key}")
              for key in ("im2col", "pool")]
 
-    from . import registry
+    from . import registry, shared
 
     codes: dict[types.CodeType, str] = {}
 
@@ -286,6 +286,14 @@ def _watched_codes(name: str) -> dict[types.CodeType, str]:
         if ex.expected is not None:
             add(ex.expected, f"the checker's expected values of {ex.name}")
     add(registry.solution, "exercises.solution")
+    # the rest of the checker's code that computes answers: the solutions'
+    # helpers (conv_matrix's place), each exercise's scatter and models,
+    # and what they share (shared.conv gives conv2d's dx, dw and db)
+    owners = {ex.solution.__module__ for ex in EXERCISES.values()}
+    for module in [*(sys.modules[key] for key in sorted(owners)), shared]:
+        for key, fn in _functions(module):
+            add(fn, f"the checker's own "
+                    f"{module.__name__.removeprefix('convgrad.')}.{key}")
     if name in _RUNS_OPS:
         return codes
     add(functional.unfold, "convgrad.F.unfold")
