@@ -12,8 +12,10 @@
   the time limit, changes its inputs, or calls the library;
 - an answer that calls convgrad's own implementation (``F.unfold`` /
   ``F.fold``, the reference twins in :mod:`convgrad.reference`, the
-  kernels, or a reference solution, ``exercises.solution`` included)
-  scores 0 with status ``uses-library``. The evidence is the call itself:
+  kernels, a reference solution, ``exercises.solution`` included, or the
+  checker's code beside them: a solution's helpers, the scatters and
+  models of :mod:`.lessons` and :mod:`.shared`) scores 0 with status
+  ``uses-library``. The evidence is the call itself:
   while the answer runs, a profile hook watches for those functions' code
   being entered, and kernel entry points the answer can reach by name are
   swapped for recorders (and put back after);
