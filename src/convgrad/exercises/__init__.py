@@ -64,9 +64,11 @@ the checker, the same for every exercise:
 - :mod:`.submission`: one submitted notebook graded in a process of its
   own (the worker of ``python -m convgrad.course grade``).
 
-``exercises.bug_hunt`` is lesson 9's module (its network and suspects);
-the solutions of lessons 1 to 10's first exercises are importable by name
-(``exercises.col2im``), and every one through :func:`solution`.
+``exercises.bug_hunt`` is lesson 9's module (its network and suspects).
+Every reference solution is :func:`solution` (name); thirteen are also
+importable by name (``exercises.col2im``): all but those of conv_matrix,
+conv_double_backward, checkerboard_dx, dilated_grouped_backward and
+find_wrong_backward.
 
 Adding an exercise
 ------------------
@@ -81,11 +83,12 @@ registered by hand. ``CONTRIBUTING.md`` walks through one. In short:
    it can hide, the right answer on another: overlap and none, stride 1
    and 2, padding 0 and 1, dilation 1 and 2, two and three images, square
    and non-square planes).
-3. ``MISTAKES``, specific first. Reuse what fits from :mod:`.shared`:
-   ``CONV_BACKWARD`` serves any conv backward, ``overwrites`` and
-   ``no_crop`` any scatter with a ``feed``, ``model`` anything whose wrong
-   answer can be computed. A new mistake gets a code in :data:`CODES` and
-   a row in the vocabulary's table.
+3. ``MISTAKES``, specific first. Reuse what fits: ``CONV_BACKWARD``
+   (:mod:`.shared`) serves any conv backward, ``overwrites``
+   (:mod:`.diagnosis`) and ``no_crop`` (:mod:`.shared`) any scatter with a
+   ``feed``, ``model`` anything whose wrong answer can be computed. A new
+   mistake gets a code in :data:`CODES` and a row in the vocabulary's
+   table.
 4. ``EXERCISE = Exercise(name, lesson, solution, cases, ...)``: outputs,
    ``feeds`` for outputs that are scatters, and a one-line ``hint`` said
    when no rule fits.
