@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 import warnings
 from collections import Counter
@@ -219,7 +220,14 @@ def graded_as(key: str, g=None) -> dict:
                   time_limit=None)
     return {"status": g.status, "score": g.score, "max_score": g.max_score,
             "diagnosis": g.diagnosis, "verdicts": dict(g.verdicts),
-            "library": list(g.library), **_report(g.message)}
+            # which compiled kernels an answer reaches by name, and the
+            # order of its calls, depend on what the process imported and
+            # compiled before: the set of the rest is pinned, not the order
+            "library": sorted(x for x in g.library if not x.startswith(
+                "the kernel convgrad.kernels.")),
+            **_report(re.sub(r"evidence: while your function ran, it "
+                             r"called .*", "evidence: (the calls)",
+                             g.message))}
 
 
 def record() -> dict:
