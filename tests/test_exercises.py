@@ -8,6 +8,7 @@ import pytest
 
 from convgrad import exercises
 from convgrad.exercises import EXERCISES, check, solution
+from convgrad.exercises.lessons import l01a_numeric_grad as numeric
 
 NAMES = sorted(EXERCISES)
 
@@ -179,21 +180,21 @@ def _cases(name):
 def test_numeric_grad_matches_analytic():
     for case in _cases("numeric_grad"):
         got = exercises.numeric_grad(**case)
-        want = exercises.cases.expected_numeric_grad(**case)
+        want = numeric.expected(**case)
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
 
 
 def test_expected_numeric_grad_is_the_central_difference_at_its_eps():
     # it used to ignore eps and return the derivative
     x = np.array([0.3, -0.7, 0.9])
-    for desc, f, _ in exercises.cases.FUNCS:
-        probe = exercises.cases.Probe(f, desc)
+    for desc, f, _ in numeric.FUNCS:
+        probe = numeric.Probe(f, desc)
         for eps in (1e-1, 1e-2):
             want = exercises.numeric_grad(probe, x, eps)
-            got = exercises.cases.expected_numeric_grad(probe, x, eps)
+            got = numeric.expected(probe, x, eps)
             np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
-    cube = exercises.cases.Probe(lambda x: float(np.sum(x**3)), "sum(x**3)")
-    at = exercises.cases.expected_numeric_grad
+    cube = numeric.Probe(lambda x: float(np.sum(x**3)), "sum(x**3)")
+    at = numeric.expected
     assert not np.allclose(at(cube, x, 1e-1), at(cube, x, 1e-6))
 
 

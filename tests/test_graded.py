@@ -225,6 +225,36 @@ def test_an_answer_that_calls_the_library_scores_nothing(answer, called):
     assert called in graded.summary
 
 
+def conv_matrix_by_helper(w, input_size, stride=1, padding=0):
+    from convgrad.exercises.lessons import l03b_conv_matrix as reference
+
+    out = geometry.window(tuple(input_size), w.shape, stride, padding, 1).out
+    return reference.place(w, input_size, out, stride, padding)
+
+
+def conv2d_backward_by_scatter(x, w, dy, stride=1, padding=0):
+    from convgrad.exercises import shared
+
+    case = {"x": x, "w": w, "dy": dy, "stride": stride, "padding": padding}
+    return tuple(shared.conv(case, out).output() for out in ("dx", "dw", "db"))
+
+
+@pytest.mark.parametrize("name, answer, called", [
+    ("conv_matrix", conv_matrix_by_helper,
+     "the checker's own exercises.lessons.l03b_conv_matrix.place"),
+    ("conv2d_backward", conv2d_backward_by_scatter,
+     "the checker's own exercises.shared.conv"),
+])
+def test_an_answer_that_calls_the_checkers_own_code_scores_nothing(
+        name, answer, called):
+    # the reference's helper and the checker's scatters compute the answer
+    # too; these used to score every point
+    assert check(name, answer, quiet=True).passed
+    graded = grade(name, answer, seed=SEED, quiet=True)
+    assert (graded.status, graded.score) == ("uses-library", 0.0)
+    assert called in graded.library
+
+
 @pytest.mark.parametrize("reach", [by_module_attribute, by_global_name])
 def test_a_compiled_kernel_called_directly_is_seen(reach):
     global KERNEL

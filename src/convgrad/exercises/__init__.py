@@ -40,16 +40,20 @@ are put back after every call; a return value that cannot be read as
 numbers is ``bad-return``, not a traceback. A bad argument to ``check``
 itself (``seed='a'``) raises an error that names it.
 
-The modules, one job each:
+Each exercise is one module of :mod:`.lessons`, ``lNN<letter>_<name>``:
+its reference solution, its seeded cases, its scatter if an output is one,
+its mistakes (the rules that name them), and last its declaration,
+``EXERCISE = Exercise(...)`` with the lesson, the outputs and a hint.
+What several exercises share is in :mod:`.shared`. The other modules are
+the checker, the same for every exercise:
 
-- :mod:`.solutions`: the reference solutions (the one place they live);
-- :mod:`.cases`: the seeded cases, every size from :mod:`convgrad.geometry`;
+- :mod:`.exercise`: the :class:`Exercise` record;
+- :mod:`.registry`: :data:`EXERCISES`, found in :mod:`.lessons`;
+- :mod:`.shared`: case tables, the conv scatter, models and rules used by
+  more than one exercise, and the generic rules every exercise gets;
 - :mod:`.vocabulary`: the mistake codes, and which exercise can make which;
 - :mod:`.feeds`: scatters written out as terms (who feeds each element);
-- :mod:`.models`: what each mistake computes on a case;
-- :mod:`.diagnosis`: how evidence is weighed, and the generic rules;
-- :mod:`.rules`: each exercise's rules, in the order they are tried;
-- :mod:`.registry`: :data:`EXERCISES`, one :class:`Exercise` per name;
+- :mod:`.diagnosis`: how evidence is weighed, and the kinds of rule;
 - :mod:`.checker` and :mod:`.display`: :func:`check`, :class:`CheckResult`,
   the report, the grid and the figure;
 - :mod:`.isolation`: one learner call, under a time limit, with nothing
@@ -58,58 +62,64 @@ The modules, one job each:
   autograder (a secret seed, a score per output, nothing on stderr, no
   credit for calling the library; see ``docs/grading.md``);
 - :mod:`.submission`: one submitted notebook graded in a process of its
-  own (the worker of ``python -m convgrad.course grade``);
-- :mod:`.dilated_grouped`, :mod:`.bug_hunt`, :mod:`.conv_matrix` and
-  :mod:`.checkerboard`: issue 12's exercises, each one's solution and cases
-  (and, for the last two, its rules) in a module of its own;
-  :mod:`.double_backward`: lesson 04's second derivative (issue 17), the
-  same way.
+  own (the worker of ``python -m convgrad.course grade``).
+
+``exercises.bug_hunt`` is lesson 9's module (its network and suspects).
+Every reference solution is :func:`solution` (name); thirteen are also
+importable by name (``exercises.col2im``): all but those of conv_matrix,
+conv_double_backward, checkerboard_dx, dilated_grouped_backward and
+find_wrong_backward.
 
 Adding an exercise
 ------------------
 
-1. Write the reference solution in :mod:`.solutions`, as the learner is
-   asked to write it (sizes from :mod:`convgrad.geometry`).
-2. Write ``cases.<name>(rng)`` in :mod:`.cases`: a handful of small cases
-   that *separate* the likely mistakes (each mistake gives a different
-   answer on one case and, where it can hide, the right answer on another:
-   overlap and none, stride 1 and 2, padding 0 and 1, dilation 1 and 2,
-   two and three images, square and non-square planes).
-3. Add ``RULES[name]`` in :mod:`.rules`, specific mistakes first. Reuse a
-   rule where it fits: ``CONV_BACKWARD`` serves any conv backward
-   (``feeds.conv`` knows dilation and groups), ``overwrites`` and
-   ``no_crop`` any scatter with a ``feeds`` builder, ``model`` anything
-   whose wrong answer can be computed. A new mistake gets a code in
-   :data:`CODES` and a row in the vocabulary's table.
-4. Register it in :data:`EXERCISES` (:mod:`.registry`): lesson, outputs,
+Write one module, ``lessons/lNN<letter>_<name>.py``; nothing else is
+registered by hand. ``CONTRIBUTING.md`` walks through one. In short:
+
+1. The reference solution, as the learner is asked to write it (sizes
+   from :mod:`convgrad.geometry`).
+2. ``cases(rng)``: a handful of small cases that *separate* the likely
+   mistakes (each mistake gives a different answer on one case and, where
+   it can hide, the right answer on another: overlap and none, stride 1
+   and 2, padding 0 and 1, dilation 1 and 2, two and three images, square
+   and non-square planes).
+3. ``MISTAKES``, specific first. Reuse what fits: ``CONV_BACKWARD``
+   (:mod:`.shared`) serves any conv backward, ``overwrites``
+   (:mod:`.diagnosis`) and ``no_crop`` (:mod:`.shared`) any scatter with a
+   ``feed``, ``model`` anything whose wrong answer can be computed. A new
+   mistake gets a code in :data:`CODES` and a row in the vocabulary's
+   table.
+4. ``EXERCISE = Exercise(name, lesson, solution, cases, ...)``: outputs,
    ``feeds`` for outputs that are scatters, and a one-line ``hint`` said
    when no rule fits.
 5. Test it: a wrong answer per mistake, in two styles at least (loops and
    a vectorised or ``np.add.at`` form), and two right answers in other
-   styles in ``tests/test_diagnosis.py``; the stub cell in the lesson.
+   styles in ``tests/test_diagnosis.py``; the stub cell in the lesson;
+   record the checker's verdicts again
+   (``python tests/test_exercise_verdicts.py --write``).
 """
 
 from __future__ import annotations
 
 from . import vocabulary
 from .checker import CheckResult, check
+from .exercise import Exercise
 from .graded import Graded, grade
-from .registry import EXERCISES, Exercise, solution
-from .solutions import (
-    avgpool_backward,
-    col2im,
-    conv2d_backward,
-    conv2d_macs,
-    conv_output_size,
-    conv_transpose2d,
-    grouped_weight_matrix,
-    im2col,
-    maxpool_backward,
-    maxpool_forward,
-    numeric_grad,
-    sgd_momentum_step,
-    square_plus_backward,
-)
+from .lessons import l09b_find_wrong_backward as bug_hunt
+from .lessons.l01a_numeric_grad import numeric_grad
+from .lessons.l01b_square_plus_backward import square_plus_backward
+from .lessons.l02a_im2col import im2col
+from .lessons.l03a_col2im import col2im
+from .lessons.l04a_conv2d_backward import conv2d_backward
+from .lessons.l05a_maxpool_backward import maxpool_backward
+from .lessons.l05b_maxpool_forward import maxpool_forward
+from .lessons.l06a_avgpool_backward import avgpool_backward
+from .lessons.l07a_conv_transpose2d import conv_transpose2d
+from .lessons.l08a_conv_output_size import conv_output_size
+from .lessons.l08b_grouped_weight_matrix import grouped_weight_matrix
+from .lessons.l09a_sgd_momentum_step import sgd_momentum_step
+from .lessons.l10a_conv2d_macs import conv2d_macs
+from .registry import EXERCISES, solution
 from .vocabulary import CODES
 
 __all__ = [
@@ -118,6 +128,7 @@ __all__ = [
     "CheckResult",
     "Graded",
     "Exercise",
+    "bug_hunt",
     "check",
     "grade",
     "solution",

@@ -21,7 +21,8 @@ from .diagnosis import (
     diagnose,
     feeds_line,
 )
-from .registry import Exercise, exercise
+from .exercise import Exercise
+from .registry import exercise
 
 
 @dataclass

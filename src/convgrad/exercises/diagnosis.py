@@ -1,4 +1,4 @@
-"""The vocabulary of mistakes, and how evidence for one is weighed.
+"""How evidence for a mistake is weighed, and the kinds of rule.
 
 A :class:`Rule` names one mistake (a code of :data:`CODES`) and says, for
 one case the learner's function ran on, whether what it returned is
@@ -12,7 +12,9 @@ exercise's own first, so put the specific before the general.
 Most rules are *models*: the bug's answer, computed (the reference with
 stride 1, the scatter with one term per pixel, image 0's ``dw`` alone), and
 compared with the learner's. A correct answer in any style matches no model
-on a case that separates, so it is never diagnosed.
+on a case that separates, so it is never diagnosed. :func:`model` and
+:func:`overwrites` build such rules; the rules every exercise gets, and
+those several share, are in :mod:`.shared`.
 """
 
 from __future__ import annotations
@@ -172,7 +174,7 @@ def _weigh(rule: Rule, run: Run, output: str | None):
 
 
 # --------------------------------------------------------------------------
-# rules every exercise can use
+# the kinds of rule (the rules themselves: .shared and each exercise)
 # --------------------------------------------------------------------------
 
 Predict = Callable[[Run, str], "list[tuple[str, Any]]"]
@@ -258,109 +260,6 @@ def overwrites(feed: Callable[[dict, str], Scatter], outputs=None) -> Rule:
                 f"holds just one of the terms that feed it, never their sum")
 
     return Rule("overwrites", evidence, where, outputs)
-
-
-def _scale_of(run: Run, output: str) -> float | None:
-    got, want = run.out(output), run.expected(output)
-    if got is None or got.shape != want.shape or run.same(got, want):
-        return None
-    want = want.astype(np.float64)
-    norm = float(np.sum(want * want))
-    if norm == 0.0:
-        return None
-    c = float(np.sum(got * want)) / norm
-    if abs(c) < 1e-3 or np.isclose(c, 1.0) or not run.same(got, c * want):
-        return np.nan
-    return c
-
-
-def _scale_evidence(run: Run, output: str) -> bool | None:
-    c = _scale_of(run, output)
-    return None if c is None else not np.isnan(c)
-
-
-def _scale_where(run: Run, output: str, label: str) -> str:
-    c = _scale_of(run, output)
-    return f"on case {run.number} your {output} is {c:.4g} times the expected one"
-
-
-def _shape_evidence(run: Run, output: str) -> bool | None:
-    got = run.out(output)
-    if got is None or run.right(output):
-        return None
-    return got.shape != run.expected(output).shape
-
-
-def _shape_where(run: Run, output: str, label: str) -> str:
-    return (f"on case {run.number} your {output} has shape "
-            f"{run.out(output).shape}, expected {run.expected(output).shape}")
-
-
-def _changed(run: Run) -> list[str]:
-    return [k for k, v in run.case.items() if isinstance(v, np.ndarray)
-            and not np.array_equal(v, np.asarray(run.given[k]), equal_nan=True)]
-
-
-def _mutates_where(run: Run, output: str | None, label: str) -> str:
-    name = _changed(run)[0]
-    before, after = run.case[name], np.asarray(run.given[name])
-    if before.shape != after.shape:
-        return f"case {run.number}: your function reshaped its argument {name}"
-    differ = before != after
-    at = tuple(int(i) for i in np.argwhere(differ)[0])
-    changed = plural(int(differ.sum()), "element")
-    return (f"case {run.number}: the call changed {changed} of the argument "
-            f"{name}: {name}{list(at)} was {num(before[at])}, now "
-            f"{num(after[at])}")
-
-
-def _zeros_evidence(run: Run, output: str) -> bool | None:
-    got, want = run.out(output), run.expected(output)
-    if got is None or got.shape != want.shape or got.size < 2 \
-            or run.right(output):
-        return None
-    return bool(np.all(got == 0)) and bool(np.any(want != 0))
-
-
-def _zeros_where(run: Run, output: str, label: str) -> str:
-    return (f"on case {run.number} every element of your {output} is 0 "
-            f"(expected {num(np.abs(run.expected(output)).max())} at the "
-            f"largest)")
-
-
-def _copy_fix(source: str, output: str | None, label: str) -> str | None:
-    if ".flatten()" in source:
-        return ("flatten() returns a copy, so `+=` into it never reaches "
-                f"{output}: use .reshape(-1), a view, or np.add.at on "
-                f"{output} itself")
-    if "np.pad(" in source and "+=" in source:
-        return ("np.pad returns a new array: add into the padded canvas you "
-                "made, then return its crop, not the array you padded")
-    return None
-
-
-def _swapped_evidence(run: Run, output: str) -> bool | None:
-    got, want = run.out(output), run.expected(output)
-    if got is None or want.ndim < 2 or want.shape[-1] == want.shape[-2] \
-            or run.right(output):
-        return None
-    return got.shape == (*want.shape[:-2], want.shape[-1], want.shape[-2])
-
-
-def _swapped_where(run: Run, output: str, label: str) -> str:
-    h, w = run.expected(output).shape[-2:]
-    return (f"on case {run.number} your {output} has the plane {w} x {h}, "
-            f"expected {h} x {w} (H = {h} rows, W = {w} columns)")
-
-
-WRITES_TO_COPY = Rule("writes-to-copy", _zeros_evidence, _zeros_where,
-                      fix=_copy_fix)
-HW_SWAPPED = Rule("hw-swapped", _swapped_evidence, _swapped_where)
-SCALE = Rule("scale", _scale_evidence, _scale_where)
-SHAPE = Rule("shape", _shape_evidence, _shape_where)
-MUTATES_INPUT = Rule("mutates-input", lambda run, _: bool(_changed(run)),
-                     _mutates_where, any_case=True, integrity=True)
-GENERIC = (WRITES_TO_COPY, SCALE, HW_SWAPPED, SHAPE, MUTATES_INPUT)
 
 
 def feeds_line(sc: Scatter, output: str, index: tuple[int, ...]) -> str:

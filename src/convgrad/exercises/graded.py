@@ -12,8 +12,10 @@
   the time limit, changes its inputs, or calls the library;
 - an answer that calls convgrad's own implementation (``F.unfold`` /
   ``F.fold``, the reference twins in :mod:`convgrad.reference`, the
-  kernels, or a reference solution, ``exercises.solution`` included)
-  scores 0 with status ``uses-library``. The evidence is the call itself:
+  kernels, a reference solution, ``exercises.solution`` included, or the
+  checker's code beside them: a solution's helpers, the scatters and
+  models of :mod:`.lessons` and :mod:`.shared`) scores 0 with status
+  ``uses-library``. The evidence is the call itself:
   while the answer runs, a profile hook watches for those functions' code
   being entered, and kernel entry points the answer can reach by name are
   swapped for recorders (and put back after);
@@ -272,7 +274,7 @@ def _watched_codes(name: str) -> dict[types.CodeType, str]:
     twins = [importlib.import_module(f"convgrad.reference.{key}")
              for key in ("im2col", "pool")]
 
-    from . import registry, solutions
+    from . import registry, shared
 
     codes: dict[types.CodeType, str] = {}
 
@@ -285,9 +287,15 @@ def _watched_codes(name: str) -> dict[types.CodeType, str]:
         add(ex.solution, f"the reference solution exercises.{ex.name}")
         if ex.expected is not None:
             add(ex.expected, f"the checker's expected values of {ex.name}")
-    for key, fn in _functions(solutions):
-        add(fn, f"the reference solution exercises.{key}")
     add(registry.solution, "exercises.solution")
+    # the rest of the checker's code that computes answers: the solutions'
+    # helpers (conv_matrix's place), each exercise's scatter and models,
+    # and what they share (shared.conv gives conv2d's dx, dw and db)
+    owners = {ex.solution.__module__ for ex in EXERCISES.values()}
+    for module in [*(sys.modules[key] for key in sorted(owners)), shared]:
+        for key, fn in _functions(module):
+            add(fn, f"the checker's own "
+                    f"{module.__name__.removeprefix('convgrad.')}.{key}")
     if name in _RUNS_OPS:
         return codes
     add(functional.unfold, "convgrad.F.unfold")

@@ -1,4 +1,4 @@
-"""Lesson 7's second exercise: the checkerboard in a strided conv's gradient.
+"""Lesson 7: ``checkerboard_dx``, the checkerboard in a strided conv's gradient.
 
 ``checkerboard_dx(w, input_size, stride, padding)`` is ``dx`` of
 ``y = conv2d(x, w, stride=stride, padding=padding)`` (one channel, ``x`` of
@@ -20,9 +20,10 @@ import numpy as np
 
 from convgrad import geometry
 
-from . import feeds
-from .diagnosis import Run, model, overwrites
-from .rules import no_crop
+from .. import feeds
+from ..diagnosis import Run, model, overwrites
+from ..exercise import Exercise
+from ..shared import no_crop, numbers
 
 
 def checkerboard_dx(
@@ -42,10 +43,6 @@ def checkerboard_dx(
     return canvas[p : p + h, p : p + wd]
 
 
-def _x(rng: np.random.Generator, *shape: int) -> np.ndarray:
-    return np.round(rng.uniform(-1, 1, size=shape), 2)
-
-
 def cases(rng: np.random.Generator) -> list[dict]:
     out = []
     for ones, k, s, p, h, w in [
@@ -57,12 +54,12 @@ def cases(rng: np.random.Generator) -> list[dict]:
         (False, 2, 2, 0, 4, 6),  # an exact tiling: nothing overlaps
         (False, 3, 1, 0, 5, 5),  # stride 1
     ]:
-        weight = np.ones((k, k)) if ones else _x(rng, k, k)
+        weight = np.ones((k, k)) if ones else numbers(rng, k, k)
         out.append({"w": weight, "input_size": (h, w), "stride": s, "padding": p})
     return out
 
 
-# the mistakes ----------------------------------------------------------------
+# the mistakes ------------------------------------------------------------
 
 
 def stamps(case: dict, *, stride=None, shift: int = 0, flip: bool = False):
@@ -84,8 +81,8 @@ def stamps(case: dict, *, stride=None, shift: int = 0, flip: bool = False):
         "batch": np.zeros(int(inside.sum()), dtype=np.int64),
         "source": (i[inside], j[inside], ki[inside], kj[inside]),
     }
-    return feeds._scatter((h + 2 * p, wd + 2 * p), (p, p), (h, wd), terms,
-                          "window ({0}, {1}) tap ({2}, {3})")  # fmt: skip
+    return feeds.scatter((h + 2 * p, wd + 2 * p), (p, p), (h, wd), terms,
+                         "window ({0}, {1}) tap ({2}, {3})")  # fmt: skip
 
 
 def feed(case: dict, output: str = "output", **over):
@@ -117,7 +114,7 @@ def transposed(run: Run, output: str):
 # one pixel off give the same answer; only the cases without padding (where
 # any crop is right) tell them apart. Windows placed on the unpadded image
 # are a crop at offset 0: no-crop names them.
-RULES = [
+MISTAKES = [
     overwrites(feed),
     model("parity", parities),
     no_crop(feed),
@@ -125,3 +122,12 @@ RULES = [
     model("kernel-flipped", flipped),
     model("taps-swapped", transposed),
 ]
+
+EXERCISE = Exercise(
+    "checkerboard_dx", 7, checkerboard_dx, cases,
+    feeds={"output": feed},
+    mistakes=MISTAKES,
+    hint="every window (i, j) adds w at (i*s, j*s) of the "
+         "padded canvas (dy = 1 there); the adds overlap; "
+         "then crop the padding.",
+)

@@ -1,4 +1,4 @@
-"""Lesson 3's second exercise: the convolution as an explicit matrix ``C``.
+"""Lesson 3: ``conv_matrix``, the convolution as an explicit matrix ``C``.
 
 ``conv_matrix(w, input_size, stride, padding)`` returns ``C`` of shape
 ``(OH*OW, H*W)`` with ``C @ x.ravel() == conv2d(x, w).ravel()``: row ``k``
@@ -19,7 +19,9 @@ import numpy as np
 
 from convgrad import geometry
 
-from .diagnosis import Run, model
+from ..diagnosis import Run, model
+from ..exercise import Exercise
+from ..shared import numbers
 
 
 def place(
@@ -50,13 +52,9 @@ def conv_matrix(
     return place(w, input_size, out, stride, padding)
 
 
-def _x(rng: np.random.Generator, *shape: int) -> np.ndarray:
-    return np.round(rng.uniform(-1, 1, size=shape), 2)
-
-
 def cases(rng: np.random.Generator) -> list[dict]:
     return [
-        {"w": _x(rng, k, k), "input_size": (h, w), "stride": s, "padding": p}
+        {"w": numbers(rng, k, k), "input_size": (h, w), "stride": s, "padding": p}
         for k, s, p, h, w in [
             (3, 1, 0, 4, 4),  # the lesson's: 4 x 16
             (3, 2, 1, 5, 4),  # stride and padding, not square
@@ -67,7 +65,7 @@ def cases(rng: np.random.Generator) -> list[dict]:
     ]
 
 
-# the mistakes ----------------------------------------------------------------
+# the mistakes ------------------------------------------------------------
 
 
 def _case(run: Run) -> tuple[np.ndarray, tuple[int, int], int, int]:
@@ -128,7 +126,7 @@ def padded(run: Run, output: str):
              conv_matrix(w, (h + 2 * p, wd + 2 * p), s, 0))]  # fmt: skip
 
 
-RULES = [
+MISTAKES = [
     model("transposed", transposed),
     model("flat-order", orders),
     model("kernel-flipped", flips),
@@ -137,3 +135,11 @@ RULES = [
     model("padding-ignored", paddings),
     model("stride-ignored", strides),
 ]
+
+EXERCISE = Exercise(
+    "conv_matrix", 3, conv_matrix, cases,
+    mistakes=MISTAKES,
+    hint="row k = i*OW + j holds w[ki, kj] in column "
+         "p = (i*s - pad + ki)*W + (j*s - pad + kj); taps on "
+         "the padding have no column.",
+)

@@ -1,4 +1,5 @@
-"""Lesson 9's bug hunt: the loss falls, yet one hand-written backward is wrong.
+"""Lesson 9: ``find_wrong_backward``, the bug hunt: the loss falls, yet one
+hand-written backward is wrong.
 
 Four layers are written here by hand as :class:`convgrad.Function` s, each
 a ``forward`` and a ``backward`` on arrays, as the lessons derived them.
@@ -21,6 +22,8 @@ import numpy as np
 
 import convgrad as cg
 from convgrad import F, adjoint, nn
+
+from ..exercise import Exercise
 
 # the four Functions, right ---------------------------------------------------
 
@@ -273,3 +276,14 @@ def cases(rng: np.random.Generator) -> list[dict]:
 def expected(layers: list) -> int:
     """The planted bug's index: the truth the learner's search must find."""
     return next(i for i, s in enumerate(layers) if s._bug)
+
+# an index is right or wrong: the generic rules say the rest
+MISTAKES: list = []
+
+EXERCISE = Exercise(
+    "find_wrong_backward", 9, find_wrong_backward, cases,
+    expected=expected,
+    mistakes=MISTAKES,
+    hint="cg.gradcheck(fn, inputs, raise_exception=False).ok is "
+         "False for exactly one suspect: return its index.",
+)

@@ -1,4 +1,4 @@
-"""Lesson 4's second exercise: differentiate conv2d's backward pass.
+"""Lesson 4: ``conv_double_backward``, differentiate conv2d's backward pass.
 
 ``conv_double_backward(w, dy, v, stride, padding)`` returns ``(ddy, dw)``,
 the gradients of ``s = sum(v * dx)`` with respect to ``dy`` and to ``w``,
@@ -25,7 +25,9 @@ import numpy as np
 
 from convgrad import geometry
 
-from .diagnosis import Run, model
+from ..diagnosis import Run, model
+from ..exercise import Exercise
+from ..shared import numbers
 
 
 def conv_double_backward(
@@ -45,10 +47,6 @@ def conv_double_backward(
     return ddy, dw
 
 
-def _x(rng: np.random.Generator, *shape: int) -> np.ndarray:
-    return np.round(rng.uniform(-1, 1, size=shape), 2)
-
-
 def cases(rng: np.random.Generator) -> list[dict]:
     out = []
     for n, c, c_out, k, s, p, h, wd in [
@@ -59,12 +57,13 @@ def cases(rng: np.random.Generator) -> list[dict]:
         (3, 1, 1, 3, 1, 1, 4, 5),  # padding 1, stride 1
     ]:
         oh, ow = geometry.window((h, wd), (k, k), s, p, 1).out
-        out.append({"w": _x(rng, c_out, c, k, k), "dy": _x(rng, n, c_out, oh, ow),
-                    "v": _x(rng, n, c, h, wd), "stride": s, "padding": p})
+        out.append({"w": numbers(rng, c_out, c, k, k),
+                    "dy": numbers(rng, n, c_out, oh, ow),
+                    "v": numbers(rng, n, c, h, wd), "stride": s, "padding": p})
     return out
 
 
-# the mistakes ----------------------------------------------------------------
+# the mistakes ------------------------------------------------------------
 
 
 def _variant(case: dict, *, flip=False, step=None, first_image=False,
@@ -104,9 +103,17 @@ def one_image(run: Run, output: str):
     return [("image 0 alone", _pick(output, _variant(run.case, first_image=True)))]
 
 
-RULES = [
+MISTAKES = [
     model("kernel-flipped", flipped),
     model("taps-swapped", transposed),
     model("stride-ignored", strides),
     model("missing-batch-sum", one_image, outputs=("dw",)),
 ]
+
+EXERCISE = Exercise(
+    "conv_double_backward", 4, conv_double_backward, cases,
+    outputs=("ddy", "dw"),
+    mistakes=MISTAKES,
+    hint="sum(v * dx) = sum(dy * conv2d(v, w)): ddy is that conv "
+         "of v; dw adds dy times v's patch, as in 4.1.",
+)

@@ -1,4 +1,5 @@
-"""Lesson 8's exercise: ``dx`` and ``dw`` of a dilated, grouped conv2d.
+"""Lesson 8: ``dilated_grouped_backward``, ``dx`` and ``dw`` of a dilated,
+grouped conv2d.
 
 Lesson 4's loops, with two changes: the taps of a window are ``dilation``
 apart, and output channel ``o`` reads only the input channels of its own
@@ -12,6 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from convgrad import geometry
+
+from ..exercise import Exercise
+from ..shared import CONV_BACKWARD, conv_feeds, numbers
 
 
 def dilated_grouped_backward(
@@ -37,10 +41,6 @@ def dilated_grouped_backward(
     return dxp[:, :, p : p + h, p : p + wd], dw
 
 
-def _x(rng: np.random.Generator, *shape: int) -> np.ndarray:
-    return np.round(rng.uniform(-1, 1, size=shape), 2)
-
-
 def cases(rng: np.random.Generator) -> list[dict]:
     out = []
     for n, c_in, c_out, g, k, s, p, d, h, w in [
@@ -52,8 +52,21 @@ def cases(rng: np.random.Generator) -> list[dict]:
     ]:
         oh, ow = geometry.window((h, w), k, s, p, d).out
         out.append({
-            "x": _x(rng, n, c_in, h, w), "w": _x(rng, c_out, c_in // g, k, k),
-            "dy": _x(rng, n, c_out, oh, ow), "stride": s, "padding": p,
+            "x": numbers(rng, n, c_in, h, w), "w": numbers(rng, c_out, c_in // g, k, k),
+            "dy": numbers(rng, n, c_out, oh, ow), "stride": s, "padding": p,
             "dilation": d, "groups": g,
         })
     return out
+
+# every conv backward's, shared with lesson 4's conv2d_backward
+MISTAKES = CONV_BACKWARD
+
+EXERCISE = Exercise(
+    "dilated_grouped_backward", 8, dilated_grouped_backward, cases,
+    outputs=("dx", "dw"),
+    feeds=conv_feeds("dx", "dw"),
+    mistakes=MISTAKES,
+    hint="taps are dilation apart; output channel o reads only "
+         "the input channels of its group, which start at "
+         "c0 = (o // (C_out/groups)) * (C_in/groups).",
+)

@@ -1,0 +1,54 @@
+"""One exercise, declared: its solution, its cases and its mistakes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .diagnosis import Rule
+from .feeds import Scatter
+from .shared import GENERIC
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise: its reference solution and how to test against it.
+
+    Each module of :mod:`.lessons` declares one, as ``EXERCISE``.
+    ``solution`` is the answer the learner is asked to write and
+    ``cases(rng)`` the seeded cases it is checked on; ``expected`` gives
+    the truth where it is not the solution's own answer. ``mistakes`` are
+    the rules that name its likely mistakes, specific first; the checker
+    tries them, then :data:`.shared.GENERIC` (together: :attr:`rules`).
+    ``feeds`` maps an output that is a scatter to the terms that build it,
+    so a report can say which windows feed a wrong element; ``hint`` is
+    said when no rule fits (a dict: one per output).
+    """
+
+    name: str
+    lesson: int
+    solution: Callable
+    cases: Callable[[np.random.Generator], list[dict]]
+    outputs: tuple[str, ...] = ("output",)
+    expected: Callable | None = None  # defaults to ``solution``
+    hint: str | Mapping[str, str] = ""  # or one per output
+    feeds: Mapping[str, Callable[[dict], Scatter]] = field(default_factory=dict)
+    mistakes: Sequence[Rule] = ()
+    # loose enough for an answer computed in float32, tight enough for a bug
+    rtol: float = 1e-5
+    atol: float = 1e-7
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mistakes", tuple(self.mistakes))
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """The exercise's own rules, then the generic ones."""
+        return (*self.mistakes, *GENERIC)
+
+    def hint_for(self, output: str) -> str:
+        if isinstance(self.hint, str):
+            return self.hint
+        return self.hint.get(output, "")

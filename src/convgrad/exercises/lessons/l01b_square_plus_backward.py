@@ -1,0 +1,50 @@
+"""Lesson 1: ``square_plus_backward``, dx of ``y = x * x + x``.
+
+``x`` is used three times; each use adds its own piece. The mistakes keep
+one piece, or some of them (``=`` where ``+=`` is needed).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..diagnosis import Run, model
+from ..exercise import Exercise
+from ..shared import numbers
+
+
+def square_plus_backward(x: np.ndarray, dy: np.ndarray) -> np.ndarray:
+    """dx for ``y = x * x + x``: both paths through ``x`` add up."""
+    return dy * x + dy * x + dy
+
+
+# the cases ---------------------------------------------------------------
+
+
+def cases(rng: np.random.Generator) -> list[dict]:
+    return [
+        {"x": numbers(rng, *shape), "dy": numbers(rng, *shape)}
+        for shape in [(4,), (2, 3), (3, 3)]
+    ]
+
+
+# the mistakes ------------------------------------------------------------
+
+
+def paths(run: Run, output: str):
+    x, dy = run.case["x"], run.case["dy"]
+    return [("only +x's piece, dy (as `=` keeps the last)", dy),
+            ("only one piece of x*x, dy*x", dy * x),
+            ("x*x's two pieces without +x's, 2*dy*x", 2 * dy * x),
+            ("one piece of x*x and +x's, dy*x + dy", dy * x + dy)]
+
+
+MISTAKES = [model("overwrites", paths)]
+
+EXERCISE = Exercise(
+    "square_plus_backward", 1, square_plus_backward, cases,
+    outputs=("dx",),
+    mistakes=MISTAKES,
+    hint="x is used three times (twice in x * x, once in + x): "
+         "add one piece per use.",
+)

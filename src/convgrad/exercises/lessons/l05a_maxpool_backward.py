@@ -1,0 +1,121 @@
+"""Lesson 5: ``maxpool_backward``, each ``dy`` routed to its window's max.
+
+The cases take their ``argmax`` from lesson 5's other exercise,
+:func:`~.l05b_maxpool_forward.maxpool_forward`, on integers in a small
+range, so ties and pixels chosen by several windows are common.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import feeds
+from ..diagnosis import CrashOr, Run, model, overwrites
+from ..exercise import Exercise
+from ..feeds import Scatter
+from ..shared import POOLS, numbers
+from .l05b_maxpool_forward import maxpool_forward
+
+
+def maxpool_backward(
+    dy: np.ndarray, argmax: np.ndarray, input_shape: tuple[int, ...]
+) -> np.ndarray:
+    """Route each ``dy`` to the pixel its window chose; overlaps ADD."""
+    dx = np.zeros(input_shape, dtype=dy.dtype)
+    n, c, oh, ow = dy.shape
+    for b in range(n):
+        for ch in range(c):
+            plane = dx[b, ch].reshape(-1)  # a view: flat index h*W + w
+            for i in range(oh):
+                for j in range(ow):
+                    plane[argmax[b, ch, i, j]] += dy[b, ch, i, j]
+    return dx
+
+
+# the cases ---------------------------------------------------------------
+
+
+def cases(rng: np.random.Generator) -> list[dict]:
+    out = []
+    for k, s, p, h, w in POOLS:
+        # integers in a small range make ties common
+        x = rng.integers(-3, 3, size=(2, 2, h, w)).astype(np.float64)
+        _, argmax = maxpool_forward(x, k, s, p)
+        dy = numbers(rng, *argmax.shape)
+        out.append({"dy": dy, "argmax": argmax, "input_shape": x.shape})
+    return out
+
+
+# its scatter, and the mistakes ---------------------------------------------
+
+
+def feed(case: dict, output: str = "dx", *, width=None,
+         skip=False) -> Scatter:
+    """Max-pool backward: each ``dy`` routed to its window's argmax, read
+    as ``divmod(argmax, width)`` (the plane's width unless overridden);
+    ``skip`` drops the terms that land outside the plane (a learner's loop
+    that skips them) instead of failing."""
+    dy, argmax, shape = case["dy"], case["argmax"], tuple(case["input_shape"])
+    width = shape[3] if width is None else width
+    b, c, i, j = np.indices(dy.shape).reshape(4, -1)
+    r, q = np.divmod(argmax.reshape(-1), width)
+    if skip:
+        inside = (r < shape[2]) & (q < shape[3])
+        b, c, i, j, r, q = (a[inside] for a in (b, c, i, j, r, q))
+        value = dy.reshape(-1)[inside]
+    else:
+        value = dy.reshape(-1)
+    terms = {"at": (b, c, r, q), "value": value, "batch": b,
+             "source": (i, j)}
+    return feeds.scatter(shape, (0, 0, 0, 0), shape, terms,
+                         "window ({0}, {1})", unit="window",
+                         verb="was chosen by")
+
+
+def widths(run: Run, output: str):
+    """Row lengths a learner may unravel the flat argmax with, by name."""
+    case = run.case
+    h, w = case["input_shape"][2:]
+    oh, ow = case["dy"].shape[2:]
+    out = []
+    for label, width in (("H", h), ("OW", ow), ("OH", oh)):
+        r, q = np.divmod(case["argmax"], width)
+        if width == w:
+            model_dx = None
+        elif r.max() < h and q.max() < w:
+            model_dx = feed(case, width=width).output()
+        else:  # an error, or what a loop that skips those indices leaves
+            model_dx = CrashOr(feed(case, width=width,
+                                             skip=True).output())
+        out.append((f"divmod(argmax, {label})", model_dx))
+    return out
+
+
+def unravel_swapped(run: Run, output: str):
+    """maxpool_backward with row and column exchanged after unravelling:
+    ``r, q = divmod(argmax, W)`` routed to ``(q, r)``."""
+    case = run.case
+    dy, shape = case["dy"], tuple(case["input_shape"])
+    r, q = np.divmod(case["argmax"], shape[3])
+    b, c = np.indices(dy.shape)[:2]
+    inside = (q < shape[2]) & (r < shape[3])
+    dx = np.zeros(shape)
+    np.add.at(dx, (b[inside], c[inside], q[inside], r[inside]), dy[inside])
+    return [("row and column swapped, dx[..., q, r]",
+             dx if inside.all() else CrashOr(dx))]
+
+
+MISTAKES = [
+    overwrites(feed),
+    model("wrong-index-width", widths),
+    model("hw-swapped", unravel_swapped),
+]
+
+EXERCISE = Exercise(
+    "maxpool_backward", 5, maxpool_backward, cases,
+    outputs=("dx",),
+    feeds={"dx": feed},
+    mistakes=MISTAKES,
+    hint="each dy goes to the pixel its window chose; several "
+         "windows may choose the same one.",
+)

@@ -1,0 +1,100 @@
+"""Lesson 8: ``conv_output_size``, how many positions a window takes.
+
+The formula is the exercise, so the truth is geometry's own count
+(:func:`expected`). Five fixed cases separate the integer slips, then
+eight random ones.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from convgrad import geometry
+
+from ..diagnosis import Run, model
+from ..exercise import Exercise
+
+
+def conv_output_size(
+    size: int, kernel_size: int, stride: int = 1, padding: int = 0,
+    dilation: int = 1,
+) -> int:
+    """How many positions the (dilated) window takes along one axis."""
+    span = dilation * (kernel_size - 1) + 1  # the receptive field
+    return (size + 2 * padding - span) // stride + 1
+
+
+# the cases ---------------------------------------------------------------
+
+
+def cases(rng: np.random.Generator) -> list[dict]:
+    # fixed cases that separate the bugs, then random ones
+    fixed = [(7, 3, 1, 0, 1), (9, 3, 2, 1, 2), (10, 2, 3, 0, 3), (6, 4, 1, 2, 2),
+             (8, 3, 2, 1, 1)]  # 3.5 windows' room: / and ceil differ
+    for _ in range(8):
+        k = int(rng.integers(1, 5))
+        d = int(rng.integers(1, 4))
+        p = int(rng.integers(0, 3))
+        s = int(rng.integers(1, 4))
+        size = max(1, d * (k - 1) + 1 - 2 * p) + int(rng.integers(0, 8))
+        fixed.append((size, k, s, p, d))
+    return [
+        {"size": size, "kernel_size": k, "stride": s, "padding": p,
+         "dilation": d}
+        for size, k, s, p, d in fixed
+    ]
+
+
+def expected(size, kernel_size, stride=1, padding=0, dilation=1):
+    """geometry's own count: the truth the learner's formula is checked on."""
+    return geometry.conv_out_size(size, kernel_size, stride, padding, dilation)
+
+
+# the mistakes ------------------------------------------------------------
+
+
+def sizes(run: Run, output: str):
+    c = run.case
+    size, k, s, p, d = (c[n] for n in ("size", "kernel_size", "stride",
+                                       "padding", "dilation"))
+    span = d * (k - 1) + 1
+    return {"dilation": [("a span of k (no dilation)", (size + 2 * p - k) // s + 1)],
+            "span": [("a span of d*k", (size + 2 * p - d * k) // s + 1),
+                     ("a span of d*(k - 1)", (size + 2 * p - d * (k - 1)) // s + 1)],
+            "stride": [("stride 1", size + 2 * p - span + 1)]}
+
+
+def count_models(run: Run, output: str) -> dict[str, list]:
+    """What conv_output_size's integer slips give, by code."""
+    c = run.case
+    size, k, s, p, d = (c[n] for n in ("size", "kernel_size", "stride",
+                                       "padding", "dilation"))
+    span = d * (k - 1) + 1
+    room = size + 2 * p - span
+    return {
+        "off-by-one": [("no +1", room // s), ("+2 for +1", room // s + 2),
+                       ("range(0, room, s), which leaves out the last start",
+                        len(range(0, room, s)))],
+        "float-division": [("true division, room / s + 1", room / s + 1)],
+        "one-sided-padding": [("size + p, not size + 2*p",
+                               (size + p - span) // s + 1)],
+        "rounds-up": [("math.ceil(room / s) + 1", -(-room // s) + 1)],
+    }
+
+
+MISTAKES = [
+    *(model(code, lambda r, o, code=code: count_models(r, o)[code])
+      for code in ("off-by-one", "float-division", "one-sided-padding",
+                   "rounds-up")),
+    model("dilation-ignored", lambda r, o: sizes(r, o)["dilation"]),
+    model("span", lambda r, o: sizes(r, o)["span"]),
+    model("stride-ignored", lambda r, o: sizes(r, o)["stride"]),
+]
+
+EXERCISE = Exercise(
+    "conv_output_size", 8, conv_output_size, cases,
+    expected=expected,
+    mistakes=MISTAKES,
+    hint="count the positions of a window spanning "
+         "d*(k - 1) + 1 pixels on the padded axis.",
+)

@@ -1,0 +1,65 @@
+"""Lesson 10: ``conv2d_macs``, the multiply-adds of a conv2d forward.
+
+``N * C_out * OH * OW`` outputs of ``C_in * K * K`` multiply-adds each: the
+GEMM's ``M*N*K`` per image. Eight random shapes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from convgrad import geometry
+
+from ..diagnosis import Run, model
+from ..exercise import Exercise
+
+
+def conv2d_macs(
+    x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: int = 1,
+    padding: int = 0,
+) -> int:
+    """Multiply-adds in a conv2d forward: the GEMM's ``M*N*K`` per image."""
+    n = x_shape[0]
+    c_out, c_in_g, k, _ = w_shape
+    oh, ow = geometry.window(x_shape[2:], k, stride, padding, 1).out
+    return n * c_out * oh * ow * c_in_g * k * k
+
+
+# the cases ---------------------------------------------------------------
+
+
+def cases(rng: np.random.Generator) -> list[dict]:
+    out = []
+    for _ in range(8):
+        n, c, co = (int(v) for v in rng.integers(1, 5, size=3))
+        k, s = int(rng.integers(1, 4)), int(rng.integers(1, 3))
+        p = int(rng.integers(0, k // 2 + 1))
+        h, w = (int(v) for v in rng.integers(k, 12, size=2))
+        out.append({"x_shape": (n, c, h, w), "w_shape": (co, c, k, k),
+                    "stride": s, "padding": p})
+    return out
+
+
+# the mistakes ------------------------------------------------------------
+
+
+def macs(run: Run, output: str, **change):
+    c = run.case
+    if "n" in change:
+        c = {**c, "x_shape": (1, *c["x_shape"][1:])}
+        label = "one image"
+    else:
+        c, label = {**c, **change}, "stride=1"
+    return [(label, conv2d_macs(**c))]
+
+
+MISTAKES = [
+    model("missing-batch-sum", lambda r, o: macs(r, o, n=1)),
+    model("stride-ignored", lambda r, o: macs(r, o, stride=1)),
+]
+
+EXERCISE = Exercise(
+    "conv2d_macs", 10, conv2d_macs, cases,
+    mistakes=MISTAKES,
+    hint="N * C_out * OH * OW multiply-adds of C_in * K * K each.",
+)
