@@ -199,6 +199,30 @@ def padded(n):
 
 
 @jit_inline
+def _sixteen(flat, start, stride, n):
+    """The 16 runs ``flat[start + k·stride :][:n]``, k = 0…15: the planes
+    of one channel's 4×4 transform (Numba inlines it; a view each)."""
+    return (
+        flat[start : start + n],
+        flat[start + stride : start + stride + n],
+        flat[start + 2 * stride : start + 2 * stride + n],
+        flat[start + 3 * stride : start + 3 * stride + n],
+        flat[start + 4 * stride : start + 4 * stride + n],
+        flat[start + 5 * stride : start + 5 * stride + n],
+        flat[start + 6 * stride : start + 6 * stride + n],
+        flat[start + 7 * stride : start + 7 * stride + n],
+        flat[start + 8 * stride : start + 8 * stride + n],
+        flat[start + 9 * stride : start + 9 * stride + n],
+        flat[start + 10 * stride : start + 10 * stride + n],
+        flat[start + 11 * stride : start + 11 * stride + n],
+        flat[start + 12 * stride : start + 12 * stride + n],
+        flat[start + 13 * stride : start + 13 * stride + n],
+        flat[start + 14 * stride : start + 14 * stride + n],
+        flat[start + 15 * stride : start + 15 * stride + n],
+    )
+
+
+@jit_inline
 def _split_pair(xr, first, ne, no, dw, ev, od):
     """``ev[m] = xr[first + 2*dw*m]`` (``m < ne``) and ``od[m] = xr[first +
     dw + 2*dw*m]`` (``m < no``, ``no`` is ``ne`` or ``ne - 1``): a row
@@ -415,38 +439,13 @@ def input_tiles_adjoint(dvf, blk, imap, dx, planes, pb, dd):
     for ci in range(c_):
         g = ci // cg_
         base = g * 16 * ps + (ci - g * cg_) * t_
-        p0 = dvf[base + 0 * ps : base + 0 * ps + t_]
-        p1 = dvf[base + 1 * ps : base + 1 * ps + t_]
-        p2 = dvf[base + 2 * ps : base + 2 * ps + t_]
-        p3 = dvf[base + 3 * ps : base + 3 * ps + t_]
-        p4 = dvf[base + 4 * ps : base + 4 * ps + t_]
-        p5 = dvf[base + 5 * ps : base + 5 * ps + t_]
-        p6 = dvf[base + 6 * ps : base + 6 * ps + t_]
-        p7 = dvf[base + 7 * ps : base + 7 * ps + t_]
-        p8 = dvf[base + 8 * ps : base + 8 * ps + t_]
-        p9 = dvf[base + 9 * ps : base + 9 * ps + t_]
-        p10 = dvf[base + 10 * ps : base + 10 * ps + t_]
-        p11 = dvf[base + 11 * ps : base + 11 * ps + t_]
-        p12 = dvf[base + 12 * ps : base + 12 * ps + t_]
-        p13 = dvf[base + 13 * ps : base + 13 * ps + t_]
-        p14 = dvf[base + 14 * ps : base + 14 * ps + t_]
-        p15 = dvf[base + 15 * ps : base + 15 * ps + t_]
-        zz0 = dd[lead + 0 * dl : lead + 0 * dl + t_]
-        zz1 = dd[lead + 1 * dl : lead + 1 * dl + t_]
-        zz2 = dd[lead + 2 * dl : lead + 2 * dl + t_]
-        zz3 = dd[lead + 3 * dl : lead + 3 * dl + t_]
-        zz4 = dd[lead + 4 * dl : lead + 4 * dl + t_]
-        zz5 = dd[lead + 5 * dl : lead + 5 * dl + t_]
-        zz6 = dd[lead + 6 * dl : lead + 6 * dl + t_]
-        zz7 = dd[lead + 7 * dl : lead + 7 * dl + t_]
-        zz8 = dd[lead + 8 * dl : lead + 8 * dl + t_]
-        zz9 = dd[lead + 9 * dl : lead + 9 * dl + t_]
-        zz10 = dd[lead + 10 * dl : lead + 10 * dl + t_]
-        zz11 = dd[lead + 11 * dl : lead + 11 * dl + t_]
-        zz12 = dd[lead + 12 * dl : lead + 12 * dl + t_]
-        zz13 = dd[lead + 13 * dl : lead + 13 * dl + t_]
-        zz14 = dd[lead + 14 * dl : lead + 14 * dl + t_]
-        zz15 = dd[lead + 15 * dl : lead + 15 * dl + t_]
+        (
+            p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15
+        ) = _sixteen(dvf, base, ps, t_)
+        (
+            zz0, zz1, zz2, zz3, zz4, zz5, zz6, zz7, zz8, zz9, zz10, zz11, zz12,
+            zz13, zz14, zz15
+        ) = _sixteen(dd, lead, dl, t_)
         # rows of z = B dV: R0 | R1 - R2 + R3 | R1 + R2 - R0 | -R3, then
         # each row's columns, z Bᵀ: w0 | w1 - w2 + w3 | w1 + w2 - w0 | -w3
         f0, f1, f2, f3 = zz0, zz1, zz2, zz3
@@ -564,22 +563,9 @@ def output_tiles(mf, blk, omap, y, planes, ob, bias):
     for co in range(c_):
         g = co // cog_
         base = g * 16 * ps + (co - g * cog_) * t_
-        m0 = mf[base + 0 * ps : base + 0 * ps + t_]
-        m1 = mf[base + 1 * ps : base + 1 * ps + t_]
-        m2 = mf[base + 2 * ps : base + 2 * ps + t_]
-        m3 = mf[base + 3 * ps : base + 3 * ps + t_]
-        m4 = mf[base + 4 * ps : base + 4 * ps + t_]
-        m5 = mf[base + 5 * ps : base + 5 * ps + t_]
-        m6 = mf[base + 6 * ps : base + 6 * ps + t_]
-        m7 = mf[base + 7 * ps : base + 7 * ps + t_]
-        m8 = mf[base + 8 * ps : base + 8 * ps + t_]
-        m9 = mf[base + 9 * ps : base + 9 * ps + t_]
-        m10 = mf[base + 10 * ps : base + 10 * ps + t_]
-        m11 = mf[base + 11 * ps : base + 11 * ps + t_]
-        m12 = mf[base + 12 * ps : base + 12 * ps + t_]
-        m13 = mf[base + 13 * ps : base + 13 * ps + t_]
-        m14 = mf[base + 14 * ps : base + 14 * ps + t_]
-        m15 = mf[base + 15 * ps : base + 15 * ps + t_]
+        (
+            m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15
+        ) = _sixteen(mf, base, ps, t_)
         # Aᵀ M A in one pass over the 16 planes: each row's column sums
         # (r: columns 0-2 added, s: 1 - 2 - 3), then across rows. Four
         # store streams, so LLVM still vectorises it; the sums round as
@@ -644,22 +630,9 @@ def grad_tiles(dy, blk, omap, dmf, planes, ob):
                 yr = dy[b + j, co, dh * (i + 1) + r0]
                 _split_pair(yr, s0, je, jo, dw, y10[f:], y11[f:])
         base = g * 16 * ps + (co - g * cog_) * t_
-        d0 = dmf[base + 0 * ps : base + 0 * ps + t_]
-        d1 = dmf[base + 1 * ps : base + 1 * ps + t_]
-        d2 = dmf[base + 2 * ps : base + 2 * ps + t_]
-        d3 = dmf[base + 3 * ps : base + 3 * ps + t_]
-        d4 = dmf[base + 4 * ps : base + 4 * ps + t_]
-        d5 = dmf[base + 5 * ps : base + 5 * ps + t_]
-        d6 = dmf[base + 6 * ps : base + 6 * ps + t_]
-        d7 = dmf[base + 7 * ps : base + 7 * ps + t_]
-        d8 = dmf[base + 8 * ps : base + 8 * ps + t_]
-        d9 = dmf[base + 9 * ps : base + 9 * ps + t_]
-        d10 = dmf[base + 10 * ps : base + 10 * ps + t_]
-        d11 = dmf[base + 11 * ps : base + 11 * ps + t_]
-        d12 = dmf[base + 12 * ps : base + 12 * ps + t_]
-        d13 = dmf[base + 13 * ps : base + 13 * ps + t_]
-        d14 = dmf[base + 14 * ps : base + 14 * ps + t_]
-        d15 = dmf[base + 15 * ps : base + 15 * ps + t_]
+        (
+            d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13, d14, d15
+        ) = _sixteen(dmf, base, ps, t_)
         # dM = A dY Aᵀ, a row of four positions per loop (one loop with all
         # 16 stores is not vectorised)
         for f in range(t_):
