@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import tensor as _t
 from ..backend import fast_kernel, kernel
 from ..function import Function
 from ..geometry import ConvGeometry, TransposeGeometry
@@ -331,5 +332,3 @@ class ConvTranspose2d(Function):
         db = dy.sum(axis=(0, 2, 3)) if need[2] else None
         return dx, dw, db, None
 
-
-from .. import tensor as _t  # noqa: E402  (tensor imports ops)
