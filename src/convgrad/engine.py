@@ -50,25 +50,20 @@ def topological_order(roots: list) -> list:
 
 
 def backprop(roots, seeds, create_graph=False, targets=None, retain=True):
-    """Send each root's seed back through the graph. Without ``targets``,
-    add into every leaf's ``.grad``; with ``targets`` (ids), return the
-    gradient that reached each, and touch no ``.grad``. Without
-    ``retain``, each node frees its saved arrays after its rule ran."""
+    """Send the seeds back from the roots into every leaf's ``.grad``; with
+    ``targets`` (ids), into the dict returned instead (see _needed)."""
     order = topological_order(roots)
-    needed = _needed(order, targets)
-    grads: dict[int, Any] = {}  # id(tensor) -> its gradient so far
-    mine: set[int] = set()  # ids whose gradient array the walk made
+    needed, found = _needed(order, targets), {}
+    grads, mine = {}, set()  # id -> gradient so far; ids of the walk's own
     for root, seed in zip(roots, seeds, strict=True):
         _add(grads, mine, id(root), seed, False)
-    found = {}
     with np.errstate(all="ignore"):  # IEEE arithmetic, silent as forward's
-        for t in reversed(order):
-            key = id(t)
+        for t in reversed(order):  # each tensor after all its uses
+            key, node = id(t), t._node
             if key not in grads or (needed is not None and key not in needed):
                 continue
             g, own = grads.pop(key), key in mine
-            node = t._node
-            if targets is not None and key in targets and node is not None:
+            if targets is not None and key in targets:
                 found[key] = g  # before its hooks, as torch's grad()
             if t._hooks:  # a hook may keep g: it is not the walk's any more
                 g, own = t._run_hooks(g, create_graph), False
@@ -76,21 +71,12 @@ def backprop(roots, seeds, create_graph=False, targets=None, retain=True):
                 if targets is None:
                     accumulate(t, g, own, create_graph)
                 elif key in targets:
-                    found[key] = g  # after its hooks, as torch's grad()
+                    found[key] = g  # a leaf's: after its hooks
                 continue
             if t._retains_grad:
                 accumulate(t, g, False, create_graph)
-            pieces = _run_rule(node, g, create_graph, needed)
-            if pieces is None:  # grad(): no target lies behind t
-                continue
-            for inp, piece in pieces:
-                if create_graph:
-                    piece, own = inp._fit_grad(piece), False
-                else:
-                    piece, own = _fit(piece, inp.data)
+            for inp, piece, own in _run_rule(node, g, create_graph, needed, retain):
                 _add(grads, mine, id(inp), piece, own)
-            if not retain:
-                node.ctx.release()
     return found
 
 
@@ -152,10 +138,12 @@ def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return grad.reshape(shape)
 
 
-def _run_rule(node: Node, g: Any, create_graph: bool, needed) -> list | None:
-    """(input, gradient) for each input the node's rule gives one to: its
-    ``backward`` on arrays, or its ``vjp`` on Tensors (``create_graph``).
-    None, and the rule does not run, when no input is ``needed``."""
+def _run_rule(node: Node, g: Any, create_graph: bool, needed, retain) -> list:
+    """(input, gradient, whether the walk made it) for each input the
+    node's rule gives a gradient to: its ``backward`` on arrays, or its
+    ``vjp`` on Tensors (``create_graph``), fitted to the input's shape and
+    dtype. The rule does not run when no input is ``needed``; without
+    ``retain``, the node frees its saved arrays once it ran."""
     fn, ctx = node.fn, node.ctx
     asked = need = ctx.needs_input_grad
     if needed is not None:  # grad(): skip inputs no target lies behind
@@ -163,7 +151,7 @@ def _run_rule(node: Node, g: Any, create_graph: bool, needed) -> list | None:
             n and id(t) in needed for n, t in zip(asked, node.inputs, strict=True)
         )
         if not any(need):
-            return None
+            return []
     ctx.check_saved(fn)
     if create_graph and fn.vjp is None:
         raise RuntimeError(
@@ -178,8 +166,16 @@ def _run_rule(node: Node, g: Any, create_graph: bool, needed) -> list | None:
         ctx.needs_input_grad = asked
     if not isinstance(out, tuple):
         out = (out,)
-    return [(t, d) for t, n, d in zip(node.inputs, need, out, strict=False)
-            if n and d is not None]
+    pieces = []
+    for t, n, d in zip(node.inputs, need, out, strict=False):
+        if n and d is not None:
+            if create_graph:
+                pieces.append((t, t._fit_grad(d), False))
+            else:
+                pieces.append((t, *_fit(d, t.data)))
+    if not retain:
+        ctx.release()
+    return pieces
 
 
 def _needed(order: list, targets) -> set[int] | None:
