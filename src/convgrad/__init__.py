@@ -24,7 +24,8 @@ Gradients of gradients (``create_graph=True``)::
 
 from __future__ import annotations
 
-from . import data, functional, nn, optim  # noqa: F401  (public submodules)
+# public submodules; importing ops gives Tensor its operators and methods
+from . import data, functional, nn, ops, optim  # noqa: F401
 from .backend import get_backend, use_backend
 from .function import Context, Function
 from .gradcheck import GradcheckReport, gradcheck, gradgradcheck

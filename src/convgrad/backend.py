@@ -40,6 +40,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from . import rules as _rules
+
 BACKENDS = ("numba", "numpy")
 DEFAULT = "numba"
 
@@ -74,10 +76,8 @@ FAST_KERNELS: dict[str, dict[str, Callable]] = {name: {} for name in BACKENDS}
 _FAST_MODULES = {"numba": "convgrad.kernels.conv_fast"}
 _FAST_MODULE: dict[str, object] = {}
 
-#: ops a backend may run with a whole rule of its own (a Function class in
-#: place of the textbook one, :func:`textbook`); ``"conv2d_weight"`` is
-#: conv2d's ``dw`` as an op (double backward builds it)
-RULE_NAMES = ("conv2d", "conv_transpose2d", "conv2d_weight")
+#: ops a backend may run with a whole rule of its own (:mod:`convgrad.rules`)
+RULE_NAMES = _rules.NAMES
 
 #: backend name -> {rule name -> Function class}: only the Numba backend has any
 RULES: dict[str, dict[str, type]] = {name: {} for name in BACKENDS}
@@ -220,25 +220,10 @@ def rules(name: str) -> dict[str, type]:
     return own
 
 
-def _check_rule(name: object) -> str:
-    if name not in RULE_NAMES:
-        raise ValueError(f"rule must be one of {RULE_NAMES}, got {name!r}")
-    return name  # type: ignore[return-value]
-
-
-#: rule name -> the class name of its textbook rule in ``ops/conv.py``
-_TEXTBOOK = {
-    "conv2d": "Conv2d",
-    "conv_transpose2d": "ConvTranspose2d",
-    "conv2d_weight": "ConvWeightGrad",
-}
-
-
 def textbook(name: str) -> type:
-    """The textbook rule of op ``name`` (``ops/conv.py``)."""
-    from .ops import conv
-
-    return getattr(conv, _TEXTBOOK[_check_rule(name)])
+    """The textbook rule of op ``name`` (``ops/conv.py``, which registers
+    it in :mod:`convgrad.rules`)."""
+    return _rules.textbook(name)
 
 
 def conv_macs(n: int, geom) -> int:
@@ -256,7 +241,7 @@ def rule(name: str, work: int) -> type:
     multiply-adds: the active backend's own rule, if it has one and
     ``work`` is not below its ``MIN_WORK`` (nor 0: an empty conv has nothing
     to speed up), else the textbook rule. The one place this is decided."""
-    _check_rule(name)
+    _rules.check(name)
     backend = get_backend()
     own = rules(backend).get(name)
     if own is not None and work > 0:
@@ -271,5 +256,5 @@ def apply_rule(name: str, *args: Any) -> Any:
     with the multiply-adds counted once here (:func:`conv_macs`).
     ``functional.py`` calls it, and so do the rules' ``vjp`` s, so a
     gradient's graph is routed as the forward pass is."""
-    _check_rule(name)
+    _rules.check(name)
     return rule(name, conv_macs(args[0].shape[0], args[-1])).apply(*args)

@@ -48,16 +48,20 @@ change to one element alters, at memory speed: 0.5 ms for 3 MB where a
 BLAKE2 hash took 5). If it
 changed in place before ``backward`` reaches the node (``x.data *= 2``, an
 optimizer step, a write into the NumPy array a Tensor was made from), the
-gradient would silently be wrong: :func:`check_saved` raises a RuntimeError
+gradient would silently be wrong: :meth:`Context.check_saved` raises a RuntimeError
 instead. Arrays an op made for itself (``ctx.col``, ``ctx.argmax``) need no
 check, and are not hashed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from .engine import Node
+from .tensor import Tensor, is_grad_enabled
 
 
 class Context:
@@ -69,7 +73,7 @@ class Context:
 
     needs_input_grad: tuple[bool, ...]
 
-    #: the names of the arrays :func:`release` freed (empty: none freed)
+    #: the names of the arrays :meth:`release` freed (empty: none freed)
     _released: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
@@ -77,6 +81,46 @@ class Context:
             f"{k}={_short(v)}" for k, v in vars(self).items() if not k.startswith("_")
         )
         return f"Context({fields})"
+
+    def release(self) -> None:
+        """Free the arrays this node saved for its backward, as torch frees
+        a graph's saved tensors once ``backward`` has run through it
+        (unless ``retain_graph=True``). A node that saved none (an add, a
+        reshape) can run again, as in torch; one that did raises in
+        :meth:`check_saved`."""
+        names = tuple(
+            k for k, v in vars(self).items()
+            if not k.startswith("_") and isinstance(v, (np.ndarray, Tensor))
+        )
+        for k in names:
+            delattr(self, k)
+        if names:
+            self._released = names
+        self._saved = ()
+
+    def check_saved(self, fn: type) -> None:
+        """Raise if an array ``fn``'s backward needs changed since its
+        forward, or was freed by an earlier backward pass."""
+        if self._released:
+            raise RuntimeError(
+                f"Trying to backward through the graph a second time (or "
+                f"directly access saved tensors after they have already been "
+                f"freed): {fn.__name__} saved {', '.join(self._released)} for "
+                f"its backward, and the first backward() freed them. Saved "
+                f"values of the graph are freed when you call .backward() or "
+                f"grad(). Specify retain_graph=True if you need to backward "
+                f"through the graph a second time, or run the forward pass "
+                f"again."
+            )
+        for label, a, before in getattr(self, "_saved", ()):
+            if fingerprint(a) != before:
+                raise RuntimeError(
+                    f"{fn.__name__}.backward: {label} (shape {before[0]}), "
+                    f"saved for the backward pass, was modified in place "
+                    f"after the forward pass, so its gradient would be wrong. "
+                    f"Run the forward pass again after changing it (torch "
+                    f"raises 'modified by an inplace operation' here)."
+                )
 
 
 def _short(v: Any) -> str:
@@ -101,18 +145,17 @@ class Function:
         raise NotImplementedError
 
     @classmethod
-    def apply(cls, *args: Any, **kwargs: Any) -> _t.Tensor:
+    def apply(cls, *args: Any, **kwargs: Any) -> Tensor:
         """Run forward on the inputs' data and record the node if needed."""
         return cls.apply_with_ctx(*args, **kwargs)[0]
 
     @classmethod
-    def apply_with_ctx(cls, *args: Any, **kwargs: Any) -> tuple[_t.Tensor, Context]:
+    def apply_with_ctx(cls, *args: Any, **kwargs: Any) -> tuple[Tensor, Context]:
         """Like :meth:`apply`, but also return the context (e.g. ``argmax``)."""
         ctx = Context()
-        tensor = _t.Tensor
         raw, need = [], []
         for a in args:
-            if isinstance(a, tensor):
+            if isinstance(a, Tensor):
                 raw.append(a.data)
                 need.append(a.requires_grad)
             else:
@@ -123,11 +166,11 @@ class Function:
         # out, with no RuntimeWarning; a 0-d result is a 0-d array
         with np.errstate(all="ignore"):
             out = np.asarray(cls.forward(ctx, *raw, **kwargs))
-        requires_grad = any(need) and _t.is_grad_enabled()
-        result = tensor._from_op(out, requires_grad)
+        requires_grad = any(need) and is_grad_enabled()
+        result = Tensor._from_op(out, requires_grad)
         if requires_grad:
             ctx._saved = _fingerprints(ctx, raw, out)
-            result._node = _t.Node(cls, ctx, args)
+            result._node = Node(cls, ctx, args)
         return result, ctx
 
 
@@ -149,10 +192,32 @@ def _row_weights(n: int, dtype: np.dtype) -> np.ndarray:
     return table[:n]
 
 
-#: ``checksum(words, cols, row_weights) -> (sum, xor) | None``: the same
-#: two numbers in one pass (kernels/checksum.py registers it when the Numba
-#: kernels load); None: NumPy's two passes
-_FAST_CHECKSUM = None
+#: the installed one-pass checksum (:func:`install_checksum`); None: NumPy's
+_checksum: Callable | None = None
+
+
+def install_checksum(checksum: Callable | None) -> Callable | None:
+    """Let :func:`fingerprint` sum large arrays with ``checksum`` (None: go
+    back to NumPy's two passes), and return the one it replaces.
+
+    ``checksum(words, cols, row_weights)`` gets the same arguments as the
+    NumPy passes (1-d contiguous unsigned words, the column weights, one
+    weight per row and the tail's) and returns the same ``(sum, xor)``
+    bit for bit, or None for a word size it does not handle. The Numba
+    kernels install theirs when they load (``kernels/checksum.py``).
+    """
+    global _checksum
+    if checksum is not None and not callable(checksum):
+        raise TypeError(
+            f"checksum must be callable or None, got {type(checksum).__name__}"
+        )
+    previous, _checksum = _checksum, checksum
+    return previous
+
+
+def installed_checksum() -> Callable | None:
+    """The checksum :func:`install_checksum` installed (None: NumPy's)."""
+    return _checksum
 
 #: arrays of at most this many bytes are fingerprinted by a copy of their
 #: bytes: exact, and a memcpy beats the checksum's fixed cost below 64 KiB
@@ -184,8 +249,8 @@ def fingerprint(a: np.ndarray) -> tuple:
             _BLOCK, 2654435761, words.dtype
         )
     rows, tail = divmod(words.size, _BLOCK)
-    if _FAST_CHECKSUM is not None:  # the Numba kernels' one-pass twin
-        sums = _FAST_CHECKSUM(words, cols, _row_weights(rows + 1, words.dtype))
+    if _checksum is not None:  # an installed one-pass twin (the Numba kernels')
+        sums = _checksum(words, cols, _row_weights(rows + 1, words.dtype))
         if sums is not None:
             return (shape, a.dtype.str, *sums)
     xor = np.bitwise_xor.reduce(words) if words.size else 0
@@ -217,47 +282,3 @@ def _fingerprints(ctx: Context, raw: list, out: np.ndarray) -> list:
                 prints.append((label, a, fingerprint(a)))
                 break
     return prints
-
-
-def release(ctx: Context) -> None:
-    """Free the arrays a node saved for its backward, as torch frees a
-    graph's saved tensors once ``backward`` has run through it (unless
-    ``retain_graph=True``). A node that saved none (an add, a reshape)
-    can run again, as in torch; one that did raises in :func:`check_saved`.
-    """
-    names = tuple(
-        k for k, v in vars(ctx).items()
-        if not k.startswith("_") and isinstance(v, (np.ndarray, _t.Tensor))
-    )
-    for k in names:
-        delattr(ctx, k)
-    if names:
-        ctx._released = names
-    ctx._saved = ()
-
-
-def check_saved(fn: type, ctx: Context) -> None:
-    """Raise if an array ``fn``'s backward needs changed since its forward,
-    or was freed by an earlier backward pass."""
-    if ctx._released:
-        raise RuntimeError(
-            f"Trying to backward through the graph a second time (or "
-            f"directly access saved tensors after they have already been "
-            f"freed): {fn.__name__} saved {', '.join(ctx._released)} for its "
-            f"backward, and the first backward() freed them. Saved values "
-            f"of the graph are freed when you call .backward() or grad(). "
-            f"Specify retain_graph=True if you need to backward through the "
-            f"graph a second time, or run the forward pass again."
-        )
-    for label, a, before in getattr(ctx, "_saved", ()):
-        if fingerprint(a) != before:
-            raise RuntimeError(
-                f"{fn.__name__}.backward: {label} (shape {before[0]}), saved for the "
-                f"backward pass, was modified in place after the forward pass, "
-                f"so its gradient would be wrong. Run the forward pass again "
-                f"after changing it (torch raises 'modified by an inplace "
-                f"operation' here)."
-            )
-
-
-from . import tensor as _t  # noqa: E402  (tensor imports ops, ops import us)

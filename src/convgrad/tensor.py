@@ -1,4 +1,10 @@
-"""``Tensor``: an ndarray that remembers how it was made, and ``backward``."""
+"""``Tensor``: an ndarray that remembers how it was made, and ``backward``.
+
+Grad mode, the Tensor class and :func:`grad` live here; the walk itself is
+:mod:`convgrad.engine`. The ops give Tensor its operators and methods
+(``+``, ``@``, ``reshape``, ``sum``, ...) with :func:`register`, from
+``ops/basic.py`` and ``ops/reduce.py``: this module imports no op.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +13,14 @@ import functools
 import inspect
 import itertools
 import numbers
-import sys
 import threading
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+
+from . import engine
+from .engine import Node
 
 
 class _GradMode(threading.local):
@@ -93,14 +102,6 @@ class enable_grad(no_grad):  # noqa: N801 (torch's name)
         _mode.enabled = True
 
 
-class Node(NamedTuple):
-    """How a Tensor was made: the Function, its context and its inputs."""
-
-    fn: type
-    ctx: Any
-    inputs: tuple
-
-
 def _refuse_torch_tensor(data: Any, name: str) -> None:
     """A torch tensor that requires grad cannot become an ndarray (torch
     refuses ``.numpy()`` on it): say so, naming the parameter."""
@@ -146,23 +147,6 @@ def _own_float_array(data: Any, name: str) -> np.ndarray:
     if arr is data or not arr.flags.owndata or not arr.flags.writeable:
         arr = arr.copy()
     return arr
-
-
-def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """Sum ``grad`` over the axes that broadcasting added or stretched."""
-    if grad.shape == shape:
-        return grad
-    extra = grad.ndim - len(shape)
-    if extra > 0:
-        grad = grad.sum(axis=tuple(range(extra)))
-    stretched = tuple(
-        i
-        for i, (g, s) in enumerate(zip(grad.shape, shape, strict=True))
-        if s == 1 and g != 1
-    )
-    if stretched:
-        grad = grad.sum(axis=stretched, keepdims=True)
-    return grad.reshape(shape)
 
 
 class Tensor:
@@ -331,107 +315,88 @@ class Tensor:
                 "no input of the computation had requires_grad=True"
             )
         seed = _seed(self, gradient, "gradient", create_graph)
-        _backprop([self], [seed], create_graph, retain=retain)
+        _backprop([self], [seed], create_graph, None, retain)
 
-    # ----------------------------------------------------------- operators
-    def __add__(self, other: Any) -> Tensor:
-        return _basic.Add.apply(self, _operand(other, self))
+    # ------------------------------------------- what the engine asks of us
+    def _run_hooks(self, g: Any, create_graph: bool) -> Any:
+        """``g`` passed through this tensor's hooks in order; each may
+        replace it."""
+        for hook in list(self._hooks.values()):
+            new = hook(g)
+            if new is None:
+                continue
+            name = getattr(hook, "__name__", repr(hook))
+            if not (create_graph and isinstance(new, Tensor)):  # an array
+                data = new.data if isinstance(new, Tensor) else new
+                new = as_float_array(data, f"hook {name!r}'s result")
+            if new.shape != self.shape:
+                raise RuntimeError(
+                    f"hook {name!r} has changed the size of value: it must "
+                    f"return a gradient of shape {self.shape}, got {new.shape}"
+                )
+            if create_graph:  # a constant array joins the graph as a constant
+                if not isinstance(new, Tensor):
+                    new = Tensor._from_op(new, False)
+                g = _as_dtype(new, self.dtype)
+            else:
+                g = new.astype(self.dtype, copy=False)
+        return g
 
-    def __radd__(self, other: Any) -> Tensor:
-        return _basic.Add.apply(_operand(other, self), self)
+    def _fit_grad(self, g: Any) -> Tensor:
+        """A vjp's gradient for this tensor, summed back to its shape and
+        cast to its dtype, with differentiable ops."""
+        if not isinstance(g, Tensor):  # a rule may return a constant array
+            g = Tensor._from_op(np.asarray(g), False)
+        return _as_dtype(_unbroadcast_tensor(g, self.shape), self.dtype)
 
-    def __sub__(self, other: Any) -> Tensor:
-        return _basic.Sub.apply(self, _operand(other, self))
+    # Given by the ops (ops/basic.py and ops/reduce.py call register()):
+    # declared here for readers and type checkers.
+    __add__: Callable[[Tensor, Any], Tensor]
+    __radd__: Callable[[Tensor, Any], Tensor]
+    __sub__: Callable[[Tensor, Any], Tensor]
+    __rsub__: Callable[[Tensor, Any], Tensor]
+    __mul__: Callable[[Tensor, Any], Tensor]
+    __rmul__: Callable[[Tensor, Any], Tensor]
+    __truediv__: Callable[[Tensor, Any], Tensor]
+    __rtruediv__: Callable[[Tensor, Any], Tensor]
+    __matmul__: Callable[[Tensor, Any], Tensor]
+    __rmatmul__: Callable[[Tensor, Any], Tensor]
+    __neg__: Callable[[Tensor], Tensor]
+    __pow__: Callable[[Tensor, float], Tensor]
+    sum: Callable[..., Tensor]
+    mean: Callable[..., Tensor]
+    reshape: Callable[..., Tensor]
+    flatten: Callable[..., Tensor]
+    transpose: Callable[..., Tensor]
+    T: Tensor
+    relu: Callable[[Tensor], Tensor]
+    tanh: Callable[[Tensor], Tensor]
+    sigmoid: Callable[[Tensor], Tensor]
+    exp: Callable[[Tensor], Tensor]
+    log: Callable[[Tensor], Tensor]
+    _cast: Callable[[Tensor, np.dtype], Tensor]
 
-    def __rsub__(self, other: Any) -> Tensor:
-        return _basic.Sub.apply(_operand(other, self), self)
 
-    def __mul__(self, other: Any) -> Tensor:
-        return _basic.Mul.apply(self, _operand(other, self))
+#: what the class itself defines: register() may not replace it
+_OWN = frozenset(vars(Tensor))
 
-    def __rmul__(self, other: Any) -> Tensor:
-        return _basic.Mul.apply(_operand(other, self), self)
 
-    def __truediv__(self, other: Any) -> Tensor:
-        return _basic.Div.apply(self, _operand(other, self))
-
-    def __rtruediv__(self, other: Any) -> Tensor:
-        return _basic.Div.apply(_operand(other, self), self)
-
-    def __matmul__(self, other: Any) -> Tensor:
-        return _basic.MatMul.apply(self, _operand(other, self))
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return _basic.MatMul.apply(_operand(other, self), self)
-
-    def __neg__(self) -> Tensor:
-        return _basic.Neg.apply(self)
-
-    def __pow__(self, exponent: float) -> Tensor:
-        if not isinstance(exponent, numbers.Real):
-            raise TypeError(
-                f"exponent must be a Python number, got {type(exponent).__name__}"
-            )
-        return _basic.Pow.apply(self, float(exponent))
-
-    # ------------------------------------------------------ shape & reduce
-    def sum(self, axis: Any = None, keepdims: bool = False) -> Tensor:
-        return _reduce.Sum.apply(self, axis=axis, keepdims=keepdims)
-
-    def mean(self, axis: Any = None, keepdims: bool = False) -> Tensor:
-        return _reduce.Mean.apply(self, axis=axis, keepdims=keepdims)
-
-    def reshape(self, *shape: Any) -> Tensor:
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        return _basic.Reshape.apply(self, shape=shape)
-
-    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-        nd = self.ndim
-        s, e = start_dim % nd if nd else 0, end_dim % nd if nd else 0
-        if s > e:
+def register(**methods: Any) -> None:
+    """Give :class:`Tensor` the methods (and operators, properties) an op
+    module defines: ``register(__add__=add, sum=sum_)``. Each op module
+    registers its own at its end, so this module imports no op. A name
+    the class defines itself cannot be replaced."""
+    for name, method in methods.items():
+        if name in _OWN:
             raise ValueError(
-                f"flatten: start_dim ({start_dim}) must not come after "
-                f"end_dim ({end_dim})"
+                f"register: Tensor.{name} is Tensor's own and cannot be replaced"
             )
-        shape = self.shape[:s] + (-1,) + self.shape[e + 1 :]
-        if self.size == 0:
-            shape = (
-                self.shape[:s]
-                + (int(np.prod(self.shape[s : e + 1])),)
-                + self.shape[e + 1 :]
+        if not (callable(method) or isinstance(method, property)):
+            raise TypeError(
+                f"register: {name} must be a function or a property, got "
+                f"{type(method).__name__}"
             )
-        return _basic.Reshape.apply(self, shape=shape)
-
-    def transpose(self, *axes: Any) -> Tensor:
-        """Reverse the axes, swap two (``transpose(0, 1)``), or permute."""
-        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = tuple(axes[0])
-        if len(axes) == 2 and self.ndim != 2:
-            perm = list(range(self.ndim))
-            a, b = (int(ax) % self.ndim for ax in axes)
-            perm[a], perm[b] = perm[b], perm[a]
-            axes = tuple(perm)
-        return _basic.Transpose.apply(self, axes=axes or None)
-
-    @property
-    def T(self) -> Tensor:  # noqa: N802 (numpy's name)
-        return self.transpose()
-
-    def relu(self) -> Tensor:
-        return _basic.ReLU.apply(self)
-
-    def tanh(self) -> Tensor:
-        return _basic.Tanh.apply(self)
-
-    def sigmoid(self) -> Tensor:
-        return _basic.Sigmoid.apply(self)
-
-    def exp(self) -> Tensor:
-        return _basic.Exp.apply(self)
-
-    def log(self) -> Tensor:
-        return _basic.Log.apply(self)
+        setattr(Tensor, name, method)
 
 
 def _operand(value: Any, like: Tensor) -> Any:
@@ -444,33 +409,8 @@ def _operand(value: Any, like: Tensor) -> Any:
     return as_float_array(value, "operand")
 
 
-def _topological_order(roots: list[Tensor]) -> list[Tensor]:
-    """Inputs before outputs, found without recursion."""
-    order: list[Tensor] = []
-    seen: set[int] = set()
-    stack: list[tuple[Tensor, bool]] = [(r, False) for r in reversed(roots)]
-    while stack:
-        t, expanded = stack.pop()
-        if expanded:
-            order.append(t)
-            continue
-        if id(t) in seen:
-            continue
-        seen.add(id(t))
-        stack.append((t, True))
-        if t._node is not None:
-            for inp in t._node.inputs:
-                if (
-                    isinstance(inp, Tensor)
-                    and inp.requires_grad
-                    and id(inp) not in seen
-                ):
-                    stack.append((inp, False))
-    return order
-
-
 # --------------------------------------------------------------------------
-# the engine: one walk for backward() and grad(), first order or not
+# backward() and grad(): their arguments, then the engine's one walk
 # --------------------------------------------------------------------------
 
 
@@ -507,43 +447,6 @@ class RemovableHandle:
 
     def __exit__(self, *exc: object) -> None:
         self.remove()
-
-
-def _run_hooks(t: Tensor, g: Any, create_graph: bool) -> Any:
-    """``g`` passed through ``t``'s hooks in order; each may replace it."""
-    for hook in list(t._hooks.values()):
-        new = hook(g)
-        if new is None:
-            continue
-        name = getattr(hook, "__name__", repr(hook))
-        if not (create_graph and isinstance(new, Tensor)):  # an array
-            data = new.data if isinstance(new, Tensor) else new
-            new = as_float_array(data, f"hook {name!r}'s result")
-        if new.shape != t.shape:
-            raise RuntimeError(
-                f"hook {name!r} has changed the size of value: it must "
-                f"return a gradient of shape {t.shape}, got {new.shape}"
-            )
-        if create_graph:  # a constant array joins the graph as a constant
-            if not isinstance(new, Tensor):
-                new = Tensor._from_op(new, False)
-            g = _as_dtype(new, t.dtype)
-        else:
-            g = new.astype(t.dtype, copy=False)
-    return g
-
-
-def _keep_retained(t: Tensor, g: Any, create_graph: bool) -> None:
-    """Add a retained non-leaf's gradient into its ``.grad`` (a copy: the
-    walk passes ``g`` on to the op that made ``t``)."""
-    if create_graph:
-        t.grad = g if t.grad is None else g + t.grad
-    elif t.grad is None:
-        t.grad = np.array(g, dtype=t.dtype, copy=True)
-    elif isinstance(t.grad, Tensor):
-        t.grad = Tensor._from_op(t.grad.data + g, False)
-    else:
-        t.grad += g
 
 
 def _seed(out: Tensor, gradient: Any, name: str, create_graph: bool) -> Any:
@@ -586,11 +489,12 @@ def _seed(out: Tensor, gradient: Any, name: str, create_graph: bool) -> Any:
 
 
 def _as_dtype(g: Tensor, dtype: np.dtype) -> Tensor:
-    return g if g.dtype == dtype else _basic.Cast.apply(g, dtype)
+    return g if g.dtype == dtype else g._cast(dtype)
 
 
 def _unbroadcast_tensor(g: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """:func:`unbroadcast` with differentiable ops: a sum, then a reshape."""
+    """:func:`convgrad.engine.unbroadcast` with differentiable ops: a sum,
+    then a reshape."""
     if g.shape == shape:
         return g
     extra = g.ndim - len(shape)
@@ -600,193 +504,24 @@ def _unbroadcast_tensor(g: Tensor, shape: tuple[int, ...]) -> Tensor:
         if s == 1 and gs != 1
     )
     if axes:
-        g = _reduce.Sum.apply(g, axis=axes)
+        g = g.sum(axis=axes)
     return g.reshape(shape)
-
-
-def _fit(ig: Any, inp: Tensor) -> Tensor:
-    """A vjp's gradient for ``inp``, summed back to its shape and dtype."""
-    if not isinstance(ig, Tensor):  # a rule may return a constant array
-        ig = Tensor._from_op(np.asarray(ig), False)
-    return _as_dtype(_unbroadcast_tensor(ig, inp.shape), inp.dtype)
-
-
-def _no_vjp(fn: type) -> RuntimeError:
-    return RuntimeError(
-        f"double backward through {fn.__name__} is not supported yet: "
-        f"{fn.__name__} has no vjp rule, and create_graph=True needs one "
-        f"(a backward written with differentiable ops)"
-    )
-
-
-#: references to the gradient array while :func:`_accumulate` decides:
-#: _walk's local, _accumulate's argument, getrefcount's argument
-_ONLY_THE_WALK = 3
-
-
-def _accumulate(t: Tensor, g: Any, create_graph: bool) -> None:
-    """Add ``g`` into the leaf's ``.grad``: in place for first order, out
-    of place (a new Tensor with a graph) with ``create_graph``.
-
-    The first gradient becomes ``.grad`` itself when nothing else can see
-    it (torch's AccumulateGrad steals an unshared gradient the same way):
-    an array that owns its memory, of the leaf's dtype, that no view,
-    dict, saved context or caller holds (its reference count says so).
-    Anything else is copied, so ``.grad`` never aliases a user's array,
-    another leaf's gradient or a rule's saved state. Skipping the copy
-    saves a fresh array per leaf and step (a medium conv's ``dx`` is 2 MB:
-    512 page faults on this kind of VM when the heap was just trimmed)."""
-    if create_graph:
-        t.grad = g if t.grad is None else g + t.grad
-    elif t.grad is None:
-        if (type(g) is np.ndarray and g.base is None and g.flags.owndata
-                and g.flags.writeable and g.dtype == t.dtype
-                and sys.getrefcount(g) <= _ONLY_THE_WALK):
-            t.grad = g
-        else:
-            t.grad = np.array(g, dtype=t.dtype, copy=True)
-    elif isinstance(t.grad, Tensor):  # left by a create_graph pass
-        t.grad = Tensor._from_op(t.grad.data + g, False)
-    else:
-        t.grad += g
 
 
 def _backprop(
     roots: list[Tensor],
     seeds: list[Any],
     create_graph: bool,
-    targets: set[int] | None = None,
-    retain: bool = True,
+    targets: set[int] | None,
+    retain: bool,
 ) -> dict[int, Any]:
-    """Walk the graph from ``roots`` back, in reverse topological order.
-
-    With ``targets`` (ids of tensors), return the gradient that reached
-    each of them, visit only the part of the graph that leads to one, and
-    touch no ``.grad``. Without, accumulate into every leaf's ``.grad``.
-    With ``create_graph`` the whole walk runs with grad mode on (as
-    torch's), so the sums and reshapes between rules are recorded too.
-    Without ``retain``, each node frees its saved arrays once its rule ran.
-    """
+    """:func:`convgrad.engine.backprop`; with ``create_graph`` the whole
+    walk runs with grad mode on (as torch's), so the sums and reshapes
+    between rules are recorded too."""
     if create_graph:
         with enable_grad():
-            return _walk(roots, seeds, True, targets, retain)
-    return _walk(roots, seeds, False, targets, retain)
-
-
-def _step(
-    node: Node,
-    g: Any,
-    grads: dict[int, Any],
-    create_graph: bool,
-    needed: set[int] | None,
-) -> None:
-    """Run one node's rule on its output's gradient ``g`` and add what it
-    returns into ``grads``, the gradients of its inputs."""
-    _function.check_saved(node.fn, node.ctx)
-    if create_graph and node.fn.vjp is None:
-        raise _no_vjp(node.fn)
-    ctx, inputs = node.ctx, node.inputs
-    rule = node.fn.vjp if create_graph else None
-    if needed is None:
-        in_grads = rule(ctx, inputs, g) if rule else node.fn.backward(ctx, g)
-    else:  # grad(): skip inputs no target lies behind
-        asked = ctx.needs_input_grad
-        ctx.needs_input_grad = tuple(
-            n and id(i) in needed for n, i in zip(asked, inputs, strict=True)
-        )
-        try:
-            in_grads = rule(ctx, inputs, g) if rule else node.fn.backward(ctx, g)
-        finally:
-            ctx.needs_input_grad = asked
-    if not isinstance(in_grads, tuple):
-        in_grads = (in_grads,)
-    for inp, ig in zip(inputs, in_grads, strict=False):
-        if ig is None or not isinstance(inp, Tensor) or not inp.requires_grad:
-            continue
-        key = id(inp)
-        if needed is not None and key not in needed:
-            continue
-        if create_graph:
-            ig = _fit(ig, inp)
-        else:  # first order, inline: the hot loop of every backward()
-            data = inp.data
-            ig = np.asarray(ig)
-            if ig.shape != data.shape:
-                ig = unbroadcast(ig, data.shape)
-            if ig.dtype != data.dtype:
-                ig = ig.astype(data.dtype)
-        if key in grads:
-            grads[key] = grads[key] + ig
-        else:
-            grads[key] = ig
-
-
-def _check_not_freed(order: list[Tensor], needed: set[int] | None) -> None:
-    """Raise before the walk touches any ``.grad`` if a node it would run
-    was freed by an earlier pass (so nothing is half accumulated)."""
-    for t in order:
-        node = t._node
-        if node is None or not node.ctx._released:
-            continue
-        if needed is None or (id(t) in needed and any(
-            id(i) in needed for i in node.inputs if isinstance(i, Tensor)
-        )):
-            _function.check_saved(node.fn, node.ctx)
-
-
-def _walk(
-    roots: list[Tensor],
-    seeds: list[Any],
-    create_graph: bool,
-    targets: set[int] | None,
-    retain: bool = True,
-) -> dict[int, Any]:
-    order = _topological_order(roots)
-    needed = None
-    if targets is not None:  # the tensors with a target at or behind them
-        needed = set(targets)
-        for t in order:
-            if t._node is not None and any(
-                id(i) in needed for i in t._node.inputs if isinstance(i, Tensor)
-            ):
-                needed.add(id(t))
-    _check_not_freed(order, needed)
-    grads: dict[int, Any] = {}
-    for r, seed in zip(roots, seeds, strict=True):
-        key = id(r)
-        grads[key] = seed if key not in grads else grads[key] + seed
-    found: dict[int, Any] = {}
-    # IEEE arithmetic, silent as forward's (and torch's), for the rules and
-    # the sums between them: one errstate for the walk, not one per node
-    with np.errstate(all="ignore"):
-        for t in reversed(order):
-            g = grads.pop(id(t), None)
-            if g is None:
-                continue
-            node = t._node
-            if needed is not None:
-                if id(t) not in needed:
-                    continue
-                if node is not None and id(t) in targets:
-                    found[id(t)] = g  # before its hooks, as torch's grad()
-            if t._hooks:
-                g = _run_hooks(t, g, create_graph)
-            if node is None:  # a leaf that asked for a gradient
-                if targets is None:
-                    _accumulate(t, g, create_graph)
-                elif id(t) in targets:
-                    found[id(t)] = g  # after its hooks, as torch's grad()
-                continue
-            if t._retains_grad:
-                _keep_retained(t, g, create_graph)
-            if needed is not None and not any(
-                id(i) in needed for i in node.inputs if isinstance(i, Tensor)
-            ):  # grad(): a target nothing asked for lies behind
-                continue
-            _step(node, g, grads, create_graph, needed)
-            if not retain:
-                _function.release(node.ctx)
-    return found
+            return engine.backprop(roots, seeds, True, targets, retain)
+    return engine.backprop(roots, seeds, False, targets, retain)
 
 
 def _tensors(value: Any, name: str) -> list[Tensor]:
@@ -905,7 +640,3 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
         ndarray = ndarray.view(np.ndarray)
     return Tensor._from_op(ndarray, False)
 
-
-from . import function as _function  # noqa: E402
-from .ops import basic as _basic  # noqa: E402  (ops need Tensor defined)
-from .ops import reduce as _reduce  # noqa: E402

@@ -10,8 +10,8 @@ pass. Integer sums and products modulo ``2**bits`` do not depend on their
 order, so the result is the NumPy path's bit for bit, whichever runs (a
 graph built under one backend and checked under the other stays valid).
 
-Registered with :mod:`convgrad.function` when the Numba kernels load, for
-4- and 8-byte words, and only when Numba compiles (under
+Installed with :func:`convgrad.function.install_checksum` when the Numba
+kernels load, for 4- and 8-byte words, and only when Numba compiles (under
 ``NUMBA_DISABLE_JIT`` the NumPy passes are far faster than this loop run
 as Python).
 """
@@ -86,7 +86,7 @@ def register() -> None:
     """Let :func:`convgrad.function.fingerprint` use :func:`checksum`."""
     import numba
 
-    from .. import function
+    from ..function import install_checksum
 
     if not numba.config.DISABLE_JIT:
-        function._FAST_CHECKSUM = checksum
+        install_checksum(checksum)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import conv as textbook
+from ..rules import textbook
 from . import conv_fast
 
 
@@ -36,7 +36,7 @@ def _pad_extra(x: np.ndarray, geom) -> np.ndarray:
     return x
 
 
-class Conv2d(textbook.Conv2d):
+class Conv2d(textbook("conv2d")):
     """conv2d by the pipeline: saves ``x`` and ``w``, not ``col``."""
 
     @staticmethod
@@ -60,7 +60,7 @@ class Conv2d(textbook.Conv2d):
         return dx, dw, db[0] if db else None
 
 
-class ConvWeightGrad(textbook.ConvWeightGrad):
+class ConvWeightGrad(textbook("conv2d_weight")):
     """conv2d's ``dw`` by the pipeline's backward pass (``dx`` not asked
     for, so the weight it is handed is never read)."""
 
@@ -74,7 +74,7 @@ class ConvWeightGrad(textbook.ConvWeightGrad):
                                          geom.win.args, geom.groups, False, True)[1]
 
 
-class ConvTranspose2d(textbook.ConvTranspose2d):
+class ConvTranspose2d(textbook("conv_transpose2d")):
     """conv_transpose2d by the pipeline: saves ``x`` and ``w``."""
 
     @staticmethod

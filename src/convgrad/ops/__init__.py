@@ -2,4 +2,9 @@
 
 No loops live here. Scatters and gathers are looked up in
 :mod:`convgrad.backend`.
+
+Importing this package gives :class:`~convgrad.tensor.Tensor` its
+operators and methods: ``basic`` and ``reduce`` register them.
 """
+
+from . import basic, reduce  # noqa: F401  (they register Tensor's methods)

@@ -8,14 +8,18 @@ graph it builds reaches back to them.
 
 from __future__ import annotations
 
+import numbers
+from typing import Any
+
 import numpy as np
 
 from ..function import Function
+from ..tensor import Tensor, _operand, register
 
 
 def _const(v):
     """A recorded input as a Tensor: a raw array operand is a constant."""
-    return v if isinstance(v, _t.Tensor) else _t.Tensor._from_op(np.asarray(v), False)
+    return v if isinstance(v, Tensor) else Tensor._from_op(np.asarray(v), False)
 
 
 class Add(Function):
@@ -366,4 +370,95 @@ class Log(Function):
         return dy / inputs[0]
 
 
-from .. import tensor as _t  # noqa: E402  (tensor imports us)
+
+# ------------------------------------------- Tensor's operators and methods
+def _binary(fn: type, name: str, reflected: bool = False) -> Any:
+    """The method ``Tensor.<name>``: ``fn`` applied to the tensor and the
+    other operand (a scalar or array becomes a constant), in that order or,
+    ``reflected``, the other first."""
+    if reflected:
+        def method(self: Tensor, other: Any) -> Tensor:
+            return fn.apply(_operand(other, self), self)
+    else:
+        def method(self: Tensor, other: Any) -> Tensor:
+            return fn.apply(self, _operand(other, self))
+    method.__name__, method.__qualname__ = name, f"Tensor.{name}"
+    return method
+
+
+def _unary(fn: type, name: str) -> Any:
+    def method(self: Tensor) -> Tensor:
+        return fn.apply(self)
+
+    method.__name__, method.__qualname__ = name, f"Tensor.{name}"
+    method.__doc__ = f"{fn.__name__} of every element, differentiable."
+    return method
+
+
+def _pow(self: Tensor, exponent: float) -> Tensor:
+    if not isinstance(exponent, numbers.Real):
+        raise TypeError(
+            f"exponent must be a Python number, got {type(exponent).__name__}"
+        )
+    return Pow.apply(self, float(exponent))
+
+
+def _reshape(self: Tensor, *shape: Any) -> Tensor:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return Reshape.apply(self, shape=shape)
+
+
+def _flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    nd = self.ndim
+    s, e = start_dim % nd if nd else 0, end_dim % nd if nd else 0
+    if s > e:
+        raise ValueError(
+            f"flatten: start_dim ({start_dim}) must not come after "
+            f"end_dim ({end_dim})"
+        )
+    shape = self.shape[:s] + (-1,) + self.shape[e + 1 :]
+    if self.size == 0:
+        shape = (
+            self.shape[:s]
+            + (int(np.prod(self.shape[s : e + 1])),)
+            + self.shape[e + 1 :]
+        )
+    return Reshape.apply(self, shape=shape)
+
+
+def _transpose(self: Tensor, *axes: Any) -> Tensor:
+    """Reverse the axes, swap two (``transpose(0, 1)``), or permute."""
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = tuple(axes[0])
+    if len(axes) == 2 and self.ndim != 2:
+        perm = list(range(self.ndim))
+        a, b = (int(ax) % self.ndim for ax in axes)
+        perm[a], perm[b] = perm[b], perm[a]
+        axes = tuple(perm)
+    return Transpose.apply(self, axes=axes or None)
+
+
+def _cast(self: Tensor, dtype: Any) -> Tensor:
+    """This tensor as another float dtype, differentiable (a Cast node)."""
+    return Cast.apply(self, dtype)
+
+
+for _name, _fn in [("add", Add), ("sub", Sub), ("mul", Mul),
+                   ("truediv", Div), ("matmul", MatMul)]:
+    register(**{f"__{_name}__": _binary(_fn, f"__{_name}__"),
+                f"__r{_name}__": _binary(_fn, f"__r{_name}__", True)})
+register(
+    __neg__=_unary(Neg, "__neg__"),
+    __pow__=_pow,
+    reshape=_reshape,
+    flatten=_flatten,
+    transpose=_transpose,
+    T=property(_transpose, doc="The axes reversed (numpy's ``.T``)."),
+    relu=_unary(ReLU, "relu"),
+    tanh=_unary(Tanh, "tanh"),
+    sigmoid=_unary(Sigmoid, "sigmoid"),
+    exp=_unary(Exp, "exp"),
+    log=_unary(Log, "log"),
+    _cast=_cast,
+)

@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import rules
+from .. import tensor as _t
 from ..backend import apply_rule, kernel
 from ..function import Function
 from ..geometry import ConvGeometry, TransposeGeometry
@@ -300,4 +302,8 @@ class ConvTranspose2d(Function):
         return dx, dw, db, None
 
 
-from .. import tensor as _t  # noqa: E402  (tensor imports ops)
+# the textbook rules, by name: a backend's own rules subclass these, and
+# the backend runs these where it has none (convgrad.rules)
+rules.register(
+    conv2d=Conv2d, conv_transpose2d=ConvTranspose2d, conv2d_weight=ConvWeightGrad
+)

@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from ..engine import unbroadcast
 from ..function import Function
+from ..tensor import Tensor, _unbroadcast_tensor, register
 
 
 def _axes(axis, ndim: int) -> tuple[int, ...]:
@@ -85,11 +89,21 @@ class ExpandTo(Function):
 
     @staticmethod
     def backward(ctx, dy):
-        return _t.unbroadcast(dy, ctx.in_shape), None
+        return unbroadcast(dy, ctx.in_shape), None
 
     @staticmethod
     def vjp(ctx, inputs, dy):
-        return _t._unbroadcast_tensor(dy, ctx.in_shape), None
+        return _unbroadcast_tensor(dy, ctx.in_shape), None
 
 
-from .. import tensor as _t  # noqa: E402  (tensor imports us)
+def _sum(self: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """The sum over ``axis`` (None: all), as numpy's, differentiable."""
+    return Sum.apply(self, axis=axis, keepdims=keepdims)
+
+
+def _mean(self: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """The mean over ``axis`` (None: all), as numpy's, differentiable."""
+    return Mean.apply(self, axis=axis, keepdims=keepdims)
+
+
+register(sum=_sum, mean=_mean)
