@@ -18,6 +18,7 @@ import numba
 import numpy as np
 import pytest
 
+import convgrad as cg
 from convgrad import F
 from convgrad.kernels import conv_fast
 from convgrad.kernels import pool_threads as PT
@@ -34,8 +35,10 @@ LIMIT = 60  # seconds the child may take; a hang is caught here
 
 @pytest.fixture
 def threaded(monkeypatch):
-    """Every conv takes the fast path and splits over two threads; every
-    pool call splits over two threads, a plane per chunk."""
+    """On the Numba backend (whatever CONVGRAD_BACKEND says: its thread
+    pools are what is tested), every conv takes the fast path and splits
+    over two threads; every pool call splits over two threads, a plane per
+    chunk."""
     monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
     monkeypatch.setattr(conv_fast, "THREAD_MIN_WORK", 0)
     monkeypatch.setattr(PT, "MIN_ELEMENTS", 0)
@@ -43,7 +46,8 @@ def threaded(monkeypatch):
     numba.set_num_threads(2)
     if conv_fast._blas_controller() is None:
         pytest.skip("threadpoolctl is missing: the fast conv stays serial")
-    yield
+    with cg.use_backend("numba"):
+        yield
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
 
