@@ -1073,6 +1073,65 @@ SECOND_STYLES = [
 MISTAKES += SECOND_STYLES
 
 
+# grad_check: weak checks of a backward pass, in two styles each ----------
+
+
+def _gc(dy="random", rtol=1e-5, which=("dx", "dw"), style="loops"):
+    """A learner's ``grad_check``: central differences element by element
+    (``loops``) or along one random direction per argument
+    (``direction``), with ``dy`` random or all ones, both gradients or
+    one, at tolerance ``rtol``."""
+
+    def answer(forward, backward, x, w):
+        rng = np.random.default_rng(7)
+        shape = forward(x, w).shape
+        g = np.ones(shape) if dy == "ones" else rng.standard_normal(shape)
+        dx, dw = backward(x, w, g)
+        eps = 1e-6
+
+        def loss(a, b):
+            return np.sum(forward(a, b) * g)
+
+        ok = True
+        for name, got, args in (("dx", dx, 0), ("dw", dw, 1)):
+            if name not in which:
+                continue
+            at = [np.array(x, dtype=float), np.array(w, dtype=float)]
+            if style == "loops":
+                num = np.zeros_like(at[args])
+                for i in np.ndindex(num.shape):
+                    old = at[args][i]
+                    at[args][i] = old + eps
+                    plus = loss(*at)
+                    at[args][i] = old - eps
+                    minus = loss(*at)
+                    at[args][i] = old
+                    num[i] = (plus - minus) / (2 * eps)
+                ok = ok and np.allclose(got, num, rtol=rtol)
+            else:
+                u = rng.standard_normal(at[args].shape)
+                up, down = list(at), list(at)
+                up[args] = at[args] + eps * u
+                down[args] = at[args] - eps * u
+                num = (loss(*up) - loss(*down)) / (2 * eps)
+                ok = ok and math.isclose(np.sum(got * u), num, rel_tol=rtol)
+        return bool(ok)
+
+    return answer
+
+
+MISTAKES += [
+    ("grad_check", "ones-upstream", _gc(dy="ones")),
+    ("grad_check", "ones-upstream", _gc(dy="ones", style="direction")),
+    ("grad_check", "loose-tolerance", _gc(rtol=1e-2)),
+    ("grad_check", "loose-tolerance", _gc(rtol=1e-3, style="direction")),
+    ("grad_check", "one-gradient", _gc(which=("dx",))),
+    ("grad_check", "one-gradient", _gc(which=("dw",), style="direction")),
+    ("grad_check", "one-gradient", _gc(which=("dw",))),
+    ("grad_check", "one-gradient", _gc(which=("dx",), style="direction")),
+]
+
+
 def _ids(row):
     return f"{row[0]}-{row[1]}-{row[2].__name__}"
 
@@ -1582,6 +1641,8 @@ RIGHT = [
     ("dilated_grouped_backward", dgb_sliding_windows),
     ("find_wrong_backward", fwb_ok_loop),
     ("conv_double_backward", cdb_sliding_windows),
+    ("grad_check", _gc(style="direction")),
+    ("grad_check", _gc(rtol=1e-6)),
 ]
 
 

@@ -61,6 +61,9 @@ transposed         conv_matrix
 flat-order         conv_matrix
 padding-ignored    conv_matrix
 parity             checkerboard_dx
+ones-upstream      grad_check
+loose-tolerance    grad_check
+one-gradient       grad_check
 =================  ==========================================================
 
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
@@ -266,5 +269,23 @@ CODES: dict[str, tuple[str, str]] = {
         "and columns",
         "window (i, j) starts at (i*s, j*s) on the padded canvas, counting "
         "from 0: with stride 2 the first stamp covers rows 0 to k - 1",
+    ),
+    "ones-upstream": (
+        "a check with an all-ones dy: a dy symmetric in H and W hides an "
+        "index with i and j swapped",
+        "draw dy at random, dy = rng.standard_normal(y.shape): an all-ones "
+        "dy weighs every output alike, so a backward that mixes outputs up "
+        "passes",
+    ),
+    "loose-tolerance": (
+        "a tolerance loose enough to pass a gradient that is slightly wrong",
+        "compare with np.allclose's defaults (rtol=1e-5): central "
+        "differences in float64 agree to about 1e-8, so anything looser "
+        "only lets bugs through",
+    ),
+    "one-gradient": (
+        "only one of the gradients compared",
+        "compare dx and dw, each with its own finite differences: a "
+        "backward can be right in one and wrong in the other",
     ),
 }
