@@ -1132,6 +1132,38 @@ MISTAKES += [
 ]
 
 
+# adjoint_gap: the inverse tested instead, the draws in the other order
+
+
+def ag_round_trip(A, At, x_shape, y_shape, rng):
+    x = rng.standard_normal(x_shape)
+    return float(np.sqrt(np.sum((At(A(x)) - x) ** 2)))
+
+
+def ag_round_trip_norm(A, At, x_shape, y_shape, rng):
+    x = rng.standard_normal(x_shape)
+    return np.linalg.norm((At(A(x)) - x).ravel())
+
+
+def ag_r_first(A, At, x_shape, y_shape, rng):
+    r = rng.standard_normal(y_shape)
+    x = rng.standard_normal(x_shape)
+    return np.sum(A(x) * r) - np.sum(x * At(r))
+
+
+def ag_r_first_vdot(A, At, x_shape, y_shape, rng):
+    r, x = rng.standard_normal(y_shape), rng.standard_normal(x_shape)
+    return np.vdot(A(x), r) - np.vdot(x, At(r))
+
+
+MISTAKES += [
+    ("adjoint_gap", "inverse-test", ag_round_trip),
+    ("adjoint_gap", "inverse-test", ag_round_trip_norm),
+    ("adjoint_gap", "draw-order", ag_r_first),
+    ("adjoint_gap", "draw-order", ag_r_first_vdot),
+]
+
+
 def _ids(row):
     return f"{row[0]}-{row[1]}-{row[2].__name__}"
 
@@ -1596,6 +1628,19 @@ def dgb_sliding_windows(x, w, dy, stride=1, padding=0, dilation=1, groups=1):
     return dxp[:, :, p : p + h, p : p + wd], dw
 
 
+def ag_vdot(A, At, x_shape, y_shape, rng):
+    x = rng.standard_normal(x_shape)
+    r = rng.standard_normal(y_shape)
+    return np.vdot(A(x), r) - np.vdot(x, At(r))
+
+
+def ag_einsum(A, At, x_shape, y_shape, rng):
+    x, r = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    ax, atr = A(x).ravel(), At(r).ravel()
+    return float(np.einsum("i,i->", ax, r.ravel())
+                 - np.einsum("i,i->", x.ravel(), atr))
+
+
 def fwb_ok_loop(layers):
     return next(i for i, (fn, inputs) in enumerate(layers)
                 if not cg.gradcheck(fn, inputs, raise_exception=False).ok)
@@ -1643,6 +1688,7 @@ RIGHT = [
     ("conv_double_backward", cdb_sliding_windows),
     ("grad_check", _gc(style="direction")),
     ("grad_check", _gc(rtol=1e-6)),
+    ("adjoint_gap", ag_vdot), ("adjoint_gap", ag_einsum),
 ]
 
 

@@ -64,6 +64,8 @@ parity             checkerboard_dx
 ones-upstream      grad_check
 loose-tolerance    grad_check
 one-gradient       grad_check
+inverse-test       adjoint_gap
+draw-order         adjoint_gap
 =================  ==========================================================
 
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
@@ -287,5 +289,15 @@ CODES: dict[str, tuple[str, str]] = {
         "only one of the gradients compared",
         "compare dx and dw, each with its own finite differences: a "
         "backward can be right in one and wrong in the other",
+    ),
+    "inverse-test": (
+        "a test of an inverse, |At(A x) - x|, where the adjoint is asked",
+        "an adjoint need not undo A: compare <A x, r> with <x, At r> for a "
+        "random r of A's output shape, and return their difference",
+    ),
+    "draw-order": (
+        "r drawn before x, so the numbers are not the checker's",
+        "draw x = rng.standard_normal(x_shape) first, then "
+        "r = rng.standard_normal(y_shape)",
     ),
 }
