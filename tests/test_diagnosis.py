@@ -1164,6 +1164,70 @@ MISTAKES += [
 ]
 
 
+# race_map: the overlap map, and the windows placed wrong, in two styles
+
+
+def _rm_loops(any_thread=False, stride_used=True, pad_lost=False, crop=True):
+    """Marks per thread, window by window; ``pad_lost`` moves every window
+    by ``p`` (the padding forgotten), ``any_thread`` counts every window."""
+
+    def answer(input_size, kernel_size, stride=1, padding=0, split=1):
+        (h, w), k, p = input_size, kernel_size, padding
+        s, shift = stride if stride_used else 1, p if pad_lost else 0
+        oh = (h + 2 * p - k) // stride + 1
+        ow = (w + 2 * p - k) // stride + 1
+        marks = np.zeros((2, h + 2 * p, w + 2 * p), dtype=int)
+        for i in range(oh):
+            for j in range(ow):
+                t = 0 if any_thread or i < split else 1
+                r, q = shift + i * s, shift + j * s
+                marks[t, r : r + k, q : q + k] += 1
+        both = (marks[0] > 1) if any_thread else (marks[0] > 0) & (marks[1] > 0)
+        return both[p : p + h, p : p + w] * 1 if crop else both * 1
+
+    return answer
+
+
+def _rm_ranges(any_thread=False, stride_used=True, pad_lost=False,
+               crop=True):
+    """Rows each thread covers as intervals (every covered column is
+    covered by both), or the overlap count by np.add.at."""
+
+    def answer(input_size, kernel_size, stride=1, padding=0, split=1):
+        (h, w), k, p = input_size, kernel_size, padding
+        s, shift = stride if stride_used else 1, p if pad_lost else 0
+        oh = (h + 2 * p - k) // stride + 1
+        ow = (w + 2 * p - k) // stride + 1
+        rows, cols = np.arange(h + 2 * p)[:, None], np.arange(w + 2 * p)
+        if any_thread:
+            count = np.zeros((h + 2 * p, w + 2 * p), dtype=int)
+            i, j, a, b = np.indices((oh, ow, k, k)).reshape(4, -1)
+            np.add.at(count, (shift + i * s + a, shift + j * s + b), 1)
+            out = count > 1
+        else:
+            top = shift + (min(split, oh) - 1) * s + k  # thread 0: rows < top
+            low = shift + split * s  # thread 1: rows >= low, < end
+            end = shift + (oh - 1) * s + k
+            in_cols = (cols >= shift) & (cols < shift + (ow - 1) * s + k)
+            out = ((rows < top) & (rows >= low) & (rows < end) & in_cols
+                   & (split < oh) & (split > 0))
+        return (out[p : p + h, p : p + w] if crop else out).astype(int)
+
+    return answer
+
+
+MISTAKES += [
+    ("race_map", "any-overlap", _rm_loops(any_thread=True)),
+    ("race_map", "any-overlap", _rm_ranges(any_thread=True)),
+    ("race_map", "stride-ignored", _rm_loops(stride_used=False)),
+    ("race_map", "stride-ignored", _rm_ranges(stride_used=False)),
+    ("race_map", "padding-ignored", _rm_loops(pad_lost=True)),
+    ("race_map", "padding-ignored", _rm_ranges(pad_lost=True)),
+    ("race_map", "no-crop", _rm_loops(crop=False)),
+    ("race_map", "no-crop", _rm_ranges(crop=False)),
+]
+
+
 def _ids(row):
     return f"{row[0]}-{row[1]}-{row[2].__name__}"
 
@@ -1689,6 +1753,7 @@ RIGHT = [
     ("grad_check", _gc(style="direction")),
     ("grad_check", _gc(rtol=1e-6)),
     ("adjoint_gap", ag_vdot), ("adjoint_gap", ag_einsum),
+    ("race_map", _rm_loops()), ("race_map", _rm_ranges()),
 ]
 
 

@@ -16,13 +16,14 @@ overwrites         square_plus_backward, col2im, conv2d_backward (dx, dw, db),
                    dilated_grouped_backward (dx), checkerboard_dx
 no-crop            col2im, conv2d_backward (dx), conv_transpose2d,
                    dilated_grouped_backward (dx), conv_matrix,
-                   checkerboard_dx
+                   checkerboard_dx, race_map
 dilation-ignored   im2col, col2im, conv_output_size,
                    dilated_grouped_backward (dx, dw)
 stride-ignored     im2col, col2im, conv2d_backward (dx, dw), maxpool_forward,
                    avgpool_backward, conv_transpose2d, conv_output_size,
                    conv2d_macs, dilated_grouped_backward (dx, dw),
-                   conv_matrix, checkerboard_dx, conv_double_backward
+                   conv_matrix, checkerboard_dx, conv_double_backward,
+                   race_map
 kernel-flipped     im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
                    grouped_weight_matrix, dilated_grouped_backward (dx),
                    conv_matrix, checkerboard_dx, conv_double_backward
@@ -59,13 +60,14 @@ column-order       grouped_weight_matrix
 output-padding     conv_transpose2d
 transposed         conv_matrix
 flat-order         conv_matrix
-padding-ignored    conv_matrix
+padding-ignored    conv_matrix, race_map
 parity             checkerboard_dx
 ones-upstream      grad_check
 loose-tolerance    grad_check
 one-gradient       grad_check
 inverse-test       adjoint_gap
 draw-order         adjoint_gap
+any-overlap        race_map
 =================  ==========================================================
 
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
@@ -299,5 +301,11 @@ CODES: dict[str, tuple[str, str]] = {
         "r drawn before x, so the numbers are not the checker's",
         "draw x = rng.standard_normal(x_shape) first, then "
         "r = rng.standard_normal(y_shape)",
+    ),
+    "any-overlap": (
+        "the overlap map where the race map is asked: overlap inside one "
+        "thread is no race",
+        "mark each thread's pixels on its own and return where the two "
+        "threads' marks meet: one thread adds its own pieces in turn",
     ),
 }
