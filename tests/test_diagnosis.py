@@ -1228,6 +1228,65 @@ MISTAKES += [
 ]
 
 
+# dx_by_conv2d: one step of the recipe wrong, by loops and by F.conv2d
+
+
+def _dxc(style="loops", stuff=True, kernel="flip", pad="k-1-p"):
+    def answer(dy, w, input_size, stride=1, padding=0):
+        n, co, oh, ow = dy.shape
+        ci, k, s, p = w.shape[1], w.shape[-1], stride, padding
+        (h, wd) = input_size
+        if stuff:
+            big = np.zeros((n, co, (oh - 1) * s + 1, (ow - 1) * s + 1))
+            big[:, :, ::s, ::s] = dy
+        else:
+            big = dy
+        q = k - 1 - p if pad == "k-1-p" else p
+        eh = h - ((oh - 1) * s - 2 * p + k)
+        ew = wd - ((ow - 1) * s - 2 * p + k)
+        big = np.pad(big, ((0, 0), (0, 0), (q, q + eh), (q, q + ew)))
+        kk = {"flip": w[:, :, ::-1, ::-1], "none": w,
+              "transpose": w.transpose(0, 1, 3, 2)}[kernel]
+        kk = np.ascontiguousarray(kk.transpose(1, 0, 2, 3))  # (ci, co, k, k)
+        if style == "conv":
+            return F.conv2d(big, kk).data
+        rows, cols = big.shape[2] - k + 1, big.shape[3] - k + 1
+        dx = np.zeros((n, ci, rows, cols))
+        for i in range(rows):
+            for j in range(cols):
+                patch = big[:, :, i : i + k, j : j + k]
+                dx[:, :, i, j] = np.einsum("nokl,cokl->nc", patch, kk)
+        return dx
+
+    return answer
+
+
+def dxc_conv_transpose(dy, w, input_size, stride=1, padding=0):
+    op = tuple(n - ((m - 1) * stride - 2 * padding + w.shape[-1])
+               for n, m in zip(input_size, dy.shape[2:], strict=True))
+    return F.conv_transpose2d(dy, w, stride=stride, padding=padding,
+                              output_padding=op).data
+
+
+def dxc_autodiff(dy, w, input_size, stride=1, padding=0):
+    x = cg.Tensor(np.zeros((dy.shape[0], w.shape[1], *input_size)),
+                  requires_grad=True)
+    F.conv2d(x, w, stride=stride, padding=padding).backward(dy)
+    return x.grad
+
+
+MISTAKES += [
+    ("dx_by_conv2d", "stride-ignored", _dxc(stuff=False)),
+    ("dx_by_conv2d", "stride-ignored", _dxc("conv", stuff=False)),
+    ("dx_by_conv2d", "kernel-flipped", _dxc(kernel="none")),
+    ("dx_by_conv2d", "kernel-flipped", _dxc("conv", kernel="none")),
+    ("dx_by_conv2d", "taps-swapped", _dxc(kernel="transpose")),
+    ("dx_by_conv2d", "taps-swapped", _dxc("conv", kernel="transpose")),
+    ("dx_by_conv2d", "stuffed-padding", _dxc(pad="p")),
+    ("dx_by_conv2d", "stuffed-padding", _dxc("conv", pad="p")),
+]
+
+
 def _ids(row):
     return f"{row[0]}-{row[1]}-{row[2].__name__}"
 
@@ -1754,6 +1813,8 @@ RIGHT = [
     ("grad_check", _gc(rtol=1e-6)),
     ("adjoint_gap", ag_vdot), ("adjoint_gap", ag_einsum),
     ("race_map", _rm_loops()), ("race_map", _rm_ranges()),
+    ("dx_by_conv2d", dxc_conv_transpose), ("dx_by_conv2d", dxc_autodiff),
+    ("dx_by_conv2d", _dxc("conv")),
 ]
 
 

@@ -23,13 +23,15 @@ stride-ignored     im2col, col2im, conv2d_backward (dx, dw), maxpool_forward,
                    avgpool_backward, conv_transpose2d, conv_output_size,
                    conv2d_macs, dilated_grouped_backward (dx, dw),
                    conv_matrix, checkerboard_dx, conv_double_backward,
-                   race_map
+                   race_map, dx_by_conv2d
 kernel-flipped     im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
                    grouped_weight_matrix, dilated_grouped_backward (dx),
-                   conv_matrix, checkerboard_dx, conv_double_backward
+                   conv_matrix, checkerboard_dx, conv_double_backward,
+                   dx_by_conv2d
 taps-swapped       im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
                    grouped_weight_matrix, dilated_grouped_backward (dx, dw),
-                   conv_matrix, checkerboard_dx, conv_double_backward
+                   conv_matrix, checkerboard_dx, conv_double_backward,
+                   dx_by_conv2d
 missing-batch-sum  conv2d_backward (dw, db), conv2d_macs,
                    dilated_grouped_backward (dw), conv_double_backward (dw)
 batch-mean         conv2d_backward (dw, db), dilated_grouped_backward (dw)
@@ -68,6 +70,7 @@ one-gradient       grad_check
 inverse-test       adjoint_gap
 draw-order         adjoint_gap
 any-overlap        race_map
+stuffed-padding    dx_by_conv2d
 =================  ==========================================================
 
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
@@ -307,5 +310,12 @@ CODES: dict[str, tuple[str, str]] = {
         "thread is no race",
         "mark each thread's pixels on its own and return where the two "
         "threads' marks meet: one thread adds its own pieces in turn",
+    ),
+    "stuffed-padding": (
+        "the stuffed dy padded by p, the forward's padding, where the "
+        "backward needs k - 1 - p",
+        "pad the stuffed dy by k - 1 - p on every side (a forward padding "
+        "p takes p rows of each full window away), plus the "
+        "output_padding rows at the bottom and right",
     ),
 }
