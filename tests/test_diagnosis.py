@@ -1073,6 +1073,220 @@ SECOND_STYLES = [
 MISTAKES += SECOND_STYLES
 
 
+# grad_check: weak checks of a backward pass, in two styles each ----------
+
+
+def _gc(dy="random", rtol=1e-5, which=("dx", "dw"), style="loops"):
+    """A learner's ``grad_check``: central differences element by element
+    (``loops``) or along one random direction per argument
+    (``direction``), with ``dy`` random or all ones, both gradients or
+    one, at tolerance ``rtol``."""
+
+    def answer(forward, backward, x, w):
+        rng = np.random.default_rng(7)
+        shape = forward(x, w).shape
+        g = np.ones(shape) if dy == "ones" else rng.standard_normal(shape)
+        dx, dw = backward(x, w, g)
+        eps = 1e-6
+
+        def loss(a, b):
+            return np.sum(forward(a, b) * g)
+
+        ok = True
+        for name, got, args in (("dx", dx, 0), ("dw", dw, 1)):
+            if name not in which:
+                continue
+            at = [np.array(x, dtype=float), np.array(w, dtype=float)]
+            if style == "loops":
+                num = np.zeros_like(at[args])
+                for i in np.ndindex(num.shape):
+                    old = at[args][i]
+                    at[args][i] = old + eps
+                    plus = loss(*at)
+                    at[args][i] = old - eps
+                    minus = loss(*at)
+                    at[args][i] = old
+                    num[i] = (plus - minus) / (2 * eps)
+                ok = ok and np.allclose(got, num, rtol=rtol)
+            else:
+                u = rng.standard_normal(at[args].shape)
+                up, down = list(at), list(at)
+                up[args] = at[args] + eps * u
+                down[args] = at[args] - eps * u
+                num = (loss(*up) - loss(*down)) / (2 * eps)
+                ok = ok and math.isclose(np.sum(got * u), num, rel_tol=rtol)
+        return bool(ok)
+
+    return answer
+
+
+MISTAKES += [
+    ("grad_check", "ones-upstream", _gc(dy="ones")),
+    ("grad_check", "ones-upstream", _gc(dy="ones", style="direction")),
+    ("grad_check", "loose-tolerance", _gc(rtol=1e-2)),
+    ("grad_check", "loose-tolerance", _gc(rtol=1e-3, style="direction")),
+    ("grad_check", "one-gradient", _gc(which=("dx",))),
+    ("grad_check", "one-gradient", _gc(which=("dw",), style="direction")),
+    ("grad_check", "one-gradient", _gc(which=("dw",))),
+    ("grad_check", "one-gradient", _gc(which=("dx",), style="direction")),
+]
+
+
+# adjoint_gap: the inverse tested instead, the draws in the other order
+
+
+def ag_round_trip(A, At, x_shape, y_shape, rng):
+    x = rng.standard_normal(x_shape)
+    return float(np.sqrt(np.sum((At(A(x)) - x) ** 2)))
+
+
+def ag_round_trip_norm(A, At, x_shape, y_shape, rng):
+    x = rng.standard_normal(x_shape)
+    return np.linalg.norm((At(A(x)) - x).ravel())
+
+
+def ag_r_first(A, At, x_shape, y_shape, rng):
+    r = rng.standard_normal(y_shape)
+    x = rng.standard_normal(x_shape)
+    return np.sum(A(x) * r) - np.sum(x * At(r))
+
+
+def ag_r_first_vdot(A, At, x_shape, y_shape, rng):
+    r, x = rng.standard_normal(y_shape), rng.standard_normal(x_shape)
+    return np.vdot(A(x), r) - np.vdot(x, At(r))
+
+
+MISTAKES += [
+    ("adjoint_gap", "inverse-test", ag_round_trip),
+    ("adjoint_gap", "inverse-test", ag_round_trip_norm),
+    ("adjoint_gap", "draw-order", ag_r_first),
+    ("adjoint_gap", "draw-order", ag_r_first_vdot),
+]
+
+
+# race_map: the overlap map, and the windows placed wrong, in two styles
+
+
+def _rm_loops(any_thread=False, stride_used=True, pad_lost=False, crop=True):
+    """Marks per thread, window by window; ``pad_lost`` moves every window
+    by ``p`` (the padding forgotten), ``any_thread`` counts every window."""
+
+    def answer(input_size, kernel_size, stride=1, padding=0, split=1):
+        (h, w), k, p = input_size, kernel_size, padding
+        s, shift = stride if stride_used else 1, p if pad_lost else 0
+        oh = (h + 2 * p - k) // stride + 1
+        ow = (w + 2 * p - k) // stride + 1
+        marks = np.zeros((2, h + 2 * p, w + 2 * p), dtype=int)
+        for i in range(oh):
+            for j in range(ow):
+                t = 0 if any_thread or i < split else 1
+                r, q = shift + i * s, shift + j * s
+                marks[t, r : r + k, q : q + k] += 1
+        both = (marks[0] > 1) if any_thread else (marks[0] > 0) & (marks[1] > 0)
+        return both[p : p + h, p : p + w] * 1 if crop else both * 1
+
+    return answer
+
+
+def _rm_ranges(any_thread=False, stride_used=True, pad_lost=False,
+               crop=True):
+    """Rows each thread covers as intervals (every covered column is
+    covered by both), or the overlap count by np.add.at."""
+
+    def answer(input_size, kernel_size, stride=1, padding=0, split=1):
+        (h, w), k, p = input_size, kernel_size, padding
+        s, shift = stride if stride_used else 1, p if pad_lost else 0
+        oh = (h + 2 * p - k) // stride + 1
+        ow = (w + 2 * p - k) // stride + 1
+        rows, cols = np.arange(h + 2 * p)[:, None], np.arange(w + 2 * p)
+        if any_thread:
+            count = np.zeros((h + 2 * p, w + 2 * p), dtype=int)
+            i, j, a, b = np.indices((oh, ow, k, k)).reshape(4, -1)
+            np.add.at(count, (shift + i * s + a, shift + j * s + b), 1)
+            out = count > 1
+        else:
+            top = shift + (min(split, oh) - 1) * s + k  # thread 0: rows < top
+            low = shift + split * s  # thread 1: rows >= low, < end
+            end = shift + (oh - 1) * s + k
+            in_cols = (cols >= shift) & (cols < shift + (ow - 1) * s + k)
+            out = ((rows < top) & (rows >= low) & (rows < end) & in_cols
+                   & (split < oh) & (split > 0))
+        return (out[p : p + h, p : p + w] if crop else out).astype(int)
+
+    return answer
+
+
+MISTAKES += [
+    ("race_map", "any-overlap", _rm_loops(any_thread=True)),
+    ("race_map", "any-overlap", _rm_ranges(any_thread=True)),
+    ("race_map", "stride-ignored", _rm_loops(stride_used=False)),
+    ("race_map", "stride-ignored", _rm_ranges(stride_used=False)),
+    ("race_map", "padding-ignored", _rm_loops(pad_lost=True)),
+    ("race_map", "padding-ignored", _rm_ranges(pad_lost=True)),
+    ("race_map", "no-crop", _rm_loops(crop=False)),
+    ("race_map", "no-crop", _rm_ranges(crop=False)),
+]
+
+
+# dx_by_conv2d: one step of the recipe wrong, by loops and by F.conv2d
+
+
+def _dxc(style="loops", stuff=True, kernel="flip", pad="k-1-p"):
+    def answer(dy, w, input_size, stride=1, padding=0):
+        n, co, oh, ow = dy.shape
+        ci, k, s, p = w.shape[1], w.shape[-1], stride, padding
+        (h, wd) = input_size
+        if stuff:
+            big = np.zeros((n, co, (oh - 1) * s + 1, (ow - 1) * s + 1))
+            big[:, :, ::s, ::s] = dy
+        else:
+            big = dy
+        q = k - 1 - p if pad == "k-1-p" else p
+        eh = h - ((oh - 1) * s - 2 * p + k)
+        ew = wd - ((ow - 1) * s - 2 * p + k)
+        big = np.pad(big, ((0, 0), (0, 0), (q, q + eh), (q, q + ew)))
+        kk = {"flip": w[:, :, ::-1, ::-1], "none": w,
+              "transpose": w.transpose(0, 1, 3, 2)}[kernel]
+        kk = np.ascontiguousarray(kk.transpose(1, 0, 2, 3))  # (ci, co, k, k)
+        if style == "conv":
+            return F.conv2d(big, kk).data
+        rows, cols = big.shape[2] - k + 1, big.shape[3] - k + 1
+        dx = np.zeros((n, ci, rows, cols))
+        for i in range(rows):
+            for j in range(cols):
+                patch = big[:, :, i : i + k, j : j + k]
+                dx[:, :, i, j] = np.einsum("nokl,cokl->nc", patch, kk)
+        return dx
+
+    return answer
+
+
+def dxc_conv_transpose(dy, w, input_size, stride=1, padding=0):
+    op = tuple(n - ((m - 1) * stride - 2 * padding + w.shape[-1])
+               for n, m in zip(input_size, dy.shape[2:], strict=True))
+    return F.conv_transpose2d(dy, w, stride=stride, padding=padding,
+                              output_padding=op).data
+
+
+def dxc_autodiff(dy, w, input_size, stride=1, padding=0):
+    x = cg.Tensor(np.zeros((dy.shape[0], w.shape[1], *input_size)),
+                  requires_grad=True)
+    F.conv2d(x, w, stride=stride, padding=padding).backward(dy)
+    return x.grad
+
+
+MISTAKES += [
+    ("dx_by_conv2d", "stride-ignored", _dxc(stuff=False)),
+    ("dx_by_conv2d", "stride-ignored", _dxc("conv", stuff=False)),
+    ("dx_by_conv2d", "kernel-flipped", _dxc(kernel="none")),
+    ("dx_by_conv2d", "kernel-flipped", _dxc("conv", kernel="none")),
+    ("dx_by_conv2d", "taps-swapped", _dxc(kernel="transpose")),
+    ("dx_by_conv2d", "taps-swapped", _dxc("conv", kernel="transpose")),
+    ("dx_by_conv2d", "stuffed-padding", _dxc(pad="p")),
+    ("dx_by_conv2d", "stuffed-padding", _dxc("conv", pad="p")),
+]
+
+
 def _ids(row):
     return f"{row[0]}-{row[1]}-{row[2].__name__}"
 
@@ -1537,6 +1751,19 @@ def dgb_sliding_windows(x, w, dy, stride=1, padding=0, dilation=1, groups=1):
     return dxp[:, :, p : p + h, p : p + wd], dw
 
 
+def ag_vdot(A, At, x_shape, y_shape, rng):
+    x = rng.standard_normal(x_shape)
+    r = rng.standard_normal(y_shape)
+    return np.vdot(A(x), r) - np.vdot(x, At(r))
+
+
+def ag_einsum(A, At, x_shape, y_shape, rng):
+    x, r = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    ax, atr = A(x).ravel(), At(r).ravel()
+    return float(np.einsum("i,i->", ax, r.ravel())
+                 - np.einsum("i,i->", x.ravel(), atr))
+
+
 def fwb_ok_loop(layers):
     return next(i for i, (fn, inputs) in enumerate(layers)
                 if not cg.gradcheck(fn, inputs, raise_exception=False).ok)
@@ -1582,6 +1809,12 @@ RIGHT = [
     ("dilated_grouped_backward", dgb_sliding_windows),
     ("find_wrong_backward", fwb_ok_loop),
     ("conv_double_backward", cdb_sliding_windows),
+    ("grad_check", _gc(style="direction")),
+    ("grad_check", _gc(rtol=1e-6)),
+    ("adjoint_gap", ag_vdot), ("adjoint_gap", ag_einsum),
+    ("race_map", _rm_loops()), ("race_map", _rm_ranges()),
+    ("dx_by_conv2d", dxc_conv_transpose), ("dx_by_conv2d", dxc_autodiff),
+    ("dx_by_conv2d", _dxc("conv")),
 ]
 
 

@@ -54,7 +54,7 @@ PREFIXES = {
     "sgd": "sgd_momentum_step", "macs": "conv2d_macs",
     "dgb": "dilated_grouped_backward", "fwb": "find_wrong_backward",
     "cm": "conv_matrix", "cbd": "checkerboard_dx",
-    "cdb": "conv_double_backward",
+    "cdb": "conv_double_backward", "ag": "adjoint_gap",
 }
 
 

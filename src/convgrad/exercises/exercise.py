@@ -24,7 +24,10 @@ class Exercise:
     tries them, then :data:`.shared.GENERIC` (together: :attr:`rules`).
     ``feeds`` maps an output that is a scatter to the terms that build it,
     so a report can say which windows feed a wrong element; ``hint`` is
-    said when no rule fits (a dict: one per output).
+    said when no rule fits (a dict: one per output). ``outcomes`` are the
+    numbers of the syllabus's learning outcomes (``course/README.md``)
+    whose skill the exercise grades; ``tests/test_outcomes.py`` fails if
+    an outcome has none.
     """
 
     name: str
@@ -39,9 +42,11 @@ class Exercise:
     # loose enough for an answer computed in float32, tight enough for a bug
     rtol: float = 1e-5
     atol: float = 1e-7
+    outcomes: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mistakes", tuple(self.mistakes))
+        object.__setattr__(self, "outcomes", tuple(self.outcomes))
 
     @property
     def rules(self) -> tuple[Rule, ...]:

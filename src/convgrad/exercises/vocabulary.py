@@ -16,19 +16,22 @@ overwrites         square_plus_backward, col2im, conv2d_backward (dx, dw, db),
                    dilated_grouped_backward (dx), checkerboard_dx
 no-crop            col2im, conv2d_backward (dx), conv_transpose2d,
                    dilated_grouped_backward (dx), conv_matrix,
-                   checkerboard_dx
+                   checkerboard_dx, race_map
 dilation-ignored   im2col, col2im, conv_output_size,
                    dilated_grouped_backward (dx, dw)
 stride-ignored     im2col, col2im, conv2d_backward (dx, dw), maxpool_forward,
                    avgpool_backward, conv_transpose2d, conv_output_size,
                    conv2d_macs, dilated_grouped_backward (dx, dw),
-                   conv_matrix, checkerboard_dx, conv_double_backward
+                   conv_matrix, checkerboard_dx, conv_double_backward,
+                   race_map, dx_by_conv2d
 kernel-flipped     im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
                    grouped_weight_matrix, dilated_grouped_backward (dx),
-                   conv_matrix, checkerboard_dx, conv_double_backward
+                   conv_matrix, checkerboard_dx, conv_double_backward,
+                   dx_by_conv2d
 taps-swapped       im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
                    grouped_weight_matrix, dilated_grouped_backward (dx, dw),
-                   conv_matrix, checkerboard_dx, conv_double_backward
+                   conv_matrix, checkerboard_dx, conv_double_backward,
+                   dx_by_conv2d
 missing-batch-sum  conv2d_backward (dw, db), conv2d_macs,
                    dilated_grouped_backward (dw), conv_double_backward (dw)
 batch-mean         conv2d_backward (dw, db), dilated_grouped_backward (dw)
@@ -59,8 +62,15 @@ column-order       grouped_weight_matrix
 output-padding     conv_transpose2d
 transposed         conv_matrix
 flat-order         conv_matrix
-padding-ignored    conv_matrix
+padding-ignored    conv_matrix, race_map
 parity             checkerboard_dx
+ones-upstream      grad_check
+loose-tolerance    grad_check
+one-gradient       grad_check
+inverse-test       adjoint_gap
+draw-order         adjoint_gap
+any-overlap        race_map
+stuffed-padding    dx_by_conv2d
 =================  ==========================================================
 
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
@@ -266,5 +276,46 @@ CODES: dict[str, tuple[str, str]] = {
         "and columns",
         "window (i, j) starts at (i*s, j*s) on the padded canvas, counting "
         "from 0: with stride 2 the first stamp covers rows 0 to k - 1",
+    ),
+    "ones-upstream": (
+        "a check with an all-ones dy: a dy symmetric in H and W hides an "
+        "index with i and j swapped",
+        "draw dy at random, dy = rng.standard_normal(y.shape): an all-ones "
+        "dy weighs every output alike, so a backward that mixes outputs up "
+        "passes",
+    ),
+    "loose-tolerance": (
+        "a tolerance loose enough to pass a gradient that is slightly wrong",
+        "compare with np.allclose's defaults (rtol=1e-5): central "
+        "differences in float64 agree to about 1e-8, so anything looser "
+        "only lets bugs through",
+    ),
+    "one-gradient": (
+        "only one of the gradients compared",
+        "compare dx and dw, each with its own finite differences: a "
+        "backward can be right in one and wrong in the other",
+    ),
+    "inverse-test": (
+        "a test of an inverse, |At(A x) - x|, where the adjoint is asked",
+        "an adjoint need not undo A: compare <A x, r> with <x, At r> for a "
+        "random r of A's output shape, and return their difference",
+    ),
+    "draw-order": (
+        "r drawn before x, so the numbers are not the checker's",
+        "draw x = rng.standard_normal(x_shape) first, then "
+        "r = rng.standard_normal(y_shape)",
+    ),
+    "any-overlap": (
+        "the overlap map where the race map is asked: overlap inside one "
+        "thread is no race",
+        "mark each thread's pixels on its own and return where the two "
+        "threads' marks meet: one thread adds its own pieces in turn",
+    ),
+    "stuffed-padding": (
+        "the stuffed dy padded by p, the forward's padding, where the "
+        "backward needs k - 1 - p",
+        "pad the stuffed dy by k - 1 - p on every side (a forward padding "
+        "p takes p rows of each full window away), plus the "
+        "output_padding rows at the bottom and right",
     ),
 }

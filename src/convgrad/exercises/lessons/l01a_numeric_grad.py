@@ -178,4 +178,5 @@ EXERCISE = Exercise(
     atol=1e-6,
     hint="nudge one element at a time, both ways, and divide by "
          "2 * eps.",
+    outcomes=(5,),
 )

@@ -47,4 +47,5 @@ EXERCISE = Exercise(
     mistakes=MISTAKES,
     hint="x is used three times (twice in x * x, once in + x): "
          "add one piece per use.",
+    outcomes=(2,),
 )

@@ -93,4 +93,5 @@ EXERCISE = Exercise(
     mistakes=MISTAKES,
     hint="col[:, :, ki, kj, i, j] is the padded input at "
          "(i*s + ki*d, j*s + kj*d).",
+    outcomes=(1, 6),
 )

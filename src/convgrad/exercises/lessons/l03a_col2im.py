@@ -90,4 +90,5 @@ EXERCISE = Exercise(
     mistakes=MISTAKES,
     hint="add each column entry at (i*s + ki*d, j*s + kj*d) of "
          "the padded canvas, then crop the padding.",
+    outcomes=(2, 6),
 )

@@ -64,4 +64,5 @@ EXERCISE = Exercise(
     mistakes=MISTAKES,
     hint="dw sums dy times the input patch over images and "
          "windows; dx is col2im of w^T dy; db sums dy.",
+    outcomes=(1, 2),
 )

@@ -116,4 +116,5 @@ EXERCISE = Exercise(
     mistakes=MISTAKES,
     hint="sum(v * dx) = sum(dy * conv2d(v, w)): ddy is that conv "
          "of v; dw adds dy times v's patch, as in 4.1.",
+    outcomes=(7,),
 )

@@ -118,4 +118,5 @@ EXERCISE = Exercise(
     mistakes=MISTAKES,
     hint="each dy goes to the pixel its window chose; several "
          "windows may choose the same one.",
+    outcomes=(2, 4, 6),
 )

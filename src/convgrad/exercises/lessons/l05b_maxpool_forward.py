@@ -146,4 +146,5 @@ EXERCISE = Exercise(
                     "plane (not in the window, not on the "
                     "padded plane); the FIRST maximum wins a "
                     "tie."},
+    outcomes=(4, 6),
 )

@@ -123,4 +123,5 @@ EXERCISE = Exercise(
     mistakes=MISTAKES,
     hint="every window adds dy / divisor to each pixel it covers; "
          "the divisor follows count_include_pad.",
+    outcomes=(4,),
 )

@@ -107,4 +107,5 @@ EXERCISE = Exercise(
     mistakes=MISTAKES,
     hint="w is (C_in, C_out, K, K): each input pixel stamps its "
          "scaled kernel, the stamps add, then crop the padding.",
+    outcomes=(6,),
 )

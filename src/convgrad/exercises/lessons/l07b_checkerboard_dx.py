@@ -130,4 +130,5 @@ EXERCISE = Exercise(
     hint="every window (i, j) adds w at (i*s, j*s) of the "
          "padded canvas (dy = 1 there); the adds overlap; "
          "then crop the padding.",
+    outcomes=(2,),
 )

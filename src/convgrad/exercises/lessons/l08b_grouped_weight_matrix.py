@@ -86,4 +86,5 @@ EXERCISE = Exercise(
     mistakes=MISTAKES,
     hint="block g holds w's rows of group g, its columns ordered "
          "(c, ki, kj) like im2col's rows.",
+    outcomes=(1,),
 )

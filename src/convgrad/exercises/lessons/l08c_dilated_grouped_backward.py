@@ -69,4 +69,5 @@ EXERCISE = Exercise(
     hint="taps are dilation apart; output channel o reads only "
          "the input channels of its group, which start at "
          "c0 = (o // (C_out/groups)) * (C_in/groups).",
+    outcomes=(1,),
 )

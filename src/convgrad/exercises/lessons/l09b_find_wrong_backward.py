@@ -286,4 +286,5 @@ EXERCISE = Exercise(
     mistakes=MISTAKES,
     hint="cg.gradcheck(fn, inputs, raise_exception=False).ok is "
          "False for exactly one suspect: return its index.",
+    outcomes=(5,),
 )

@@ -1,0 +1,153 @@
+"""Lesson 3: ``adjoint_gap``, the adjoint identity as a test.
+
+The learner writes ``adjoint_gap(A, At, x_shape, y_shape, rng)``: draw
+``x`` (shape ``x_shape``) and then ``r`` (shape ``y_shape``) with
+``rng.standard_normal`` and return ``<A x, r> - <x, At r>``. It is about
+0 when ``At`` is the adjoint of ``A`` and clearly not when it is not.
+
+The cases are pairs of maps: im2col with col2im (windows that overlap,
+and windows with gaps between them), im2col with a col2im that
+overwrites, conv2d with conv_transpose2d, and with a conv_transpose2d whose
+kernel is flipped. On two of the true pairs the round trip ``At(A x)`` is
+not ``x``: a test of the inverse gives a number far from 0 there, which
+separates it from the adjoint test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from convgrad import F
+
+from ..diagnosis import model
+from ..exercise import Exercise
+from ..shared import numbers
+from .l02a_im2col import im2col
+from .l03a_col2im import col2im
+
+
+@dataclass(frozen=True, repr=False)
+class Map:
+    """A linear map on arrays, named for the reports."""
+
+    name: str
+    fn: Callable = field(compare=False)
+
+    def __call__(self, a):
+        return np.asarray(self.fn(np.array(a, dtype=np.float64)))
+
+    def __repr__(self) -> str:
+        return f"Map({self.name!r})"
+
+
+class Draws(np.random.Generator):
+    """A generator that remembers its seed: the checker hands each call a
+    fresh one (:meth:`fresh`), so the learner's draws and the
+    reference's are the same numbers."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(np.random.PCG64(seed))
+        self.seed = seed
+
+    def fresh(self) -> Draws:
+        return Draws(self.seed)
+
+    def __repr__(self) -> str:
+        return f"Draws(seed={self.seed})"
+
+
+def _overwrite(col, size, k, s=1, p=0):
+    """col2im with ``=``: each pixel keeps the last entry that lands."""
+    n, c, _, _, oh, ow = col.shape
+    h, w = size
+    xp = np.zeros((n, c, h + 2 * p, w + 2 * p))
+    for ki in range(k):
+        for kj in range(k):
+            xp[:, :, ki:ki + (oh - 1) * s + 1:s,
+               kj:kj + (ow - 1) * s + 1:s] = col[:, :, ki, kj]
+    return xp[:, :, p:p + h, p:p + w]
+
+
+def _pairs(rng: np.random.Generator) -> list[tuple[Map, Map, tuple, tuple]]:
+    w = numbers(rng, 3, 2, 3, 3)  # conv2d: C_out 3, C_in 2
+    kw = dict(stride=2, padding=1)
+    return [
+        (Map("im2col, kernel 3, padding 1",
+             lambda x: im2col(x, 3, padding=1)),
+         Map("col2im, kernel 3, padding 1",
+             lambda c: col2im(c, (5, 5), 3, padding=1)),
+         (2, 2, 5, 5), (2, 2, 3, 3, 5, 5)),
+        (Map("im2col, kernel 2, stride 3", lambda x: im2col(x, 2, 3)),
+         Map("col2im, kernel 2, stride 3",
+             lambda c: col2im(c, (6, 6), 2, 3)),
+         (1, 2, 6, 6), (1, 2, 2, 2, 2, 2)),
+        (Map("im2col, kernel 3", lambda x: im2col(x, 3)),
+         Map("col2im with = for +=, kernel 3",
+             lambda c: _overwrite(c, (5, 5), 3)),
+         (2, 1, 5, 5), (2, 1, 3, 3, 3, 3)),
+        (Map("conv2d, kernel 3, stride 2, padding 1",
+             lambda x: F.conv2d(x, w, **kw).data),
+         Map("conv_transpose2d, same w and geometry",
+             lambda y: F.conv_transpose2d(y, w, output_padding=1,
+                                          **kw).data),
+         (2, 2, 6, 6), (2, 3, 3, 3)),
+        (Map("conv2d, kernel 3, stride 2, padding 1",
+             lambda x: F.conv2d(x, w, **kw).data),
+         Map("conv_transpose2d with the kernel flipped",
+             lambda y: F.conv_transpose2d(y, w[..., ::-1, ::-1].copy(),
+                                          output_padding=1, **kw).data),
+         (2, 2, 6, 6), (2, 3, 3, 3)),
+    ]
+
+
+def adjoint_gap(A: Callable, At: Callable, x_shape: tuple, y_shape: tuple,
+                rng: np.random.Generator) -> float:
+    """``<A x, r> - <x, At r>`` for ``x``, then ``r``, drawn from ``rng``."""
+    x = rng.standard_normal(x_shape)
+    r = rng.standard_normal(y_shape)
+    return float(np.sum(A(x) * r) - np.sum(x * At(r)))
+
+
+def cases(rng: np.random.Generator) -> list[dict]:
+    return [{"A": A, "At": At, "x_shape": xs, "y_shape": ys,
+             "rng": Draws(int(rng.integers(1 << 16)))}
+            for A, At, xs, ys in _pairs(rng)]
+
+
+# the mistakes ----------------------------------------------------------------
+
+
+def inverse_test(run, output):
+    """The round trip's error, ``|At(A x) - x|``: a test of an inverse."""
+    c = run.case
+    x = c["rng"].fresh().standard_normal(c["x_shape"])
+    back = c["At"](c["A"](x))
+    return [("|At(A x) - x|, the round trip (a test of an inverse)",
+             float(np.linalg.norm(back - x)))]
+
+
+def drawn_the_other_way(run, output):
+    """The gap with ``r`` drawn before ``x``."""
+    c = run.case
+    g = c["rng"].fresh()
+    r = g.standard_normal(c["y_shape"])
+    x = g.standard_normal(c["x_shape"])
+    return [("the gap with r drawn before x",
+             float(np.sum(c["A"](x) * r) - np.sum(x * c["At"](r))))]
+
+
+MISTAKES = [
+    model("inverse-test", inverse_test),
+    model("draw-order", drawn_the_other_way),
+]
+
+EXERCISE = Exercise(
+    "adjoint_gap", 3, adjoint_gap, cases,
+    mistakes=MISTAKES,
+    outcomes=(3,),
+    hint="x = rng.standard_normal(x_shape) first, then r the same way; "
+         "return np.sum(A(x) * r) - np.sum(x * At(r)).",
+)
