@@ -165,6 +165,12 @@ DAVE = {
         0, 3, "timeout", "diagnosis [time-limit]"),
     ("dave", "04-conv-backward", "conv_double_backward"): (
         0, 2, "uses-library", "it called convgrad's kernels"),
+    ("dave", "03-col2im-scatter", "adjoint_gap"): (
+        0, 1, "error", "the notebook could not be read: NotJSONError"),
+    ("dave", "04-conv-backward", "grad_check"): (
+        0, 1, "not-attempted", "not attempted yet"),
+    ("dave", "04-conv-backward", "dx_by_conv2d"): (
+        0, 1, "not-attempted", "not attempted yet"),
 }
 
 
@@ -193,7 +199,11 @@ def test_the_grade_command_writes_the_grade_file(the_class, tmp_path):
             assert want[3] in diagnosis, (student, exercise, diagnosis)
         else:
             assert diagnosis == ""
-    assert [tuple(r[:3]) for r in table[1:]] == sorted(expected)
+    # one row per exercise, by student and lesson, each lesson's exercises
+    # in the notebook's order
+    assert sorted(tuple(r[:3]) for r in table[1:]) == sorted(expected)
+    assert [tuple(r[:2]) for r in table[1:]] == sorted(
+        tuple(r[:2]) for r in table[1:])
 
 
 def _one_notebook(folder: Path, col2im: str, conv_matrix: str) -> Path:

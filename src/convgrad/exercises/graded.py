@@ -319,20 +319,55 @@ def _kernel_names() -> tuple[str, ...]:
     return backend.KERNEL_NAMES + backend.FAST_NAMES
 
 
+class _Given:
+    """A callable the checker hands to the answer, as it is (its repr, its
+    attributes), but unwatched while it runs: what it calls is the
+    checker's doing, not the answer's."""
+
+    def __init__(self, fn: Callable, watch: _Watch) -> None:
+        self._fn, self._watch = fn, watch
+
+    def __call__(self, *args, **kwargs):
+        self._watch._given += 1
+        try:
+            return self._fn(*args, **kwargs)
+        finally:
+            self._watch._given -= 1
+
+    def __getattr__(self, name: str):
+        return getattr(self._fn, name)
+
+    def __repr__(self) -> str:
+        return repr(self._fn)
+
+
 class _Watch:
     """Record what of the library an answer calls, while it runs."""
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.hits: list[str] = []
+        #: > 0 while a function the checker handed to the answer runs (an
+        #: operator for adjoint_gap, a backward for grad_check): what it
+        #: calls is the checker's doing, not the answer's
+        self._given = 0
 
     def wrap(self, fn: Callable) -> Callable:
         @functools.wraps(fn)
         def watched(*args, **kwargs):
+            args = [self._unwatched(a) for a in args]
+            kwargs = {k: self._unwatched(v) for k, v in kwargs.items()}
             with self._watching(fn):
                 return fn(*args, **kwargs)
 
         return watched
+
+    def _unwatched(self, value: object) -> object:
+        """A callable among the answer's arguments (not a class), run
+        unwatched."""
+        if not callable(value) or isinstance(value, type):
+            return value
+        return _Given(value, self)
 
     @contextlib.contextmanager
     def _watching(self, fn: Callable) -> Iterator[None]:
@@ -340,7 +375,7 @@ class _Watch:
         hits = self.hits
 
         def profile(frame, event, arg):
-            if event == "call":
+            if event == "call" and not self._given:
                 label = codes.get(frame.f_code)
                 if label is not None:
                     hits.append(label)
@@ -388,7 +423,8 @@ class _Watch:
         hits = self.hits
 
         def recorded(*args, **kwargs):
-            hits.append(label)
+            if not self._given:
+                hits.append(label)
             return kernel(*args, **kwargs)
 
         return recorded
