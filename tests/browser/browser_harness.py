@@ -36,22 +36,16 @@ from urllib.parse import quote
 
 import pytest
 
+from convgrad.course.publish.chromium import CHROMIUM_FLAGS
+
 REPO = Path(__file__).resolve().parents[2]
 LESSONS_DIR = REPO / "notebooks"
 ARTIFACTS = REPO / "artifacts" / "browser"
 
 CHROMIUM = os.environ.get("CONVGRAD_CHROMIUM", "/usr/bin/chromium")
-# Flags measured to work in this sandbox (see ECOSYSTEM-NOTES); --headless comes from
-# Playwright's own `headless=True`.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+# Flags measured to work in this sandbox (see ECOSYSTEM-NOTES), the ones the
+# slide export uses; --headless comes from Playwright's own `headless=True`.
+CHROMIUM_ARGS = [f for f in CHROMIUM_FLAGS if f != "--headless"]
 
 # Lessons whose live view is also moved (slider dragged, Play pressed) and checked.
 INTERACTIVE_LESSONS = ("*col2im*", "*maxpool*")
