@@ -272,6 +272,7 @@ def test_every_lesson_ran_under_the_charts_hub_and_limit():
     for stem, mem in run["lesson_mem"].items():
         assert mem["ran"] == mem["of"] >= 1, (stem, mem)
         assert mem["oom_kills"] == 0 and mem["peak_mb"] > 0, (stem, mem)
+        assert mem["peak_mb"] <= 1.05 * mem["charged_peak_mb"], (stem, mem)
         # the summary is the largest of the students' own records
         mine = [r["lesson_mem"][stem]["peak_mb"] for r in run["records"]]
         assert mem["peak_mb"] == max(mine)
@@ -311,13 +312,14 @@ def test_the_capacity_tables_state_the_measured_numbers():
     # the lesson table is hub_load.json's
     table = section.split("<!-- lesson-peaks -->", 1)[1]
     rows = re.findall(r"^\| (\d\d-[\w-]+) \| (\d+)/(\d+) \| ([\d.]+) \| ([\d.]+) "
-                      r"\| (\d+) \| ([\d.]+) \|", table, re.M)
+                      r"\| ([\d.]+) \| (\d+) \| ([\d.]+) \|", table, re.M)
     assert sorted(r[0] for r in rows) == sorted(run["lesson_mem"])
-    for stem, ran, of, peak, ws, oom, t in rows:
+    for stem, ran, of, peak, charged, ws, oom, t in rows:
         mem = run["lesson_mem"][stem]
         counts = (mem["ran"], mem["of"], mem["oom_kills"])
         assert (int(ran), int(of), int(oom)) == counts
-        assert (float(peak), float(ws)) == (mem["peak_mb"], mem["working_set_mb"])
+        assert (float(peak), float(charged), float(ws)) == (
+            mem["peak_mb"], mem["charged_peak_mb"], mem["working_set_mb"])
         assert float(t) == run["lesson_s"][stem]["p50"]
     # students per node, from values.yaml's guarantees and the pod cap
     guarantee = _hub_bytes(sizes["guarantee"])

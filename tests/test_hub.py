@@ -99,6 +99,8 @@ def test_a_class_of_three_pulls_and_runs_two_lessons(request):
         for stem in hub_load.LESSONS:
             mem = rec["lesson_mem"][stem]
             assert 100 < mem["peak_mb"] <= limit_mib and mem["oom_kills"] == 0, rec
+            # resident memory is a part of what the cgroup was charged
+            assert mem["peak_mb"] <= 1.05 * mem["charged_peak_mb"] <= limit_mib, rec
         # idle kernels culled, the connected one included; the server stays
         cull = rec["cull"]
         assert cull["kernels_before"] and cull["kernels_after"] == [], cull
