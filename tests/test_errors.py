@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from convgrad import F
+from convgrad import F, geometry, upsample
 
 x4 = np.zeros((2, 4, 6, 6))
 w4 = np.zeros((6, 2, 3, 3))
@@ -36,6 +36,24 @@ CASES = [
     (lambda: F.conv_transpose2d(x4, np.zeros((4, 2, 3, 3)), groups=3), ValueError, ["groups=3", "divide"]),
     (lambda: F.conv_transpose2d(x4, np.zeros((4, 2, 3, 3)), padding="same"), ValueError, ["padding"]),
     (lambda: F.conv_transpose2d(np.zeros((1, 1, 1, 1)), np.zeros((1, 1, 1, 1)), padding=1), ValueError, ["padding", "empty"]),
+    (lambda: geometry.conv_transpose_out_size(0, 3), ValueError, ["size", "at least 1"]),
+    (lambda: geometry.conv_transpose_out_size(4, 3.0), TypeError, ["kernel_size", "int"]),
+    (lambda: geometry.conv_transpose_out_size(4, 3, stride=0), ValueError, ["stride", "at least 1"]),
+    (lambda: geometry.conv_transpose_out_size(4, 3, padding=-1), ValueError, ["padding", "at least 0"]),
+    (lambda: geometry.conv_transpose_out_size(4, 3, 2, output_padding=2), ValueError, ["output_padding", "smaller"]),
+    (lambda: geometry.conv_transpose_out_size(4, 3, dilation=True), TypeError, ["dilation", "int"]),
+    (lambda: geometry.conv_transpose_out_size(1, 1, padding=1), ValueError, ["padding=1", "empty"]),
+    (lambda: geometry.conv_transpose_out_size(2**31, 1), ValueError, ["size", "2**31 - 1"]),
+    (lambda: upsample.phase_means(np.zeros((2, 2, 2))), ValueError, ["plane", "2-D"]),
+    (lambda: upsample.phase_means(np.zeros((1, 4))), ValueError, ["plane", "period=2"]),
+    (lambda: upsample.phase_means(np.zeros((4, 4)), 0), ValueError, ["period", "at least 1"]),
+    (lambda: upsample.phase_spread(np.zeros((4, 4))), ValueError, ["phase means", "0"]),
+    (lambda: upsample.nearest_resize(np.zeros((4, 4)), 2.0), TypeError, ["factor", "int"]),
+    (lambda: upsample.subpixel_as_transposed(np.zeros((6, 1, 3, 3)), 2), ValueError, ["weight.shape[0]", "divisible"]),
+    (lambda: upsample.subpixel_as_transposed(np.zeros((4, 1, 3, 2)), 2), ValueError, ["weight", "square"]),
+    (lambda: upsample.subpixel_as_transposed(np.zeros((4, 1, 3, 3)), 2, 3), ValueError, ["padding", "K - 1 = 2"]),
+    (lambda: upsample.icnr((6, 1, 3, 3), 2), ValueError, ["shape", "divisible"]),
+    (lambda: upsample.fit_upsampler(lambda x: x, [], -1, lr=0.1), ValueError, ["steps", "at least 0"]),
     (lambda: F.unfold(np.zeros((6, 6)), 2), ValueError, ["input", "3-D", "4-D"]),
     (lambda: F.unfold(x4, 0), ValueError, ["kernel_size", "at least 1"]),
     (lambda: F.unfold(x4, (2, 2, 2)), TypeError, ["kernel_size", "pair"]),

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import convgrad as cg
-from convgrad import F
+from convgrad import F, geometry, nn, upsample
 
 pytestmark = [pytest.mark.torch, pytest.mark.usefixtures("each_backend")]
 
@@ -89,6 +89,129 @@ def test_kernel_4_stride_2_alternates_with_period_2_for_random_weights(
     np.testing.assert_allclose(inner[2:], inner[:-2])  # period 2 down
     np.testing.assert_allclose(inner[:, 2:], inner[:, :-2])  # and across
     assert len(np.unique(np.round(inner, 12))) == 4  # a checkerboard
+
+
+def _phase_spread_of_constant(model):
+    """The checkerboard ``model`` draws on a constant 8x8 image: the
+    relative spread of its output's 4 phase means, away from the border."""
+    return upsample.phase_spread(model(np.ones((1, 1, 8, 8))).data[0, 0,
+                                                                  2:-2, 2:-2])
+
+
+def test_learned_kernel_4_stride_2_weights_leave_a_checkerboard():
+    """Lesson 7 and plan 07's misconception: 300 SGD steps toward a
+    nearest-neighbour 2x upsampler (a target with no checkerboard, which
+    this layer could represent) fit it well, yet the 4 phases of a
+    constant image still differ by a few percent; resize-then-convolve,
+    trained the same way, is flat before and after."""
+    # the layer can match the target exactly: [0, 1, 1, 0] along each axis
+    x = np.random.default_rng(0).standard_normal((2, 1, 8, 8))
+    exact = np.outer([0.0, 1, 1, 0], [0.0, 1, 1, 0])[None, None]
+    np.testing.assert_array_equal(
+        F.conv_transpose2d(x, exact, stride=2, padding=1).data,
+        upsample.nearest_resize(x))
+    up4 = nn.ConvTranspose2d(1, 1, 4, stride=2, padding=1, bias=False,
+                             generator=1, dtype=np.float64)
+    assert _phase_spread_of_constant(up4) > 1  # random: a strong pattern
+    losses = upsample.fit_upsampler(up4, up4.parameters(), 300, lr=0.02,
+                                    seed=1)
+    assert losses[-1] < losses[0] / 100  # it learned the upsampler
+    learned = _phase_spread_of_constant(up4)
+    assert 0.01 < learned < 0.1  # 4.5%: a checkerboard of learned weights
+    # the phase means are the kernel's phase sums, as for random weights
+    w = up4.weight.data[0, 0]
+    sums = np.array([[w[a::2, b::2].sum() for b in (1, 0)] for a in (1, 0)])
+    np.testing.assert_allclose(
+        upsample.phase_means(up4(np.ones((1, 1, 8, 8))).data[0, 0, 2:-2,
+                                                             2:-2]),
+        sums, rtol=1e-12)
+    # it fades only as training goes on: 300 more steps, smaller still
+    upsample.fit_upsampler(up4, up4.parameters(), 300, lr=0.02, seed=2)
+    assert 0 < _phase_spread_of_constant(up4) < learned / 5
+
+    conv = nn.Conv2d(1, 1, 3, padding=1, bias=False, generator=1,
+                     dtype=np.float64)
+
+    def resize_conv(x):
+        return conv(upsample.nearest_resize(x))
+
+    assert _phase_spread_of_constant(resize_conv) < 1e-12
+    upsample.fit_upsampler(resize_conv, conv.parameters(), 300, lr=0.02,
+                           seed=1)
+    assert _phase_spread_of_constant(resize_conv) < 1e-12
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_resize_then_conv_is_flat_for_any_weights(seed, torch):
+    w = np.random.default_rng(seed).standard_normal((1, 1, 3, 3))
+    out = F.conv2d(upsample.nearest_resize(np.ones((1, 1, 6, 6))), w,
+                   padding=1).data[0, 0]
+    np.testing.assert_allclose(out[1:-1, 1:-1], w.sum(), rtol=1e-12)
+    theirs = torch.nn.functional.conv2d(
+        torch.nn.functional.interpolate(
+            torch.ones(1, 1, 6, 6, dtype=torch.float64), scale_factor=2,
+            mode="nearest"),
+        torch.tensor(w), padding=1)[0, 0].numpy()
+    np.testing.assert_allclose(out, theirs, rtol=1e-12)
+
+
+@pytest.mark.parametrize("r, k, p", [(2, 3, 1), (2, 3, 0), (3, 2, 1)])
+def test_subpixel_conv_is_a_transposed_conv(r, k, p, torch):
+    """Lesson 7: pixel_shuffle(conv2d(x, w, padding=p), r) is
+    conv_transpose2d with stride r, padding r*(K-1-p), kernel r*K."""
+    rng = np.random.default_rng(r * 10 + k + p)
+    x = rng.standard_normal((2, 3, 5, 4))
+    w = rng.standard_normal((2 * r * r, 3, k, k))
+    shuffled = F.pixel_shuffle(F.conv2d(x, w, padding=p), r).data
+    v, pad = upsample.subpixel_as_transposed(w, r, p)
+    assert v.shape == (3, 2, r * k, r * k) and pad == r * (k - 1 - p)
+    stamped = F.conv_transpose2d(x, v, stride=r, padding=pad).data
+    np.testing.assert_allclose(stamped, shuffled, rtol=1e-10, atol=1e-12)
+    theirs = torch.nn.functional.pixel_shuffle(
+        torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w),
+                                   padding=p), r).numpy()
+    np.testing.assert_allclose(shuffled, theirs, rtol=1e-10, atol=1e-12)
+
+
+def test_icnr_makes_a_flat_subpixel_conv_and_random_does_not():
+    ones = np.ones((1, 1, 8, 8))
+    rand = np.random.default_rng(3).standard_normal((4, 1, 3, 3))
+    flat = upsample.icnr((4, 1, 3, 3), 2, generator=3)
+    for w, spread in ((rand, lambda s: s > 0.1), (flat, lambda s: s < 1e-12)):
+        out = F.pixel_shuffle(F.conv2d(ones, w, padding=1), 2).data[0, 0]
+        assert spread(upsample.phase_spread(out[2:-2, 2:-2]))
+    # ICNR's sub-pixel conv is a resize of a plain conv
+    plain = F.conv2d(ones, flat[::4], padding=1).data
+    np.testing.assert_allclose(
+        F.pixel_shuffle(F.conv2d(ones, flat, padding=1), 2).data,
+        upsample.nearest_resize(plain), rtol=1e-12)
+
+
+# conv_arithmetic's transposed cases: (name, input, kernel, stride,
+# padding, output_padding, output)
+TRANSPOSED_SIZES = [
+    ("no padding, unit strides", 2, 3, 1, 0, 0, 4),
+    ("padding, unit strides", 6, 4, 1, 2, 0, 5),
+    ("half padding", 5, 3, 1, 1, 0, 5),
+    ("full padding", 7, 3, 1, 2, 0, 5),
+    ("no padding, strides", 2, 3, 2, 0, 0, 5),
+    ("padding, strides", 3, 3, 2, 1, 0, 5),
+    ("padding, strides, odd", 3, 3, 2, 1, 1, 6),
+]
+
+
+@pytest.mark.parametrize("name, i, k, s, p, op, o", TRANSPOSED_SIZES)
+def test_transposed_conv_size_table(name, i, k, s, p, op, o, torch):
+    """Lesson 7's table of conv_arithmetic's named transposed cases."""
+    assert geometry.conv_transpose_out_size(i, k, s, p, op) == o
+    ours = F.conv_transpose2d(np.zeros((1, 1, i, i)), np.zeros((1, 1, k, k)),
+                              stride=s, padding=p, output_padding=op)
+    theirs = torch.nn.functional.conv_transpose2d(
+        torch.zeros(1, 1, i, i), torch.zeros(1, 1, k, k), stride=s,
+        padding=p, output_padding=op)
+    assert ours.shape[2:] == tuple(theirs.shape[2:]) == (o, o)
+    # each is the adjoint of the conv that maps o back to i
+    assert geometry.conv_out_size(o, k, s, p, 1) == i
 
 
 # --------------------------------------------------------------------------

@@ -202,6 +202,58 @@ def pool_out_size(size: int, k: int, s: int, p: int, d: int, ceil: bool) -> int:
     return out
 
 
+def _scalar(value: object, name: str, minimum: int) -> int:
+    if not _is_int(value):
+        raise TypeError(f"{name} must be an int, got {value!r}")
+    v = int(value)  # type: ignore[arg-type]
+    if v < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {v}")
+    return check_max(v, name)
+
+
+def conv_transpose_out_size(
+    size: int,
+    kernel_size: int,
+    stride: int = 1,
+    padding: int = 0,
+    output_padding: int = 0,
+    dilation: int = 1,
+) -> int:
+    """A transposed conv's output size along one axis, checked:
+    ``(size - 1)*stride - 2*padding + dilation*(kernel_size - 1)
+    + output_padding + 1``.
+
+    It is the largest input a conv with the same ``kernel_size``,
+    ``stride``, ``padding`` and ``dilation`` maps to ``size``, minus the
+    ``output_padding`` (smaller than the stride or the dilation) that
+    picks among the ones it maps there. ``conv_transpose2d`` uses it per
+    axis; lesson 7's table of conv_arithmetic's cases is made with it.
+    """
+    n = _scalar(size, "size", 1)
+    k = _scalar(kernel_size, "kernel_size", 1)
+    s = _scalar(stride, "stride", 1)
+    p = _scalar(padding, "padding", 0)
+    op = _scalar(output_padding, "output_padding", 0)
+    d = _scalar(dilation, "dilation", 1)
+    if op >= max(s, d):
+        raise ValueError(
+            f"output_padding must be smaller than either stride or dilation, "
+            f"got output_padding={op}, stride={s}, dilation={d}"
+        )
+    out = _transpose_size(n, k, s, p, d, op)
+    if out < 1:
+        raise ValueError(
+            f"conv_transpose2d output would be empty ({out}) for size {n}, "
+            f"kernel_size {k}, stride {s}, dilation {d}: padding={p} is too "
+            f"large"
+        )
+    return out
+
+
+def _transpose_size(size: int, k: int, s: int, p: int, d: int, op: int) -> int:
+    return (size - 1) * s - 2 * p + d * (k - 1) + op + 1
+
+
 # --------------------------------------------------------------------------
 # window geometry shared by unfold / fold / conv / pool
 # --------------------------------------------------------------------------
@@ -508,7 +560,7 @@ def conv_transpose2d_geometry(
     op = output_padding_pair(output_padding, stride, dilation)
     out = []
     for size, kk, ss, pp, dd, oo in zip(x_shape[2:], k, s, p, d, op, strict=True):
-        o = (size - 1) * ss - 2 * pp + dd * (kk - 1) + oo + 1
+        o = _transpose_size(size, kk, ss, pp, dd, oo)
         if o < 1:
             raise ValueError(
                 f"conv_transpose2d output would be empty ({o}) for input size "
