@@ -1,5 +1,5 @@
-"""A made-up class for the grading tests: trimmed lessons 03 and 04 (their
-imports and exercise cells, straight from the real lessons) and three
+"""A made-up class for the grading tests: trimmed lessons 03, 04 and 11
+(their imports and exercise cells, straight from the real lessons) and three
 students' answers: alice right, bob with two bugs, carol's notebook raises.
 """
 
@@ -12,7 +12,8 @@ import nbformat
 from convgrad.course.grading import exercise_cells
 from convgrad.course.lessons import find_lessons
 
-LESSONS = ("03-col2im-scatter", "04-conv-backward")
+LESSONS = ("03-col2im-scatter", "04-conv-backward",
+           "11-differentiate-the-backward")
 
 # bob's two bugs -------------------------------------------------------------
 
@@ -64,7 +65,7 @@ CONV_BACKWARD_RAISES = '''\
 
 
 def trimmed_lessons(folder: Path) -> Path:
-    """Lessons 03 and 04 with only their first code cell (the imports)
+    """Lessons 03, 04 and 11 with only their first code cell (the imports)
     and each exercise cell with the markdown before it."""
     folder.mkdir(parents=True, exist_ok=True)
     for lesson in find_lessons(only=list(LESSONS)):
@@ -181,13 +182,14 @@ EXPECTED = {
     ("alice", "03-col2im-scatter", "col2im"): (1, 1, "passed", ""),
     ("alice", "03-col2im-scatter", "conv_matrix"): (1, 1, "passed", ""),
     ("alice", "04-conv-backward", "conv2d_backward"): (3, 3, "passed", ""),
-    ("alice", "04-conv-backward", "conv_double_backward"): (2, 2, "passed", ""),
+    ("alice", "11-differentiate-the-backward", "conv_double_backward"): (
+        2, 2, "passed", ""),
     ("bob", "03-col2im-scatter", "col2im"): (
         0, 1, "wrong", "diagnosis [no-crop]"),
     ("bob", "03-col2im-scatter", "conv_matrix"): (1, 1, "passed", ""),
     ("bob", "04-conv-backward", "conv2d_backward"): (
         2, 3, "wrong", "each output: dx ✗ (no-crop)  dw ✓  db ✓"),
-    ("bob", "04-conv-backward", "conv_double_backward"): (
+    ("bob", "11-differentiate-the-backward", "conv_double_backward"): (
         0, 2, "not-attempted", "not attempted yet"),
     ("carol", "03-col2im-scatter", "col2im"): (
         0, 1, "error", "raised NameError: name 'col' is not defined"),
@@ -195,7 +197,7 @@ EXPECTED = {
         0, 1, "not-attempted", "not attempted yet"),
     ("carol", "04-conv-backward", "conv2d_backward"): (
         0, 3, "error", "your function raised IndexError"),
-    ("carol", "04-conv-backward", "conv_double_backward"): (
+    ("carol", "11-differentiate-the-backward", "conv_double_backward"): (
         0, 2, "not-attempted", "not attempted yet"),
 }
 # the exercises no student of the class touches but alice, who hands in the

@@ -420,7 +420,7 @@ def test_second_derivative_against_finite_differences(fn, shapes):
 
 
 # --------------------------------------------------------------------------
-# lesson 4's exercise 4.4 (convgrad.exercises.double_backward)
+# lesson 11's exercise 11.1 (exercises/lessons/l11a_conv_double_backward.py)
 # --------------------------------------------------------------------------
 
 

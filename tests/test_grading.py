@@ -48,10 +48,10 @@ def every_lesson(tmp_path_factory):
     return out, made
 
 
-def test_the_assignments_cover_all_eleven_lessons(every_lesson):
+def test_the_assignments_cover_all_twelve_lessons(every_lesson):
     out, made = every_lesson
     lessons = find_lessons()
-    assert len(lessons) == 11
+    assert len(lessons) == 12
     assert [p.relative_to(out).as_posix() for p in made.notebooks] == [
         f"source/{x.stem}/{x.path.name}" for x in lessons]
     seed = str(made.seed)
@@ -151,8 +151,9 @@ def the_class(tmp_path_factory):
     subs = hand_in(root / "submissions", made.root, released)
     (subs / "dave").mkdir()
     (subs / "dave" / "03-col2im-scatter.ipynb").write_text('{"cells": [ oops')
-    nbformat.write(dave("04-conv-backward", released("04-conv-backward")),
-                   subs / "dave" / "04-conv-backward.ipynb")
+    for lesson in ("04-conv-backward", "11-differentiate-the-backward"):
+        nbformat.write(dave(lesson, released(lesson)),
+                       subs / "dave" / f"{lesson}.ipynb")
     return made, subs
 
 
@@ -163,7 +164,7 @@ DAVE = {
         0, 1, "error", "the notebook could not be read: NotJSONError"),
     ("dave", "04-conv-backward", "conv2d_backward"): (
         0, 3, "timeout", "diagnosis [time-limit]"),
-    ("dave", "04-conv-backward", "conv_double_backward"): (
+    ("dave", "11-differentiate-the-backward", "conv_double_backward"): (
         0, 2, "uses-library", "it called convgrad's kernels"),
     ("dave", "03-col2im-scatter", "adjoint_gap"): (
         0, 1, "error", "the notebook could not be read: NotJSONError"),

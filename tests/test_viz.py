@@ -345,6 +345,27 @@ def test_col2im_view_takes_dcol_in_unfolds_layout(make):
     assert set(wrong.synthetic) == {"dcol"}
 
 
+def test_col2im_view_names_its_arrays_as_the_lesson_does(make):
+    u = np.arange(9 * 9.0).reshape(9, 9) / 10
+    view = make(viz.Col2imView, input_size=(5, 5), padding=1, dcol=u,
+                names=("u", "dg"))
+    titles = [p.title for p in view.layout]
+    assert titles == ["u  (rows: taps, columns: windows)", "dg = col2im(u)"]
+    assert view.title == "col2im: every u entry is added onto its input pixel"
+    assert view.caption.startswith("step 1/") and "u[" in view.caption
+    assert " to dg[" in view.caption or "at dg[" in view.caption
+    assert "dcol" not in view.scene()["title"]
+    plain = make(viz.Col2imView, input_size=(5, 5), padding=1, dcol=u)
+    assert [p.title for p in plain.layout][1] == "dx = col2im(dcol)"
+    with pytest.raises(ValueError, match="names must differ"):
+        make(viz.Col2imView, names=("u", "u"))
+    with pytest.raises(TypeError, match="names must be two non-empty"):
+        make(viz.Col2imView, names="u")
+    with pytest.raises(TypeError, match="names must be two non-empty"):
+        view.rebuild(names=("u", ""))
+    assert titles == [p.title for p in view.layout]  # left as it was
+
+
 # --------------------------------------------------------------------------
 # fit: everything inside the figure, and the figure inside the output area
 # --------------------------------------------------------------------------

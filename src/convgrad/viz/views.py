@@ -142,9 +142,12 @@ def _size(p) -> tuple[int, int]:
 
 class Col2imView(View):
     """col2im, the scatter-add: each entry of ``dcol`` lands on its pixel,
-    and pixels that several windows share add up their entries."""
+    and pixels that several windows share add up their entries.
 
-    title = "col2im: every dcol entry is added onto its input pixel"
+    ``names`` = ``(columns, image)`` are what the panels and captions call
+    the two arrays, ``("dcol", "dx")`` unless the lesson calls them
+    otherwise (lesson 11 folds a direction ``u`` into ``dg``)."""
+
     defaults = dict(
         input_size=(7, 7),
         kernel_size=3,
@@ -153,11 +156,18 @@ class Col2imView(View):
         dilation=1,
         seed=0,
         dcol=None,
+        names=("dcol", "dx"),
     )
     aliases = {"dy": "dcol"}
     controls = GEOMETRY
 
+    @property
+    def title(self) -> str:  # type: ignore[override]
+        src = self._params["names"][0]
+        return f"col2im: every {src} entry is added onto its input pixel"
+
     def model(self, p):
+        _names(p["names"])
         win = trace.fold_window(p["input_size"], **_geometry(p))
         hw = _size(p)
         shape = (1, 1, *win.k, *win.out)
@@ -171,17 +181,18 @@ class Col2imView(View):
 
     def panels(self, m):
         win = m.window
+        src, dst = self._params["names"]
         return [
             _col_panel(
                 "dcol",
-                "dcol  (rows: taps, columns: windows)",
+                f"{src}  (rows: taps, columns: windows)",
                 win,
                 values=m.planes["dcol"],
                 marks=("src",),
             ),
             Panel(
                 "dx",
-                "dx = col2im(dcol)",
+                f"{dst} = col2im({src})",
                 *m.shape,
                 pad=win.p,
                 marks=("dst", "window"),
@@ -198,4 +209,15 @@ class Col2imView(View):
         }
 
     def describe(self, e):
-        return e.describe("dcol", "dx")
+        return e.describe(*self._params["names"])
+
+
+def _names(names) -> tuple[str, str]:
+    """Col2imView's ``names``: two different, non-empty strings."""
+    if (not isinstance(names, (tuple, list)) or len(names) != 2
+            or not all(isinstance(n, str) and n.strip() for n in names)):
+        raise TypeError("names must be two non-empty strings (columns, "
+                        f"image), such as ('dcol', 'dx'); got {names!r}")
+    if names[0] == names[1]:
+        raise ValueError(f"names must differ, got {names!r}")
+    return names[0], names[1]

@@ -1,4 +1,4 @@
-"""Lesson 4: ``conv_double_backward``, differentiate conv2d's backward pass.
+"""Lesson 11: ``conv_double_backward``, differentiate conv2d's backward pass.
 
 ``conv_double_backward(w, dy, v, stride, padding)`` returns ``(ddy, dw)``,
 the gradients of ``s = sum(v * dx)`` with respect to ``dy`` and to ``w``,
@@ -111,7 +111,7 @@ MISTAKES = [
 ]
 
 EXERCISE = Exercise(
-    "conv_double_backward", 4, conv_double_backward, cases,
+    "conv_double_backward", 11, conv_double_backward, cases,
     outputs=("ddy", "dw"),
     mistakes=MISTAKES,
     hint="sum(v * dx) = sum(dy * conv2d(v, w)): ddy is that conv "
