@@ -82,12 +82,15 @@ def _pad(x, p):
     return np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
 
 
-def _im2col(place):
+def _im2col(place, sizes_dilated=True):
+    """im2col with the taps at ``place``; with ``sizes_dilated=False``
+    its ``OH, OW`` are computed without the dilation too."""
     def im2col(x, kernel_size, stride=1, padding=0, dilation=1):
         n, c, h, w = x.shape
         k, s, p, d = kernel_size, stride, padding, dilation
-        oh, ow = geometry.conv_out_size(h, k, s, p, d), geometry.conv_out_size(
-            w, k, s, p, d)
+        ds = d if sizes_dilated else 1
+        oh, ow = geometry.conv_out_size(h, k, s, p, ds), geometry.conv_out_size(
+            w, k, s, p, ds)
         xp = _pad(x, p)
         col = np.zeros((n, c, k, k, oh, ow))
         for ki, kj, i, j in np.ndindex(k, k, oh, ow):
@@ -543,6 +546,8 @@ MISTAKES = [
     ("square_plus_backward", "mutates-input", sp_in_place),
     ("im2col", "stride-ignored", _im2col(NO_STRIDE)),
     ("im2col", "dilation-ignored", _im2col(NO_DILATION)),
+    # plan 02: an OH without the dilation is named too, not just "shape"
+    ("im2col", "dilation-ignored", _im2col(NO_DILATION, sizes_dilated=False)),
     ("im2col", "kernel-flipped", _im2col(FLIPPED)),
     ("col2im", "overwrites", _col2im(RIGHT_PLACE, assign=True)),
     ("col2im", "no-crop", _col2im(RIGHT_PLACE, crop=False)),
