@@ -79,6 +79,28 @@ def test_col2im_matches_reference_and_adds(case, dtype, which, rng):
 
 
 @pytest.mark.parametrize("case", CONV_WINDOWS)
+def test_the_window_loops_compute_what_the_tap_loops_do(case, rng):
+    """Lesson 2 times ``im2col`` (a loop over taps, every window sliced at
+    once) against ``im2col_by_window`` (four nested loops): the same
+    columns, and the same col2im, which adds onto what ``x`` holds."""
+    shape, win = _conv_win(case)
+    x = rng.standard_normal(shape)
+    taps = np.full((*shape[:2], *win.k, *win.out), np.nan)
+    windows = taps.copy()  # every entry must be written
+    R.im2col(x, *win.args, taps)
+    R.im2col_by_window(x, *win.args, windows)
+    np.testing.assert_array_equal(windows, taps)
+    c = rng.standard_normal(taps.shape)
+    start = rng.standard_normal(shape)
+    by_tap, by_window = start.copy(), start.copy()
+    R.col2im(c, *win.args, by_tap)
+    R.col2im_by_window(c, *win.args, by_window)
+    # the same adds in another order: equal up to rounding
+    np.testing.assert_allclose(by_window, by_tap, rtol=1e-12, atol=1e-12)
+    assert not np.allclose(by_tap, start)  # something was added
+
+
+@pytest.mark.parametrize("case", CONV_WINDOWS)
 def test_col2im_is_the_adjoint_of_im2col(case, rng):
     # <im2col(x), c> == <x, col2im(c)> for every x, c
     shape, win = _conv_win(case)

@@ -23,6 +23,63 @@ def _round_trip_counts(size, kernel_size, stride, padding):
 
 
 # --------------------------------------------------------------------------
+# lesson 2's table of named paddings, and plan 02, question 6
+# --------------------------------------------------------------------------
+
+
+def _torch_conv(torch, x, w, padding):
+    return torch.nn.functional.conv2d(
+        torch.tensor(x), torch.tensor(w), padding=padding).numpy()
+
+
+@pytest.mark.parametrize("size, k", [(7, 3), (28, 5), (9, 7), (6, 3)])
+def test_no_half_and_full_padding_give_the_sizes_lesson_2_tabulates(
+    size, k, torch
+):
+    """Stride 1, odd k: padding 0 gives H - k + 1, k // 2 gives H, k - 1
+    gives H + k - 1 (plan 02, question 6: k = 5 on 28x28 gives 24, 28
+    and 32)."""
+    rng = np.random.default_rng(size * 10 + k)
+    x = rng.standard_normal((1, 2, size, size))
+    w = rng.standard_normal((3, 2, k, k))
+    table = [(0, size - k + 1), (k // 2, size), (k - 1, size + k - 1)]
+    assert len({oh for _, oh in table}) == 3
+    for p, oh in table:
+        assert geometry.conv_out_size(size, k, 1, p, 1) == oh
+        ours = F.conv2d(x, w, padding=p).data
+        assert ours.shape == (1, 3, oh, oh)
+        np.testing.assert_allclose(ours, _torch_conv(torch, x, w, p),
+                                   rtol=1e-10, atol=1e-10)
+    if (size, k) == (28, 5):
+        assert [oh for _, oh in table] == [24, 28, 32]
+    # the names are the numbers: "valid" is no padding, "same" half
+    for named, p in (("valid", 0), ("same", k // 2)):
+        ours = F.conv2d(x, w, padding=named).data
+        np.testing.assert_array_equal(ours, F.conv2d(x, w, padding=p).data)
+        np.testing.assert_allclose(ours, _torch_conv(torch, x, w, named),
+                                   rtol=1e-10, atol=1e-10)
+
+
+def test_same_padding_of_an_even_kernel_adds_the_extra_row_at_the_bottom(
+    torch
+):
+    """Lesson 2: with an even kernel, "same" pads one more row and column
+    at the bottom and right, as torch does."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((1, 1, 6, 6))
+    w = rng.standard_normal((1, 1, 4, 4))  # 3 rows of padding: 1 + 2
+    same = F.conv2d(x, w, padding="same").data
+    assert same.shape == (1, 1, 6, 6)
+    lopsided = np.pad(x, ((0, 0), (0, 0), (1, 2), (1, 2)))
+    np.testing.assert_allclose(same, F.conv2d(lopsided, w).data,
+                               rtol=1e-12, atol=1e-12)
+    other_way = np.pad(x, ((0, 0), (0, 0), (2, 1), (2, 1)))
+    assert not np.allclose(same, F.conv2d(other_way, w).data)
+    np.testing.assert_allclose(same, _torch_conv(torch, x, w, "same"),
+                               rtol=1e-10, atol=1e-10)
+
+
+# --------------------------------------------------------------------------
 # plan 03, question 1: kernel 3, stride 1 on a 5x5 image
 # --------------------------------------------------------------------------
 

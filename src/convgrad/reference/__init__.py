@@ -3,9 +3,11 @@
 These are the readable versions a lesson shows. Every function takes its
 output array last; gathers fill it, scatters add into it (the caller zeroes
 it first). Window arguments are always ``kh, kw, sh, sw, ph, pw, dh, dw``.
+``im2col_by_window`` and ``col2im_by_window`` have no twin: they are the
+slow form lesson 2 times the tap loops against.
 """
 
-from .im2col import col2im, im2col
+from .im2col import col2im, col2im_by_window, im2col, im2col_by_window
 from .pool import (
     avgpool2d_backward,
     avgpool2d_forward,
@@ -18,7 +20,9 @@ __all__ = [
     "avgpool2d_backward",
     "avgpool2d_forward",
     "col2im",
+    "col2im_by_window",
     "im2col",
+    "im2col_by_window",
     "maxpool2d_backward",
     "maxpool2d_forward",
     "maxunpool2d",

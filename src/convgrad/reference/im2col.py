@@ -12,6 +12,14 @@ input pixel::
     w = ow * sw - pw + kj * dw
 
 and reads 0 when that pixel lies in the padding.
+
+:func:`im2col` and :func:`col2im` loop over the kernel's taps only and
+move every window at once with one strided slice per tap: ``KH*KW``
+slices, whatever the image size. :func:`im2col_by_window` and
+:func:`col2im_by_window` compute the same with four nested loops, one
+window position and one tap at a time (``OH*OW*KH*KW`` small copies), the
+form lesson 2 times the tap loop against. They are no kernel: no backend
+runs them.
 """
 
 from __future__ import annotations
@@ -27,7 +35,8 @@ def im2col(x, kh, kw, sh, sw, ph, pw, dh, dw, col):
         for kj in range(kw):
             # every window's tap (ki, kj) at once: a strided slice
             h0, w0 = ki * dh, kj * dw
-            col[:, :, ki, kj] = xp[:, :, h0 : h0 + sh * oh : sh, w0 : w0 + sw * ow : sw]
+            col[:, :, ki, kj] = xp[:, :, h0 : h0 + sh * oh : sh,
+                                   w0 : w0 + sw * ow : sw]
 
 
 def col2im(col, kh, kw, sh, sw, ph, pw, dh, dw, x):
@@ -46,7 +55,33 @@ def col2im(col, kh, kw, sh, sw, ph, pw, dh, dw, x):
             h0, w0 = ki * dh, kj * dw
             # within one tap the destinations are distinct, so += is safe;
             # across taps they overlap and the sums add up
-            xp[:, :, h0 : h0 + sh * oh : sh, w0 : w0 + sw * ow : sw] += col[
-                :, :, ki, kj
-            ]
+            xp[:, :, h0 : h0 + sh * oh : sh,
+               w0 : w0 + sw * ow : sw] += col[:, :, ki, kj]
+    x[...] = xp[:, :, ph : ph + h, pw : pw + w]
+
+
+def im2col_by_window(x, kh, kw, sh, sw, ph, pw, dh, dw, col):
+    """:func:`im2col` one window position and one tap at a time."""
+    oh, ow = col.shape[4], col.shape[5]
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    for i in range(oh):
+        for j in range(ow):
+            for ki in range(kh):
+                for kj in range(kw):
+                    h, w = i * sh + ki * dh, j * sw + kj * dw
+                    col[:, :, ki, kj, i, j] = xp[:, :, h, w]
+
+
+def col2im_by_window(col, kh, kw, sh, sw, ph, pw, dh, dw, x):
+    """:func:`col2im` one window position and one tap at a time."""
+    n, c, h, w = x.shape
+    oh, ow = col.shape[4], col.shape[5]
+    xp = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=x.dtype)
+    xp[:, :, ph : ph + h, pw : pw + w] = x
+    for i in range(oh):
+        for j in range(ow):
+            for ki in range(kh):
+                for kj in range(kw):
+                    r, q = i * sh + ki * dh, j * sw + kj * dw
+                    xp[:, :, r, q] += col[:, :, ki, kj, i, j]
     x[...] = xp[:, :, ph : ph + h, pw : pw + w]
