@@ -1296,6 +1296,74 @@ MISTAKES += [
 ]
 
 
+# linear_backward: one mistake, by loops over (n, o, i) and vectorised
+
+
+def _lb_loops(dw="sum", db="sum", transpose=""):
+    """linear_backward as loops over the examples, one mistake: ``dw`` or
+    ``db`` from the ``last`` example (``=`` in the loop) or the ``mean``;
+    ``dw`` built (D_in, D_out), or ``dx`` (D_in, N), by ``transpose``."""
+    def linear_backward(x, w, dy):
+        n, d_in = x.shape
+        d_out = w.shape[0]
+        gx = np.zeros((d_in, n) if transpose == "dx" else (n, d_in))
+        gw = np.zeros((d_in, d_out) if transpose == "dw" else (d_out, d_in))
+        gb = np.zeros(d_out)
+        for b in range(n):
+            if db == "last":
+                gb = dy[b].copy()  # '=' in the loop: the last example
+            else:
+                gb += dy[b]
+            piece = np.zeros_like(gw)
+            for o in range(d_out):
+                for i in range(d_in):
+                    at = (i, o) if transpose == "dw" else (o, i)
+                    piece[at] += dy[b, o] * x[b, i]
+                    at = (i, b) if transpose == "dx" else (b, i)
+                    gx[at] += dy[b, o] * w[o, i]
+            gw = piece if dw == "last" else gw + piece
+        if dw == "mean":
+            gw /= n
+        if db == "mean":
+            gb /= n
+        return gx, gw, gb
+    return linear_backward
+
+
+def _lb_vec(dw="sum", db="sum", transpose=""):
+    """linear_backward as matrix products, one mistake: ``dw`` or ``db``
+    from the ``first`` example, ``unsummed`` (one piece per example), the
+    batch ``mean``; or a product ``transpose``d."""
+    def linear_backward(x, w, dy):
+        gx = w.T @ dy.T if transpose == "dx" else dy @ w
+        gw = {"sum": dy.T @ x, "first": np.outer(dy[0], x[0]),
+              "unsummed": np.einsum("no,ni->noi", dy, x),
+              "mean": dy.T @ x / len(x)}[dw]
+        if transpose == "dw":
+            gw = x.T @ dy
+        gb = {"sum": dy.sum(axis=0), "first": dy[0], "unsummed": dy,
+              "mean": dy.mean(axis=0)}[db]
+        return gx, gw, gb
+    return linear_backward
+
+
+MISTAKES += [
+    ("linear_backward", "missing-batch-sum", _lb_loops(dw="last")),
+    ("linear_backward", "missing-batch-sum", _lb_loops(db="last")),
+    ("linear_backward", "missing-batch-sum", _lb_vec(dw="first")),
+    ("linear_backward", "missing-batch-sum", _lb_vec(db="first")),
+    ("linear_backward", "missing-batch-sum", _lb_vec(db="unsummed")),
+    ("linear_backward", "missing-batch-sum", _lb_vec(dw="unsummed")),
+    ("linear_backward", "batch-mean", _lb_loops(dw="mean")),
+    ("linear_backward", "batch-mean", _lb_loops(db="mean")),
+    ("linear_backward", "batch-mean", _lb_vec(dw="mean", db="mean")),
+    ("linear_backward", "shape", _lb_loops(transpose="dw")),
+    ("linear_backward", "shape", _lb_loops(transpose="dx")),
+    ("linear_backward", "shape", _lb_vec(transpose="dw")),
+    ("linear_backward", "shape", _lb_vec(transpose="dx")),
+]
+
+
 def _ids(row):
     return f"{row[0]}-{row[1]}-{row[2].__name__}"
 
@@ -1790,6 +1858,19 @@ def cdb_sliding_windows(w, dy, v, stride=1, padding=0):
             np.einsum("noij,ncijkl->ockl", dy, win))
 
 
+
+def lb_einsum(x, w, dy):
+    return (np.einsum("no,oi->ni", dy, w), np.einsum("no,ni->oi", dy, x),
+            np.einsum("no->o", dy))
+
+
+def lb_autodiff(x, w, dy):
+    xt, wt = cg.Tensor(x, requires_grad=True), cg.Tensor(w, requires_grad=True)
+    bt = cg.Tensor(np.zeros(w.shape[0]), requires_grad=True)
+    F.linear(xt, wt, bt).backward(dy)
+    return xt.grad, wt.grad, bt.grad
+
+
 RIGHT = [
     ("numeric_grad", ng_basis_vectors), ("numeric_grad", ng_in_place_restored),
     ("square_plus_backward", sp_formula), ("square_plus_backward", sp_autodiff),
@@ -1824,6 +1905,8 @@ RIGHT = [
     ("race_map", _rm_loops()), ("race_map", _rm_ranges()),
     ("dx_by_conv2d", dxc_conv_transpose), ("dx_by_conv2d", dxc_autodiff),
     ("dx_by_conv2d", _dxc("conv")),
+    ("linear_backward", _lb_loops()), ("linear_backward", lb_einsum),
+    ("linear_backward", lb_autodiff),
 ]
 
 
@@ -2064,7 +2147,8 @@ def _first_output_is_a_plane(name, wide=False):
 
 ARRAYS_OUT = [n for n in ALL if _first_output_is_a_plane(n)]
 PLANES_OUT = [n for n in ALL if _first_output_is_a_plane(n, wide=True)
-              and n != "conv_matrix"]  # a transposed C is `transposed`
+              and n != "conv_matrix"  # a transposed C is `transposed`
+              and n != "linear_backward"]  # a transposed dx is `shape`
 
 
 @pytest.mark.parametrize("name", ARRAYS_OUT)

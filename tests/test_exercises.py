@@ -316,6 +316,21 @@ def test_grouped_weight_matrix_is_the_grouped_conv(torch):
         np.testing.assert_allclose(m @ x.reshape(-1), want, rtol=1e-12)
 
 
+def test_linear_backward_matches_torch(torch):
+    rng = np.random.default_rng(3)
+    cases = _cases("linear_backward")
+    assert {case["x"].shape[0] for case in cases} >= {1, 2, 3}
+    for case in cases:
+        x, w = (torch.tensor(case[k], requires_grad=True) for k in ("x", "w"))
+        b = torch.tensor(rng.standard_normal(w.shape[0]), requires_grad=True)
+        dy = rng.standard_normal((x.shape[0], w.shape[0]))  # random upstream
+        torch.nn.functional.linear(x, w, b).backward(torch.tensor(dy))
+        dx, dw, db = solution("linear_backward")(case["x"], case["w"], dy)
+        for got, want in ((dx, x), (dw, w), (db, b)):
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got, want.grad.numpy(), rtol=1e-12)
+
+
 def test_sgd_momentum_matches_torch(torch):
     for case in _cases("sgd_momentum_step"):
         w = torch.tensor(case["w"], requires_grad=True)

@@ -220,8 +220,8 @@ window.convgradTest = (() => {
   }
 
   // The boxes of what is drawn inside `root`: pictures, controls, and the
-  // glyphs of every text (a text node's range, not its element, which may
-  // stretch far wider than its words).
+  // glyphs of every text (the ranges of a text node's words, not its
+  // element, which may stretch far wider than its words).
   function drawnBoxes(root) {
     const boxes = [];
     for (const el of root.querySelectorAll(DRAWN)) {
@@ -232,9 +232,14 @@ window.convgradTest = (() => {
     const range = document.createRange();
     for (let t = walker.nextNode(); t; t = walker.nextNode()) {
       if (!t.textContent.trim() || !t.parentElement) continue;
-      range.selectNodeContents(t);
-      for (const b of range.getClientRects()) {
-        if (b.width && b.height) boxes.push({ el: t.parentElement, b });
+      // each run of visible characters: a space draws nothing, and spaces
+      // that hang past the edge where a line wraps (pre-wrap) overflow nothing
+      for (const m of t.textContent.matchAll(/\S+/g)) {
+        range.setStart(t, m.index);
+        range.setEnd(t, m.index + m[0].length);
+        for (const b of range.getClientRects()) {
+          if (b.width && b.height) boxes.push({ el: t.parentElement, b });
+        }
       }
     }
     return boxes;

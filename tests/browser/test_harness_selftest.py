@@ -1,9 +1,11 @@
 """The harness, proved on a throwaway notebook (not a lesson).
 
 The notebook shows a real convgrad view (its scene player), a plain figure too
-wide for the output area, a stderr print (which is not an error) and a
-last cell that raises (which is). The test checks that the harness sees exactly
-that: the view and its player, the too-wide figure, the one error.
+wide for the output area, a stderr print (which is not an error), a line that
+wraps at a run of spaces (the spaces hang past the edge, drawing nothing: no
+overflow) and a last cell that raises (which is). The test checks that the
+harness sees exactly that: the view and its player, the too-wide figure, the
+one error.
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ def _demo_notebook() -> nbformat.NotebookNode:
         ),
         nbformat.v4.new_code_cell(TOO_WIDE),
         nbformat.v4.new_code_cell("print('a warning, not an error', file=sys.stderr)"),
+        # wraps after the spaces, which hang past the edge: nothing drawn there
+        nbformat.v4.new_code_cell("print('a' + ' ' * 300 + 'b')"),
         nbformat.v4.new_code_cell("raise ValueError('deliberate failure')"),
         # run-all stops at the error: this one never runs, and the wait must end.
         nbformat.v4.new_code_cell("print('never runs')"),
@@ -124,19 +128,19 @@ def test_harness_on_a_throwaway_notebook(demo_path, lab_server, page, artifacts_
         stderr = '[data-mime-type="application/vnd.jupyter.stderr"]'
         assert nb.panel().locator(stderr).count() == 2
         assert by_index[4]["domErrors"] == [] and by_index[4]["modelErrors"] == []
-        assert by_index[5]["modelErrors"] == ["ValueError: deliberate failure"]
-        assert len(by_index[5]["domErrors"]) == 1, by_index[5]
-        assert "ValueError" in by_index[5]["domErrors"][0]
-        assert "deliberate failure" in by_index[5]["domErrors"][0]
-        assert [r["index"] for r in report if r["domErrors"]] == [5]
+        assert by_index[6]["modelErrors"] == ["ValueError: deliberate failure"]
+        assert len(by_index[6]["domErrors"]) == 1, by_index[6]
+        assert "ValueError" in by_index[6]["domErrors"][0]
+        assert "deliberate failure" in by_index[6]["domErrors"][0]
+        assert [r["index"] for r in report if r["domErrors"]] == [6]
 
         # The lesson check fails on it, and its message names the screenshot.
-        with pytest.raises(Failure, match=r"cell 5 shows an error[\s\S]*screenshot: "):
+        with pytest.raises(Failure, match=r"cell 6 shows an error[\s\S]*screenshot: "):
             assert_no_errors(nb, report)
-        assert by_index[6]["count"] is None  # stopped after the error
+        assert by_index[7]["count"] is None  # stopped after the error
         # Without the error, the cell that never ran is reported.
         tagged = [{**r, "tags": ["raises-exception"]} for r in report]
-        with pytest.raises(Failure, match=r"code cells \[6\] never ran"):
+        with pytest.raises(Failure, match=r"code cells \[7\] never ran"):
             assert_no_errors(nb, tagged)
         assert_views_shown(nb, report, created)
         # A view created without being shown is reported.

@@ -105,7 +105,7 @@ from . import vocabulary
 from .checker import CheckResult, check
 from .exercise import Exercise
 from .graded import Graded, grade
-from .lessons import l09b_find_wrong_backward as bug_hunt
+from .lessons import l09c_find_wrong_backward as bug_hunt
 from .lessons.l01a_numeric_grad import numeric_grad
 from .lessons.l01b_square_plus_backward import square_plus_backward
 from .lessons.l02a_im2col import im2col
@@ -117,7 +117,7 @@ from .lessons.l06a_avgpool_backward import avgpool_backward
 from .lessons.l07a_conv_transpose2d import conv_transpose2d
 from .lessons.l08a_conv_output_size import conv_output_size
 from .lessons.l08b_grouped_weight_matrix import grouped_weight_matrix
-from .lessons.l09a_sgd_momentum_step import sgd_momentum_step
+from .lessons.l09b_sgd_momentum_step import sgd_momentum_step
 from .lessons.l10a_conv2d_macs import conv2d_macs
 from .registry import EXERCISES, solution
 from .vocabulary import CODES

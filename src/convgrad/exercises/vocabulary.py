@@ -33,8 +33,10 @@ taps-swapped       im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
                    conv_matrix, checkerboard_dx, conv_double_backward,
                    dx_by_conv2d
 missing-batch-sum  conv2d_backward (dw, db), conv2d_macs,
-                   dilated_grouped_backward (dw), conv_double_backward (dw)
-batch-mean         conv2d_backward (dw, db), dilated_grouped_backward (dw)
+                   dilated_grouped_backward (dw), conv_double_backward (dw),
+                   linear_backward (dw, db)
+batch-mean         conv2d_backward (dw, db), dilated_grouped_backward (dw),
+                   linear_backward (dw, db)
 one-sided          numeric_grad
 not-restored       numeric_grad
 low-precision      numeric_grad
@@ -43,7 +45,8 @@ wrong-index-width  maxpool_backward, maxpool_forward (argmax)
 index-convention   maxpool_forward (argmax)
 default-stride     maxpool_forward, avgpool_backward
 scale              every exercise
-shape              every exercise that returns an array
+shape              every exercise that returns an array, linear_backward
+                   (dx, dw: transposed)
 hw-swapped         every exercise that returns an image plane with H != W
 writes-to-copy     every exercise that returns an array, conv2d_backward (dx),
                    maxpool_backward
