@@ -181,7 +181,9 @@ def test_the_grade_command_writes_the_grade_file(the_class, tmp_path):
     run = subprocess.run(
         [sys.executable, "-m", "convgrad.course", "grade", str(subs),
          "--out", str(out), "--seed-file", str(made.seed_file),
-         "--time-limit", "1", "--notebook-limit", "120"],
+         # dave's conv2d_backward loops forever; every other answer stays
+         # well inside 5 s, even on a loaded machine (1 s was hit once)
+         "--time-limit", "5", "--notebook-limit", "120"],
         capture_output=True, text=True, env=_env(), timeout=600)
     assert run.returncode == 0, run.stderr
     assert run.stderr == ""
