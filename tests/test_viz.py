@@ -585,13 +585,15 @@ def test_batch_norm_view_completes_both_sums_before_any_dx(make):
     assert view.grids["dgamma"].texts[0][0].get_text() == cell_text(
         (dy * x_hat).sum())
     view.update(sums)  # the first dx: it reads both finished sums
-    assert cell_of(_mark(view, "dbeta.src")) == cell_of(_mark(view, "dgamma.src"))
-    assert _mark(view, "dbeta.src").get_visible()
-    assert _mark(view, "dgamma.src").get_visible()
+    assert cell_of(_mark(view, "dbeta.read")) == cell_of(_mark(view, "dgamma.read"))
+    assert _mark(view, "dbeta.read").get_visible()
+    assert _mark(view, "dgamma.read").get_visible()
     assert cell_of(view.grids["dx0_0"].marks["dst"]) == (0, 0)
     assert view.caption.startswith(f"step {sums + 1}/54:  dx[0,0,0,0] = ")
     shown = np.ma.getmaskarray(view.grids["dx0_0"].image.get_array())
     assert (~shown).sum() == 1
+    view.update(sums - 1)  # not before: a sum step writes, it reads no sum
+    assert not _mark(view, "dbeta.read").get_visible()
 
 
 @pytest.mark.parametrize("kwargs", [{}, dict(batch=1, channels=2),

@@ -10,7 +10,8 @@ sums per channel and one formula that needs them both::
 
 The view plays :func:`convgrad.trace.batch_norm_backward`: the two sums
 grow position by position over both images, and only then is ``dx``
-written, each cell from its own ``dy`` and ``x̂`` and the finished sums.
+written, each cell from its own ``dy`` and ``x̂`` and the finished sums
+(outlined as ``read``).
 """
 
 from __future__ import annotations
@@ -81,9 +82,11 @@ class BatchNormBackwardView(View):
             *(grid("xh", "x̂", b, k, values=x_hat[b, k], marks=("src",))
               for b in range(n) for k in range(c)),
             Panel("dbeta", "dβ = Σ dy", 1, c, plane=(size,),
-                  marks=("src", "dst"), column="sums", col_labels=ch),
+                  marks=("dst", "read"), column="sums", col_labels=ch,
+                  row_labels=[""]),
             Panel("dgamma", "dγ = Σ dy·x̂", 1, c, plane=(size + c,),
-                  marks=("src", "dst"), column="sums", col_labels=ch),
+                  marks=("dst", "read"), column="sums", col_labels=ch,
+                  row_labels=[""]),
             *(grid("dx", "dx", b, k, plane=(b * c * h * w + k * h * w,),
                    marks=("dst",), colored=True)
               for b in range(n) for k in range(c)),
@@ -97,8 +100,8 @@ class BatchNormBackwardView(View):
             return shown | {"dbeta.dst": (0, k)}
         if e.term == "dgamma":
             return shown | {f"xh{b}_{k}.src": (r, q), "dgamma.dst": (0, k)}
-        return shown | {f"xh{b}_{k}.src": (r, q), "dbeta.src": (0, k),
-                        "dgamma.src": (0, k), f"dx{b}_{k}.dst": (r, q)}
+        return shown | {f"xh{b}_{k}.src": (r, q), "dbeta.read": (0, k),
+                        "dgamma.read": (0, k), f"dx{b}_{k}.dst": (r, q)}
 
     def describe(self, e):
         return e.describe()

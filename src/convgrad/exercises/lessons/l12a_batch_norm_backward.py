@@ -34,8 +34,9 @@ def batch_norm_backward(
     gamma/sigma · (dy − dbeta/M − x_hat·dgamma/M)``."""
     n, _, h, w = dy.shape
     m = n * h * w  # the positions of one channel
-    dbeta = dy.sum(axis=AXES)
-    dgamma = (dy * x_hat).sum(axis=AXES)
+    axes = (0, 2, 3)  # every axis but the channel's
+    dbeta = dy.sum(axis=axes)
+    dgamma = (dy * x_hat).sum(axis=axes)
     mean_dy = _per_channel(dbeta) / m  # the mean's share
     mean_dyx = _per_channel(dgamma) / m  # the variance's share
     dx = _per_channel(gamma / sigma) * (dy - mean_dy - x_hat * mean_dyx)
