@@ -75,7 +75,7 @@ class BatchNormBackwardView(View):
             return Panel(f"{name}{b}_{k}", f"{title}[{b},{k}]", h, w,
                          column=name, **kw)
 
-        ch = [str(k) for k in range(c)]
+        ch = [f"c{k}" for k in range(c)]  # one cell per channel
         return [
             *(grid("dy", "dy", b, k, values=dy[b, k], marks=("src",))
               for b in range(n) for k in range(c)),
