@@ -357,6 +357,8 @@ def test_the_batch_norm_trace_replays_torchs_gradients(shape, rng, torch):
     (lambda: _bn_trace(gamma=np.ones(2)), "gamma must have shape (C,)"),
     (lambda: _bn_trace(sigma=np.zeros(1)), "sigma must be positive"),
     (lambda: _bn_trace(dy=np.ones((2, 3, 3))), "dy"),
+    (lambda: _bn_trace(dy=np.ones((0, 1, 3, 3)), x_hat=np.ones((0, 1, 3, 3))),
+     "dy must have at least one position per channel"),
 ])
 def test_the_batch_norm_trace_names_bad_input(call, words):
     with pytest.raises(ValueError, match=re.escape(words)):

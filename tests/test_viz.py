@@ -622,3 +622,16 @@ def test_batch_norm_view_last_frame_is_the_reference_backward(make, kwargs):
 def test_batch_norm_view_says_a_stand_in(make):
     view = make(viz.BatchNormBackwardView, x=np.zeros((3, 3)))
     assert set(view.synthetic) == {"x"}
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(batch=0), "batch must be a positive int, got 0"),
+    (dict(channels=1.5), "channels must be a positive int"),
+    (dict(input_size=(3, 0)), "input_size"),
+    (dict(eps=-1e-5), "eps must be a finite number >= 0"),
+])
+def test_batch_norm_view_names_a_bad_parameter(kwargs, words):
+    import re
+
+    with pytest.raises(ValueError, match=re.escape(words)):
+        viz.BatchNormBackwardView(**kwargs)

@@ -49,6 +49,9 @@ def batch_norm_backward(
     dtype = np.result_type(dy_, xh)
     dy_, xh = dy_.astype(dtype), xh.astype(dtype)
     n, c, h, w = dy_.shape
+    if not dy_.size:
+        raise ValueError(f"dy must have at least one position per channel, "
+                         f"got shape {dy_.shape}")
     g = _per_channel(gamma, "gamma", c, dtype)
     s = _per_channel(sigma, "sigma", c, dtype)
     if not np.all(np.isfinite(s) & (s > 0)):

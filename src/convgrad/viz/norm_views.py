@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import geometry as geo
 from .. import trace
 from ._base import Control, Model, View
 from ._panel import Panel
@@ -29,6 +30,12 @@ def normalise(x: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
     mean = x.mean(axis=(0, 2, 3), keepdims=True)
     sigma = np.sqrt(x.var(axis=(0, 2, 3), keepdims=True) + eps)
     return (x - mean) / sigma, sigma.reshape(-1)
+
+
+def _count(v: object, name: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+        raise ValueError(f"{name} must be a positive int, got {v!r}")
+    return int(v)
 
 
 class BatchNormBackwardView(View):
@@ -50,16 +57,20 @@ class BatchNormBackwardView(View):
     controls = (Control("batch", 1, 3),)
 
     def model(self, p):
-        n, c = int(p["batch"]), int(p["channels"])
-        h, w = p["input_size"]
-        shape = (n, c, int(h), int(w))
+        n, c = _count(p["batch"], "batch"), _count(p["channels"], "channels")
+        h, w = geo.pair(p["input_size"], "input_size", minimum=1)
+        eps = p["eps"]
+        if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not (
+                np.isfinite(eps) and eps >= 0):
+            raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+        shape = (n, c, h, w)
         synthetic: dict[str, str] = {}
         x = self.data(p, "x", shape, 0, synthetic)
         dy = self.data(p, "dy", shape, 6, synthetic)
         gamma = self.data(p, "gamma", (c,), 5, synthetic)
         if p["gamma"] is None:  # a stand-in scale: positive, near 1
             gamma = 1 + np.abs(gamma)
-        x_hat, sigma = normalise(x, float(p["eps"]))
+        x_hat, sigma = normalise(x, float(eps))
         t = trace.batch_norm_backward(dy, x_hat, gamma, sigma)
         states, touched = trace.replay_frames(t)
         planes = {"x": x, "dy": dy, "x_hat": x_hat, "gamma": gamma,
