@@ -76,7 +76,6 @@ stats-as-constants   batch_norm_backward (dx)
 mean-term-only       batch_norm_backward (dx)
 ===================  ========================================================
 
-``stats-as-constants`` and ``mean-term-only`` are lesson 12's batch norm.
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
 list: they are the other mistakes lessons 05, 06 and 08 warn about. The
 last four are those of lesson 03's convolution matrix and lesson 07's
@@ -86,6 +85,11 @@ never named (``taps-swapped`` to ``default-stride``), ``time-limit`` and
 not numbers, and fixes that follow the form of the answer: ``kernel-flipped``
 says "flip it" to a ``dx`` written as a conv2d of the zero-stuffed ``dy``,
 and "drop the [::-1]" to loops that flip.
+
+Lesson 12 added the table's last two rows, ``stats-as-constants`` and
+``mean-term-only``: the two ways a batch norm backward ignores that the
+batch's mean and variance depend on ``x``; its sums taken per image
+reuse ``missing-batch-sum``.
 """
 
 from __future__ import annotations

@@ -106,10 +106,17 @@ def per_image(run: Run, output: str):
             ("the last image's sum alone", sums[-1])]
 
 
+def batch_fix(source: str, output: str | None, label: str) -> str:
+    """The fix in batch norm's words: what every image shares."""
+    return ("the batch shares the statistics, gamma and beta: every sum "
+            "runs over the axes (0, 2, 3), the images n included, and M "
+            "counts N*H*W positions")
+
+
 MISTAKES = [  # specific first
     model("stats-as-constants", constants, outputs=("dx",)),
     model("mean-term-only", mean_term_only, outputs=("dx",)),
-    model("missing-batch-sum", per_image),
+    model("missing-batch-sum", per_image, fix=batch_fix),
 ]
 
 EXERCISE = Exercise(
