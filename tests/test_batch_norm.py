@@ -6,6 +6,8 @@ random upstream gradients and finite differences, and the errors."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from oracle import check_op, tol
@@ -285,3 +287,87 @@ def test_batchnorm2d_bad_input_is_named(call, exc, words):
         call()
     for word in words:
         assert word in str(info.value), (word, str(info.value))
+
+
+# --------------------------------------------------------------------------
+# lesson 12: the hand-written backward (the exercise's reference and the
+# view's trace) against torch's autograd, with a random upstream gradient
+# --------------------------------------------------------------------------
+
+
+def _torch_bn_grads(torch, x, gamma, beta, dy, eps=1e-5):
+    tx = torch.tensor(x, requires_grad=True)
+    tg = torch.tensor(gamma, requires_grad=True)
+    tb = torch.tensor(beta, requires_grad=True)
+    torch.nn.functional.batch_norm(tx, None, None, tg, tb, training=True,
+                                   eps=eps).backward(torch.tensor(dy))
+    return tx.grad.numpy(), tg.grad.numpy(), tb.grad.numpy()
+
+
+LESSON_12_SHAPES = [(2, 1, 3, 3), (3, 2, 2, 4), (1, 2, 3, 4), (4, 3, 1, 1)]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("shape", LESSON_12_SHAPES, ids=str)
+def test_the_lesson_12_reference_is_torchs_training_backward(shape, rng, torch):
+    from convgrad.exercises import solution
+    from convgrad.exercises.lessons.l12a_batch_norm_backward import normalised
+
+    x = rng.normal(0.3, 1.7, shape)
+    gamma, beta = rng.uniform(0.5, 2, shape[1]), rng.standard_normal(shape[1])
+    dy = rng.standard_normal(shape)  # random, signed: never all ones
+    x_hat, sigma = normalised(x)
+    ours = solution("batch_norm_backward")(dy, x_hat, gamma, sigma)
+    theirs = _torch_bn_grads(torch, x, gamma, beta, dy)
+    for a, b, name in zip(ours, theirs, ("dx", "dgamma", "dbeta"), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12, err_msg=name)
+    # and convgrad's own op agrees, on this backend
+    cx = cg.Tensor(x, requires_grad=True)
+    cgm = cg.Tensor(gamma, requires_grad=True)
+    F.batch_norm(cx, None, None, cgm, beta, training=True).backward(dy)
+    np.testing.assert_allclose(cx.grad, theirs[0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(cgm.grad, theirs[1], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("shape", LESSON_12_SHAPES, ids=str)
+def test_the_batch_norm_trace_replays_torchs_gradients(shape, rng, torch):
+    from convgrad import trace
+    from convgrad.viz.norm_views import normalise
+
+    x = rng.normal(-0.2, 1.3, shape)
+    gamma, beta = rng.uniform(0.5, 2, shape[1]), rng.standard_normal(shape[1])
+    dy = rng.standard_normal(shape)
+    x_hat, sigma = normalise(x, 1e-5)
+    t = trace.batch_norm_backward(dy, x_hat, gamma, sigma)
+    events = list(t)
+    m = shape[0] * shape[2] * shape[3]
+    assert len(events) == 3 * m * shape[1]  # dβ, dγ, dx at every position
+    # each channel's dx comes only after both of its sums are complete
+    for c in range(shape[1]):
+        terms = [e.term for e in events if e.src[1] == c]
+        assert terms == ["dbeta", "dgamma"] * m + ["dx"] * m
+    got = trace.batch_norm_parts(trace.replay(t), shape)
+    for a, b in zip(got, _torch_bn_grads(torch, x, gamma, beta, dy), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: _bn_trace(x_hat=np.zeros((2, 1, 3, 2))), "x_hat must have dy's"),
+    (lambda: _bn_trace(gamma=np.ones(2)), "gamma must have shape (C,)"),
+    (lambda: _bn_trace(sigma=np.zeros(1)), "sigma must be positive"),
+    (lambda: _bn_trace(dy=np.ones((2, 3, 3))), "dy"),
+    (lambda: _bn_trace(dy=np.ones((0, 1, 3, 3)), x_hat=np.ones((0, 1, 3, 3))),
+     "dy must have at least one position per channel"),
+])
+def test_the_batch_norm_trace_names_bad_input(call, words):
+    with pytest.raises(ValueError, match=re.escape(words)):
+        call()
+
+
+def _bn_trace(**changes):
+    from convgrad import trace
+
+    args = dict(dy=np.ones((2, 1, 3, 3)), x_hat=np.zeros((2, 1, 3, 3)),
+                gamma=np.ones(1), sigma=np.ones(1))
+    return trace.batch_norm_backward(**{**args, **changes})

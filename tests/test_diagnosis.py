@@ -1364,6 +1364,79 @@ MISTAKES += [
 ]
 
 
+# lesson 12: batch norm's backward, training mode ---------------------------
+
+
+def _bn_sums(dy, x_hat):
+    return (dy * x_hat).sum(axis=(0, 2, 3)), dy.sum(axis=(0, 2, 3))
+
+
+def bn_constants(dy, x_hat, gamma, sigma):
+    dgamma, dbeta = _bn_sums(dy, x_hat)
+    return dy * (gamma / sigma)[None, :, None, None], dgamma, dbeta
+
+
+def bn_constants_loops(dy, x_hat, gamma, sigma):
+    dx = np.zeros_like(dy)
+    dgamma, dbeta = np.zeros(dy.shape[1]), np.zeros(dy.shape[1])
+    for c in range(dy.shape[1]):
+        dbeta[c] = dy[:, c].sum()
+        dgamma[c] = (dy[:, c] * x_hat[:, c]).sum()
+        dx[:, c] = dy[:, c] * gamma[c] / sigma[c]  # as if eval mode
+    return dx, dgamma, dbeta
+
+
+def bn_mean_only(dy, x_hat, gamma, sigma):
+    dgamma, dbeta = _bn_sums(dy, x_hat)
+    g = (gamma / sigma)[None, :, None, None]
+    return g * (dy - dy.mean(axis=(0, 2, 3), keepdims=True)), dgamma, dbeta
+
+
+def bn_mean_only_loops(dy, x_hat, gamma, sigma):
+    dx = np.zeros_like(dy)
+    dgamma, dbeta = _bn_sums(dy, x_hat)
+    m = dy.shape[0] * dy.shape[2] * dy.shape[3]
+    for c in range(dy.shape[1]):
+        dx[:, c] = gamma[c] / sigma[c] * (dy[:, c] - dbeta[c] / m)
+    return dx, dgamma, dbeta
+
+
+def bn_per_image_sums(dy, x_hat, gamma, sigma):
+    dx = solution("batch_norm_backward")(dy, x_hat, gamma, sigma)[0]
+    return dx, (dy * x_hat).sum(axis=(2, 3)), dy.sum(axis=(2, 3))
+
+
+def bn_first_image_loops(dy, x_hat, gamma, sigma):
+    dx = solution("batch_norm_backward")(dy, x_hat, gamma, sigma)[0]
+    dgamma, dbeta = np.zeros(dy.shape[1]), np.zeros(dy.shape[1])
+    for c in range(dy.shape[1]):
+        for h in range(dy.shape[2]):
+            for w in range(dy.shape[3]):
+                dbeta[c] += dy[0, c, h, w]  # image 0 only
+                dgamma[c] += dy[0, c, h, w] * x_hat[0, c, h, w]
+    return dx, dgamma, dbeta
+
+
+def bn_per_image_dx(dy, x_hat, gamma, sigma):
+    # the means over each image's H and W: instance norm's backward
+    mean_dy = dy.mean(axis=(2, 3), keepdims=True)
+    mean_dyx = (dy * x_hat).mean(axis=(2, 3), keepdims=True)
+    dx = (gamma / sigma)[None, :, None, None] * (
+        dy - mean_dy - x_hat * mean_dyx)
+    return (dx, *_bn_sums(dy, x_hat))
+
+
+MISTAKES += [
+    ("batch_norm_backward", "stats-as-constants", bn_constants),
+    ("batch_norm_backward", "stats-as-constants", bn_constants_loops),
+    ("batch_norm_backward", "mean-term-only", bn_mean_only),
+    ("batch_norm_backward", "mean-term-only", bn_mean_only_loops),
+    ("batch_norm_backward", "missing-batch-sum", bn_per_image_sums),
+    ("batch_norm_backward", "missing-batch-sum", bn_first_image_loops),
+    ("batch_norm_backward", "missing-batch-sum", bn_per_image_dx),
+]
+
+
 def _ids(row):
     return f"{row[0]}-{row[1]}-{row[2].__name__}"
 
@@ -1858,7 +1931,6 @@ def cdb_sliding_windows(w, dy, v, stride=1, padding=0):
             np.einsum("noij,ncijkl->ockl", dy, win))
 
 
-
 def lb_einsum(x, w, dy):
     return (np.einsum("no,oi->ni", dy, w), np.einsum("no,ni->oi", dy, x),
             np.einsum("no->o", dy))
@@ -1869,6 +1941,32 @@ def lb_autodiff(x, w, dy):
     bt = cg.Tensor(np.zeros(w.shape[0]), requires_grad=True)
     F.linear(xt, wt, bt).backward(dy)
     return xt.grad, wt.grad, bt.grad
+
+
+def bn_dxhat_loops(dy, x_hat, gamma, sigma):
+    # CS231n's form, channel by channel: through dx_hat = dy * gamma
+    n, c, h, w = dy.shape
+    m = n * h * w
+    dx = np.empty_like(dy)
+    dgamma, dbeta = np.empty(c), np.empty(c)
+    for k in range(c):
+        g, xh = dy[:, k], x_hat[:, k]
+        dbeta[k], dgamma[k] = g.sum(), (g * xh).sum()
+        dxh = g * gamma[k]
+        dx[:, k] = (m * dxh - dxh.sum() - xh * (dxh * xh).sum()) / (
+            m * sigma[k])
+    return dx, dgamma, dbeta
+
+
+def bn_autodiff(dy, x_hat, gamma, sigma):
+    # rebuild an x with these statistics, and let autodiff differentiate
+    var = x_hat.var(axis=(0, 2, 3)) * sigma**2
+    eps = float(np.mean(sigma**2 - var))
+    x = cg.Tensor(x_hat * sigma[None, :, None, None], requires_grad=True)
+    g = cg.Tensor(gamma, requires_grad=True)
+    b = cg.Tensor(np.zeros_like(gamma), requires_grad=True)
+    F.batch_norm(x, None, None, g, b, training=True, eps=eps).backward(dy)
+    return x.grad, g.grad, b.grad
 
 
 RIGHT = [
@@ -1907,6 +2005,8 @@ RIGHT = [
     ("dx_by_conv2d", _dxc("conv")),
     ("linear_backward", _lb_loops()), ("linear_backward", lb_einsum),
     ("linear_backward", lb_autodiff),
+    ("batch_norm_backward", bn_dxhat_loops),
+    ("batch_norm_backward", bn_autodiff),
 ]
 
 

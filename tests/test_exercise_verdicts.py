@@ -55,6 +55,7 @@ PREFIXES = {
     "dgb": "dilated_grouped_backward", "fwb": "find_wrong_backward",
     "cm": "conv_matrix", "cbd": "checkerboard_dx",
     "cdb": "conv_double_backward", "ag": "adjoint_gap",
+    "bn": "batch_norm_backward",
 }
 
 

@@ -48,10 +48,10 @@ def every_lesson(tmp_path_factory):
     return out, made
 
 
-def test_the_assignments_cover_all_twelve_lessons(every_lesson):
+def test_the_assignments_cover_all_thirteen_lessons(every_lesson):
     out, made = every_lesson
     lessons = find_lessons()
-    assert len(lessons) == 12
+    assert len(lessons) == 13
     assert [p.relative_to(out).as_posix() for p in made.notebooks] == [
         f"source/{x.stem}/{x.path.name}" for x in lessons]
     seed = str(made.seed)

@@ -307,3 +307,46 @@ def _grad_of_first_output(x, w1, w2):
     seed[0, 0, 0, 0] = 1.0
     y.backward(seed)
     return t.grad[0, 0, 0]
+
+
+# --------------------------------------------------------------------------
+# plan 12, exercises 12.2 and 12.3: batch norm in training mode
+# --------------------------------------------------------------------------
+
+
+def test_one_number_per_channel_gets_no_gradient_and_torch_refuses_it(torch):
+    """12.2: with N = H = W = 1, x̂ = 0 and dx = 0 whatever dy is; torch
+    (and convgrad) refuse to normalise one value per channel."""
+    from convgrad.exercises import solution
+
+    dy = np.random.default_rng(2).standard_normal((1, 3, 1, 1))
+    dx, dgamma, dbeta = solution("batch_norm_backward")(
+        dy, np.zeros((1, 3, 1, 1)), np.array([0.5, 1.0, 2.0]), np.ones(3))
+    np.testing.assert_array_equal(dx, 0.0)
+    np.testing.assert_array_equal(dbeta, dy.ravel())
+    for fn in (F.batch_norm, torch.nn.functional.batch_norm):
+        x = np.ones((1, 3, 1, 1))
+        with pytest.raises(ValueError, match="more than 1 value per channel"):
+            fn(torch.tensor(x) if fn is not F.batch_norm else x, None, None,
+               training=True)
+
+
+def test_a_conv_bias_before_batch_norm_gets_no_gradient(torch):
+    """12.3: the batch's mean removes the conv's bias, so its gradient is
+    Σ dx over the channel: 0 (to rounding), and β does its job."""
+    rng = np.random.default_rng(3)
+    img, w = rng.standard_normal((2, 1, 5, 5)), rng.standard_normal((2, 1, 3, 3))
+    b = cg.Tensor(rng.standard_normal(2), requires_grad=True)
+    y = F.batch_norm(F.conv2d(img, w, b), None, None, np.array([1.5, 0.8]),
+                     np.array([0.2, -0.4]), training=True)
+    dy = rng.standard_normal(y.shape)
+    y.backward(dy)
+    tb = torch.tensor(b.data, requires_grad=True)
+    ty = torch.nn.functional.batch_norm(
+        torch.nn.functional.conv2d(torch.tensor(img), torch.tensor(w), tb),
+        None, None, torch.tensor([1.5, 0.8], dtype=torch.float64),
+        torch.tensor([0.2, -0.4], dtype=torch.float64),
+        training=True)
+    ty.backward(torch.tensor(dy))
+    np.testing.assert_allclose(b.grad, 0.0, atol=1e-12)
+    np.testing.assert_allclose(tb.grad.numpy(), 0.0, atol=1e-12)

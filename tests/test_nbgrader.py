@@ -204,7 +204,7 @@ def test_a_graded_test_cell_writes_nothing_to_stderr(tmp_path, monkeypatch):
             if o.output_type == "execute_result"] == ["0.0"]
 
 
-def test_nbgrader_generates_all_twelve_lessons(tmp_path):
+def test_nbgrader_generates_all_thirteen_lessons(tmp_path):
     pytest.importorskip("nbgrader")
     from convgrad.course.grading import write_assignments
 
@@ -212,7 +212,7 @@ def test_nbgrader_generates_all_twelve_lessons(tmp_path):
     _nbgrader(made.root, "generate_assignment", "*")
     released = sorted((made.root / "release").glob("*/*.ipynb"))
     assert [p.name for p in released] == [p.name for p in made.notebooks]
-    assert len(released) == 12
+    assert len(released) == 13
     for path in released:
         text = path.read_text()
         assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text

@@ -38,9 +38,10 @@ def _grad(fn, x, dy, wrt=0, *others):
 
 
 #: views whose op sums in another order than its trace: conv2d's dw and
-#: dx are GEMMs in the kernels, so the scene (= the trace's replay, bit for
-#: bit) matches them to rounding only
-REORDERED = ("WeightGradView", "ChannelsView")
+#: dx are GEMMs in the kernels, batch norm's sums NumPy's pairwise ones, so
+#: the scene (= the trace's replay, bit for bit) matches them to rounding
+#: only
+REORDERED = ("WeightGradView", "ChannelsView", "BatchNormBackwardView")
 
 
 def _cases():
@@ -113,6 +114,16 @@ def _cases():
     out.append((v, adjoint.conv_matrix(w, (4, 4), 1, 1, 1)))
     v = viz.ReceptiveFieldView(layers=3, kernel_size=3, input_size=(11, 11))
     out.append((v, v.model_.states[-1]))
+    for shape in [(2, 1, 3, 3), (1, 2, 2, 3)]:
+        x, dy, gamma = _r(*shape), _r(*shape), 1 + np.abs(_r(shape[1]))
+        v = viz.BatchNormBackwardView(batch=shape[0], channels=shape[1],
+                                      input_size=shape[2:], x=x, dy=dy,
+                                      gamma=gamma)
+        xt, gt = cg.Tensor(x, requires_grad=True), cg.Tensor(gamma, requires_grad=True)
+        bt = cg.Tensor(np.zeros(shape[1]), requires_grad=True)
+        F.batch_norm(xt, None, None, gt, bt, training=True).backward(dy)
+        # the trace's packed vector: dx, then dβ, then dγ
+        out.append((v, np.concatenate([xt.grad.ravel(), bt.grad, gt.grad])))
     return out
 
 

@@ -579,3 +579,80 @@ def test_small_real_numbers_show_compact_rather_than_vanish(make):
     assert grid.texts[r][c].get_text() == cell_text(dcol[r, c], compact=True)
     assert grid.texts[r][c].get_text().startswith("−.")
     assert cell_text(-0.25, compact=True) == "−.25" and cell_text(1.5, True) == "1.5"
+
+
+# --------------------------------------------------------------------------
+# lesson 12: batch norm's backward, two sums over N, H, W, then dx
+# --------------------------------------------------------------------------
+
+
+def _bn_reference(view):
+    from convgrad.exercises import solution
+
+    m = view.model_
+    return solution("batch_norm_backward")(
+        m.planes["dy"], m.planes["x_hat"], m.planes["gamma"], m.planes["sigma"])
+
+
+def test_batch_norm_view_completes_both_sums_before_any_dx(make):
+    view = make(viz.BatchNormBackwardView)  # N=2, C=1, 3x3: M = 18
+    dy, x_hat = view.model_.planes["dy"], view.model_.planes["x_hat"]
+    assert view.n_frames == 3 * 18
+    sums = 2 * 18  # a dβ and a dγ step at every position
+    view.update(sums - 1)  # the last sum step
+    for name in ("dx0_0", "dx1_0"):
+        assert np.ma.getmaskarray(view.grids[name].image.get_array()).all()
+    assert view.grids["dbeta"].texts[0][0].get_text() == cell_text(dy.sum())
+    assert view.grids["dgamma"].texts[0][0].get_text() == cell_text(
+        (dy * x_hat).sum())
+    view.update(sums)  # the first dx: it reads both finished sums
+    assert cell_of(_mark(view, "dbeta.read")) == cell_of(_mark(view, "dgamma.read"))
+    assert _mark(view, "dbeta.read").get_visible()
+    assert _mark(view, "dgamma.read").get_visible()
+    assert cell_of(view.grids["dx0_0"].marks["dst"]) == (0, 0)
+    assert view.caption.startswith(f"step {sums + 1}/54:  dx[0,0,0,0] = ")
+    shown = np.ma.getmaskarray(view.grids["dx0_0"].image.get_array())
+    assert (~shown).sum() == 1
+    view.update(sums - 1)  # not before: a sum step writes, it reads no sum
+    assert not _mark(view, "dbeta.read").get_visible()
+
+
+@pytest.mark.parametrize("kwargs", [{}, dict(batch=1, channels=2),
+                                    dict(batch=3, input_size=(2, 3))])
+def test_batch_norm_view_last_frame_is_the_reference_backward(make, kwargs):
+    view = make(viz.BatchNormBackwardView, **kwargs)
+    view.update(view.n_frames - 1)
+    want = _bn_reference(view)
+    for got, ref in zip(view.gradients(), want, strict=True):
+        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-14)
+    n, c = view.params["batch"], view.params["channels"]
+    for b in range(n):
+        for k in range(c):
+            shown = np.ma.getdata(view.grids[f"dx{b}_{k}"].image.get_array())
+            np.testing.assert_allclose(shown, want[0][b, k], rtol=1e-12)
+    np.testing.assert_allclose(
+        np.ma.getdata(view.grids["dgamma"].image.get_array())[0], want[1])
+    sizes = [t.get_fontsize() for t in view.fig.texts if t.get_text()]
+    for grid in view.grids.values():
+        sizes.append(grid.ax.title.get_fontsize())
+        if grid.show_numbers:
+            sizes.append(grid.texts[0][0].get_fontsize())
+    assert min(sizes) >= TEXT_PT
+
+
+def test_batch_norm_view_says_a_stand_in(make):
+    view = make(viz.BatchNormBackwardView, x=np.zeros((3, 3)))
+    assert set(view.synthetic) == {"x"}
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(batch=0), "batch must be a positive int, got 0"),
+    (dict(channels=1.5), "channels must be a positive int"),
+    (dict(input_size=(3, 0)), "input_size"),
+    (dict(eps=-1e-5), "eps must be a finite number >= 0"),
+])
+def test_batch_norm_view_names_a_bad_parameter(kwargs, words):
+    import re
+
+    with pytest.raises(ValueError, match=re.escape(words)):
+        viz.BatchNormBackwardView(**kwargs)

@@ -8,73 +8,76 @@ bug is and how to fix it; the report adds where it shows.
 Which exercises can make which mistake (each pair is tested with a wrong
 answer that makes it, in ``tests/test_diagnosis.py``):
 
-=================  ==========================================================
-code               exercises
-=================  ==========================================================
-overwrites         square_plus_backward, col2im, conv2d_backward (dx, dw, db),
-                   maxpool_backward, avgpool_backward, conv_transpose2d,
-                   dilated_grouped_backward (dx), checkerboard_dx
-no-crop            col2im, conv2d_backward (dx), conv_transpose2d,
-                   dilated_grouped_backward (dx), conv_matrix,
-                   checkerboard_dx, race_map
-dilation-ignored   im2col, col2im, conv_output_size,
-                   dilated_grouped_backward (dx, dw)
-stride-ignored     im2col, col2im, conv2d_backward (dx, dw), maxpool_forward,
-                   avgpool_backward, conv_transpose2d, conv_output_size,
-                   conv2d_macs, dilated_grouped_backward (dx, dw),
-                   conv_matrix, checkerboard_dx, conv_double_backward,
-                   race_map, dx_by_conv2d
-kernel-flipped     im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
-                   grouped_weight_matrix, dilated_grouped_backward (dx),
-                   conv_matrix, checkerboard_dx, conv_double_backward,
-                   dx_by_conv2d
-taps-swapped       im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
-                   grouped_weight_matrix, dilated_grouped_backward (dx, dw),
-                   conv_matrix, checkerboard_dx, conv_double_backward,
-                   dx_by_conv2d
-missing-batch-sum  conv2d_backward (dw, db), conv2d_macs,
-                   dilated_grouped_backward (dw), conv_double_backward (dw),
-                   linear_backward (dw, db)
-batch-mean         conv2d_backward (dw, db), dilated_grouped_backward (dw),
-                   linear_backward (dw, db)
-one-sided          numeric_grad
-not-restored       numeric_grad
-low-precision      numeric_grad
-mutates-input      every exercise that takes an array
-wrong-index-width  maxpool_backward, maxpool_forward (argmax)
-index-convention   maxpool_forward (argmax)
-default-stride     maxpool_forward, avgpool_backward
-scale              every exercise
-shape              every exercise that returns an array, linear_backward
-                   (dx, dw: transposed)
-hw-swapped         every exercise that returns an image plane with H != W
-writes-to-copy     every exercise that returns an array, conv2d_backward (dx),
-                   maxpool_backward
-time-limit         every exercise
-bad-return         every exercise
-tie-last           maxpool_forward (argmax)
-pad-zero           maxpool_forward (y)
-divisor            avgpool_backward
-span               conv_output_size
-off-by-one         conv_output_size
-float-division     conv_output_size
-one-sided-padding  conv_output_size
-rounds-up          conv_output_size
-group-offset       dilated_grouped_backward (dx, dw), grouped_weight_matrix
-column-order       grouped_weight_matrix
-output-padding     conv_transpose2d
-transposed         conv_matrix
-flat-order         conv_matrix
-padding-ignored    conv_matrix, race_map
-parity             checkerboard_dx
-ones-upstream      grad_check
-loose-tolerance    grad_check
-one-gradient       grad_check
-inverse-test       adjoint_gap
-draw-order         adjoint_gap
-any-overlap        race_map
-stuffed-padding    dx_by_conv2d
-=================  ==========================================================
+===================  ========================================================
+code                 exercises
+===================  ========================================================
+overwrites           square_plus_backward, col2im, conv2d_backward (dx, dw, db),
+                     maxpool_backward, avgpool_backward, conv_transpose2d,
+                     dilated_grouped_backward (dx), checkerboard_dx
+no-crop              col2im, conv2d_backward (dx), conv_transpose2d,
+                     dilated_grouped_backward (dx), conv_matrix,
+                     checkerboard_dx, race_map
+dilation-ignored     im2col, col2im, conv_output_size,
+                     dilated_grouped_backward (dx, dw)
+stride-ignored       im2col, col2im, conv2d_backward (dx, dw), maxpool_forward,
+                     avgpool_backward, conv_transpose2d, conv_output_size,
+                     conv2d_macs, dilated_grouped_backward (dx, dw),
+                     conv_matrix, checkerboard_dx, conv_double_backward,
+                     race_map, dx_by_conv2d
+kernel-flipped       im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
+                     grouped_weight_matrix, dilated_grouped_backward (dx),
+                     conv_matrix, checkerboard_dx, conv_double_backward,
+                     dx_by_conv2d
+taps-swapped         im2col, col2im, conv2d_backward (dx, dw), conv_transpose2d,
+                     grouped_weight_matrix, dilated_grouped_backward (dx, dw),
+                     conv_matrix, checkerboard_dx, conv_double_backward,
+                     dx_by_conv2d
+missing-batch-sum    conv2d_backward (dw, db), conv2d_macs,
+                     dilated_grouped_backward (dw), conv_double_backward (dw),
+                     linear_backward (dw, db),
+                     batch_norm_backward (dx, dgamma, dbeta)
+batch-mean           conv2d_backward (dw, db), dilated_grouped_backward (dw),
+                     linear_backward (dw, db)
+one-sided            numeric_grad
+not-restored         numeric_grad
+low-precision        numeric_grad
+mutates-input        every exercise that takes an array
+wrong-index-width    maxpool_backward, maxpool_forward (argmax)
+index-convention     maxpool_forward (argmax)
+default-stride       maxpool_forward, avgpool_backward
+scale                every exercise
+shape                every exercise that returns an array, linear_backward
+                     (dx, dw: transposed)
+hw-swapped           every exercise that returns an image plane with H != W
+writes-to-copy       every exercise that returns an array, conv2d_backward (dx),
+                     maxpool_backward
+time-limit           every exercise
+bad-return           every exercise
+tie-last             maxpool_forward (argmax)
+pad-zero             maxpool_forward (y)
+divisor              avgpool_backward
+span                 conv_output_size
+off-by-one           conv_output_size
+float-division       conv_output_size
+one-sided-padding    conv_output_size
+rounds-up            conv_output_size
+group-offset         dilated_grouped_backward (dx, dw), grouped_weight_matrix
+column-order         grouped_weight_matrix
+output-padding       conv_transpose2d
+transposed           conv_matrix
+flat-order           conv_matrix
+padding-ignored      conv_matrix, race_map
+parity               checkerboard_dx
+ones-upstream        grad_check
+loose-tolerance      grad_check
+one-gradient         grad_check
+inverse-test         adjoint_gap
+draw-order           adjoint_gap
+any-overlap          race_map
+stuffed-padding      dx_by_conv2d
+stats-as-constants   batch_norm_backward (dx)
+mean-term-only       batch_norm_backward (dx)
+===================  ========================================================
 
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
 list: they are the other mistakes lessons 05, 06 and 08 warn about. The
@@ -85,6 +88,11 @@ never named (``taps-swapped`` to ``default-stride``), ``time-limit`` and
 not numbers, and fixes that follow the form of the answer: ``kernel-flipped``
 says "flip it" to a ``dx`` written as a conv2d of the zero-stuffed ``dy``,
 and "drop the [::-1]" to loops that flip.
+
+Lesson 12 added the table's last two rows, ``stats-as-constants`` and
+``mean-term-only``: the two ways a batch norm backward ignores that the
+batch's mean and variance depend on ``x``; its sums taken per image
+reuse ``missing-batch-sum``.
 """
 
 from __future__ import annotations
@@ -313,6 +321,17 @@ CODES: dict[str, tuple[str, str]] = {
         "thread is no race",
         "mark each thread's pixels on its own and return where the two "
         "threads' marks meet: one thread adds its own pieces in turn",
+    ),
+    "stats-as-constants": (
+        "dx as if the batch's mean and variance were constants: dy·γ/σ",
+        "in training mode every x of the channel moved its mean and its "
+        "variance: subtract the mean of dy and x_hat times the mean of "
+        "dy * x_hat (both over N, H, W) before scaling by gamma / sigma",
+    ),
+    "mean-term-only": (
+        "the mean's term subtracted, the variance's left out",
+        "the variance depends on x too: subtract x_hat * mean(dy * x_hat) "
+        "as well as mean(dy), both over N, H, W",
     ),
     "stuffed-padding": (
         "the stuffed dy padded by p, the forward's padding, where the "

@@ -10,7 +10,9 @@ exactly what the fast code does". Loop orders:
   the next tap; avg-pool's backward is col2im of ``dy / divisor``);
 - ``maxpool_forward``: ``n, c, i, j, ki, kj`` (each window, then its taps
   in row-major order);
-- ``maxpool_backward``: ``n, c, i, j``.
+- ``maxpool_backward``: ``n, c, i, j``;
+- ``batch_norm_backward``: per channel, ``n, h, w`` for the sums ``dβ``
+  and ``dγ``, then ``n, h, w`` again for ``dx``.
 
 The Numba kernels, the NumPy twins and the replays agree bit for bit, in
 float32 as in float64 (``tests/test_bitwise_replay.py``).
@@ -25,6 +27,7 @@ from .conv import col2im, conv_transpose_forward, fold_window, im2col, overlap_c
 from .events import (
     Event,
     GatherEvent,
+    NormEvent,
     ProductEvent,
     RouteEvent,
     ScanEvent,
@@ -32,12 +35,14 @@ from .events import (
     SpreadEvent,
 )
 from .grad import conv2d_input, conv2d_weight
+from .norm import batch_norm_backward, batch_norm_parts
 from .pool import avgpool_backward, maxpool_backward, maxpool_forward, pool_window
 from .replay import Trace, apply, replay, replay_argmax, replay_frames
 
 __all__ = [
     "Event",
     "GatherEvent",
+    "NormEvent",
     "ProductEvent",
     "RouteEvent",
     "ScanEvent",
@@ -46,6 +51,8 @@ __all__ = [
     "Trace",
     "apply",
     "avgpool_backward",
+    "batch_norm_backward",
+    "batch_norm_parts",
     "col2im",
     "conv2d_input",
     "conv2d_weight",

@@ -31,6 +31,11 @@ def fmt(v: float | None) -> str:
     return text.replace("-", "−")
 
 
+def _par(v: float) -> str:
+    """A number as an operand: a negative one in brackets, ``(−0.5)``."""
+    return f"({fmt(v)})" if v < 0 else fmt(v)
+
+
 def ix(index: tuple[int, ...]) -> str:
     """``(0, 0, 1, 2)`` → ``[0,0,1,2]``."""
     return "[" + ",".join(str(i) for i in index) + "]"
@@ -175,4 +180,43 @@ class ProductEvent:
         return f"{head} added to {dst}{ix(self.dst)} → {fmt(self.total)}"
 
 
-Event = GatherEvent | ScatterEvent | ScanEvent | RouteEvent | SpreadEvent | ProductEvent
+@dataclass(frozen=True, slots=True)
+class NormEvent:
+    """Batch-norm backward (training mode), one term of one channel's sums.
+
+    ``src`` = (n, c, h, w) is the position whose ``dy`` (and ``x_hat``) the
+    step reads; ``dst`` = (k,) the cell of the packed gradient it adds to
+    (see :func:`convgrad.trace.batch_norm_backward`). ``term`` says which:
+    ``"dbeta"`` adds ``dy``, ``"dgamma"`` adds ``dy · x̂``, and ``"dx"``
+    writes the position's ``dx = scale · (dy − mean_dy − x̂ · mean_dyx)``
+    from the channel's finished sums (``scale = γ/σ``, ``mean_dy = dβ/M``,
+    ``mean_dyx = dγ/M``). ``total`` is the cell after the step."""
+
+    term: str
+    src: Index4
+    dst: tuple[int]
+    dy: float
+    x_hat: float
+    value: float
+    total: float
+    scale: float = 0.0
+    mean_dy: float = 0.0
+    mean_dyx: float = 0.0
+    padding: bool = False
+
+    def describe(self) -> str:
+        c, at = self.src[1], ix(self.src)
+        if self.term == "dbeta":
+            return (f"dy{at} = {fmt(self.dy)} added to dβ[{c}] → "
+                    f"{fmt(self.total)}")
+        if self.term == "dgamma":
+            return (f"dy{at}·x̂{at} = {fmt(self.dy)}·{_par(self.x_hat)} = "
+                    f"{fmt(self.value)} added to dγ[{c}] → {fmt(self.total)}")
+        return (f"dx{at} = γ/σ·(dy − dβ/M − x̂·dγ/M) = {fmt(self.scale)}·"
+                f"({fmt(self.dy)} − {_par(self.mean_dy)} − "
+                f"{_par(self.x_hat)}·{_par(self.mean_dyx)}) = "
+                f"{fmt(self.value)}")
+
+
+Event = (GatherEvent | ScatterEvent | ScanEvent | RouteEvent | SpreadEvent
+         | ProductEvent | NormEvent)

@@ -24,11 +24,13 @@ from .adjoint_views import ConvMatrixView, GradientCheckerboardView
 from .checker_views import ConvTransposeView, OverlapView
 from .field_views import ReceptiveFieldView, conv_matrix_figure
 from .grad_views import ChannelsView, WeightGradView
+from .norm_views import BatchNormBackwardView
 from .pool_views import AvgPoolSpreadView, MaxPoolForwardView, MaxPoolRoutingView
 from .views import Col2imView, Im2colView
 
 __all__ = [
     "AvgPoolSpreadView",
+    "BatchNormBackwardView",
     "ChannelsView",
     "Col2imView",
     "Control",

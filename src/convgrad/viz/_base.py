@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._data import is_data, supply
-from ._panel import Panel
+from ._panel import Panel, dest_cells
 from .palette import TRAIL
 
 #: the environment variable that sets the display mode of a new kernel
@@ -319,13 +319,11 @@ class View:
             for key, where in self.frame_marks(i).items():
                 panel, role = key.split(".")
                 self._grids[panel].place(role, where)
-            states, touched = self.model_.states[i], self.model_.touched[i]
+            states = self.model_.states[i : i + 1]
+            touched = self.model_.touched[i : i + 1]
             for grid in self._dests:
-                at = grid.panel.plane
-                if at is None:
-                    grid.set_values(states, ~touched)
-                else:
-                    grid.set_values(states[at], ~touched[at])
+                grid.set_values(dest_cells(grid.panel, states)[0],
+                                ~dest_cells(grid.panel, touched)[0])
         self._caption.set_text(self.caption)
         self._fig.stale = True
 

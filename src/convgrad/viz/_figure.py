@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 
 from . import _grid as g
 from ._layout import layout
+from ._panel import dest_cells
 
 
 def new_figure() -> Figure:
@@ -76,10 +77,8 @@ def _widest(p: g.Panel, m: Any) -> str:
     """The widest number the panel will ever show."""
     if p.values is not None:
         values = p.values
-    elif p.plane is None:
-        values = m.states
     else:
-        values = m.states[(slice(None), *p.plane)]
+        values = dest_cells(p, m.states)
     texts = [g.cell_text(v, p.compact) for v in np.unique(values)] or ["0"]
     return max(texts, key=g.text_em)
 

@@ -61,6 +61,24 @@ def value_range(*arrays: np.ndarray) -> tuple[float, float]:
     return lo, (hi if hi > lo else lo + 1.0)
 
 
+def dest_cells(panel: Panel, states: np.ndarray) -> np.ndarray:
+    """What a destination panel shows of every frame's state (``states``:
+    ``(frames, *state)``): ``state[plane]`` when that is the panel's size,
+    else the browser's rule, ``rows·cols`` consecutive cells of the raveled
+    state from the plane's first cell (a panel of a packed vector)."""
+    states = np.asarray(states)
+    at = () if panel.plane is None else tuple(panel.plane)
+    part = states[(slice(None), *at)]
+    size = (panel.rows, panel.cols)
+    if part.shape[1:] == size:
+        return part
+    shape = states.shape[1:]
+    first = (*at, *([0] * (len(shape) - len(at))))
+    k = int(np.ravel_multi_index(first, shape))
+    flat = states.reshape(len(states), -1)[:, k : k + size[0] * size[1]]
+    return flat.reshape(len(states), *size)
+
+
 @dataclass
 class Panel:
     """One grid: its name, title, size in cells and what it shows.
@@ -68,8 +86,10 @@ class Panel:
     ``values`` is a fixed 2-D array; a panel without values is a
     destination, whose cells follow the replay frame by frame: the whole
     state, or ``state[plane]`` when the state has several planes (a
-    gradient's channels). ``marks`` names the outlines the view places on
-    it (keys of ``MARK_STYLE``).
+    gradient's channels; a ``plane`` smaller than the state's planes, or a
+    full index, shows ``rows·cols`` consecutive cells from it: a piece of
+    a packed vector, see :func:`dest_cells`). ``marks`` names the outlines
+    the view places on it (keys of ``MARK_STYLE``).
     """
 
     name: str

@@ -15,6 +15,7 @@ MARK_STYLE = {
     "dst": ("#D55E00", "-", 3.0),  # vermillion: where it lands
     "window": ("#0072B2", "--", 2.2),  # blue, dashed: the sliding window
     "best": ("#009E73", ":", 3.0),  # bluish green, dotted: the argmax
+    "read": ("#56B4E9", "--", 3.0),  # sky blue, dashed: a finished sum read
     # a fading trail of where the last two values landed
     "trail1": ("#D55E0099", "-", 2.0),
     "trail2": ("#D55E0044", "-", 1.5),
@@ -25,6 +26,7 @@ MARK_MEANING = {
     "dst": "where it lands (vermillion, solid)",
     "window": "the window (blue, dashed)",
     "best": "the window's maximum, its argmax (green, dotted)",
+    "read": "a finished sum the step reads (sky blue, dashed)",
 }
 TRAIL = ("trail1", "trail2")
 #: outlines drawn inside their cell (a fraction of it), apart from a window
