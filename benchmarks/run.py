@@ -228,11 +228,12 @@ def case_row(spec: dict, shapes: dict, times: dict[str, list[float]]) -> dict:
 # --------------------------------------------------------------------------
 
 
-def in_process(spec: dict, rounds: int, pause: float = 0.0) -> dict:
+def in_process(spec: dict, rounds: int, pause: float = 0.0,
+               prewarm: int = 0) -> dict:
     """The old way: every contender's call in this one process, sampled in
     turn (numba, numba 1t, torch 2t, torch 1t; the NumPy reference apart,
-    after), thread counts set around each call; ``pause`` seconds before
-    each call."""
+    after), thread counts set around each call; ``pause`` seconds and
+    ``prewarm`` untimed calls before each timed one (the workers' way)."""
     import numba
     import torch
     from threadpoolctl import ThreadpoolController
@@ -267,6 +268,8 @@ def in_process(spec: dict, rounds: int, pause: float = 0.0) -> dict:
         for _ in range(rounds):
             for k, fn in fns.items():
                 time.sleep(pause)
+                for _ in range(prewarm):
+                    fn()
                 t = time.perf_counter()
                 fn()
                 times[k].append(time.perf_counter() - t)
@@ -280,7 +283,9 @@ def in_process(spec: dict, rounds: int, pause: float = 0.0) -> dict:
 
 def bias_check(runs: int, log, rounds: int = 15) -> list[dict]:
     """The medium float32 conv2d fwd+bwd, ``runs`` times each way: in this
-    one process without and with a pause, and in worker processes."""
+    one process as run.py sampled before issue 31 (in turn, no pause); in
+    this process sampled as the workers are (a 0.25 s pause and one untimed
+    call before each timed one); in the worker processes."""
     spec = case_spec("conv2d", "conv2d", SHAPES["medium"], "float32", True,
                      kwargs={"padding": 1}, shape="medium")
     out = []
@@ -288,8 +293,8 @@ def bias_check(runs: int, log, rounds: int = 15) -> list[dict]:
         for r in range(runs):
             ways = {
                 "one process, no pause": lambda: in_process(spec, rounds),
-                "one process, 0.25 s pause": lambda: in_process(spec, rounds,
-                                                                0.25),
+                "one process, as workers": lambda: in_process(
+                    spec, rounds, 0.25, prewarm=1),
                 "workers, 0.25 s pause": lambda: (pool.setup(spec),
                                                   pool.sample(rounds))[1],
             }
