@@ -321,10 +321,16 @@ class Workers:
     def __init__(self, contenders=tuple(CONTENDERS), env=None,
                  warm_kernels: bool = True):
         env = dict(os.environ if env is None else env)
-        self.workers = {c: Worker(c, env, warm_kernels) for c in contenders}
-        for w in self.workers.values():  # they start in parallel
-            w.info = w.receive()
         self.exit_codes: dict[str, int] = {}
+        self.workers: dict[str, Worker] = {}
+        try:
+            for c in contenders:
+                self.workers[c] = Worker(c, env, warm_kernels)
+            for w in self.workers.values():  # they start in parallel
+                w.info = w.receive()
+        except BaseException:
+            self.close()  # no worker left behind
+            raise
 
     def __enter__(self) -> Workers:
         return self

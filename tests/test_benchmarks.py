@@ -132,3 +132,22 @@ def test_the_report_renders_from_worker_rows():
     assert "worker process of its own" in text
     # numba 1 ms ÷ torch2 5 ms, numba1 2 ms ÷ torch1 4 ms
     assert "| 0.20 | 0.50 |" in text
+
+
+def test_a_worker_that_cannot_start_leaves_none_behind(monkeypatch):
+    started = []
+    real = workers.Worker
+
+    class Broken(real):
+        def __init__(self, contender, env, warm_kernels=True):
+            super().__init__(contender, env, warm_kernels)
+            started.append(self)
+            if contender == "torch1":  # dies before it is ready
+                self.proc.kill()
+                self.proc.wait()
+
+    monkeypatch.setattr(workers, "Worker", Broken)
+    with pytest.raises(workers.WorkerError, match="torch1 exited"):
+        workers.Workers(("numpy", "torch1"), warm_kernels=False)
+    assert [w.name for w in started] == ["numpy", "torch1"]
+    assert all(w.proc.poll() is not None for w in started)
