@@ -182,7 +182,7 @@ def build_cases(
 
 
 def run_cases(cases: list[dict], log, pause: float = 0.25,
-              prewarm: int = 1) -> tuple[list[dict], dict]:
+              prewarm: int = 2, reps: int = 5) -> tuple[list[dict], dict]:
     """Each case timed in the contenders' worker processes; the rows and
     the workers' own reports (threads, BLAS)."""
     rows = []
@@ -190,7 +190,7 @@ def run_cases(cases: list[dict], log, pause: float = 0.25,
         for i, spec in enumerate(cases, 1):
             shapes = pool.setup(spec)
             times = pool.sample(ROUNDS[spec["shape"]], budget=4.0, pause=pause,
-                                prewarm=prewarm)
+                                prewarm=prewarm, reps=reps)
             rows.append(case_row(spec, shapes, times))
             log(
                 f"[{i:3d}/{len(cases)}] {spec['op']:<18} {spec['pass_']:<7} "
@@ -229,11 +229,12 @@ def case_row(spec: dict, shapes: dict, times: dict[str, list[float]]) -> dict:
 
 
 def in_process(spec: dict, rounds: int, pause: float = 0.0,
-               prewarm: int = 0) -> dict:
+               prewarm: int = 0, reps: int = 1) -> dict:
     """The old way: every contender's call in this one process, sampled in
     turn (numba, numba 1t, torch 2t, torch 1t; the NumPy reference apart,
     after), thread counts set around each call; ``pause`` seconds and
-    ``prewarm`` untimed calls before each timed one (the workers' way)."""
+    ``prewarm`` untimed calls before each sample, the median of ``reps``
+    timed calls (the workers' way)."""
     import numba
     import torch
     from threadpoolctl import ThreadpoolController
@@ -270,9 +271,12 @@ def in_process(spec: dict, rounds: int, pause: float = 0.0,
                 time.sleep(pause)
                 for _ in range(prewarm):
                     fn()
-                t = time.perf_counter()
-                fn()
-                times[k].append(time.perf_counter() - t)
+                ts = []
+                for _ in range(reps):
+                    t = time.perf_counter()
+                    fn()
+                    ts.append(time.perf_counter() - t)
+                times[k].append(float(np.median(ts)))
         return times
 
     ref = {"numpy": calls.pop("numpy")}
@@ -284,8 +288,8 @@ def in_process(spec: dict, rounds: int, pause: float = 0.0,
 def bias_check(runs: int, log, rounds: int = 15) -> list[dict]:
     """The medium float32 conv2d fwd+bwd, ``runs`` times each way: in this
     one process as run.py sampled before issue 31 (in turn, no pause); in
-    this process sampled as the workers are (a 0.25 s pause and one untimed
-    call before each timed one); in the worker processes."""
+    this process sampled as the workers are (a 0.25 s pause, two untimed
+    calls, the median of five timed ones); in the worker processes."""
     spec = case_spec("conv2d", "conv2d", SHAPES["medium"], "float32", True,
                      kwargs={"padding": 1}, shape="medium")
     out = []
@@ -294,9 +298,9 @@ def bias_check(runs: int, log, rounds: int = 15) -> list[dict]:
             ways = {
                 "one process, no pause": lambda: in_process(spec, rounds),
                 "one process, as workers": lambda: in_process(
-                    spec, rounds, 0.25, prewarm=1),
-                "workers, 0.25 s pause": lambda: (pool.setup(spec),
-                                                  pool.sample(rounds))[1],
+                    spec, rounds, 0.25, prewarm=2, reps=5),
+                "workers": lambda: (pool.setup(spec),
+                                    pool.sample(rounds))[1],
             }
             for way, fn in ways.items():
                 load = os.getloadavg()[0]
@@ -667,7 +671,6 @@ def tables(data: dict) -> str:
         "",
         *_sampling_note(data),
         "",
-        "",
         "| op | pass | shape | dtype | numba | numba 1t | numpy ref | torch 1t "
         "| torch 2t | numba÷torch2 | numba1t÷torch1 | numpy÷numba "
         "| numba GFLOP/s or GB/s |",
@@ -746,8 +749,9 @@ def _sampling_note(data: dict) -> list[str]:
         parts.append(f"{name} {threads} (BLAS {blas})")
     return [
         "Each contender in a worker process of its own (`workers.py`), asked "
-        f"in turn with a {smp.get('pause_s', 0.25)} s pause before each ask "
-        f"and {smp.get('prewarm', 1)} untimed call(s) before each timed one. "
+        f"in turn with a {smp.get('pause_s', 0.25)} s pause before each ask; "
+        f"a sample is the median of {smp.get('reps', 1)} timed calls after "
+        f"{smp.get('prewarm', 1)} untimed ones (calls over 50 ms: 1 after 1). "
         "Threads per worker: " + ", ".join(parts) + ".",
     ]
 
@@ -824,8 +828,11 @@ def main(argv: list[str] | None = None) -> int:
                              "contains TEXT, e.g. 'dilation 2 fwd+bwd medium'")
     parser.add_argument("--pause", type=float, default=0.25,
                         help="seconds between two asks of the workers")
-    parser.add_argument("--prewarm", type=int, default=1,
+    parser.add_argument("--prewarm", type=int, default=2,
                         help="untimed calls a worker makes before each sample")
+    parser.add_argument("--reps", type=int, default=5,
+                        help="timed calls in a sample (its median), for calls "
+                             "under 50 ms; longer ones take 1 after 1 untimed")
     ns = parser.parse_args(argv)
     if ns.plot_only:
         plot(json.loads((HERE / "results.json").read_text()), HERE / "results.png")
@@ -856,8 +863,9 @@ def main(argv: list[str] | None = None) -> int:
     if ns.only:
         cases = [c for c in cases if ns.only in case_key(c)]
     data["cases"], data["workers"] = run_cases(cases, log, pause=ns.pause,
-                                               prewarm=ns.prewarm)
-    data["sampling"] = {"pause_s": ns.pause, "prewarm": ns.prewarm}
+                                               prewarm=ns.prewarm, reps=ns.reps)
+    data["sampling"] = {"pause_s": ns.pause, "prewarm": ns.prewarm,
+                        "reps": ns.reps}
     data["environment"]["numba_threading_layer"] = data["workers"]["numba"].get(
         "numba_threading_layer", _threading_layer())
     if ns.only:  # the cases alone

@@ -14,11 +14,14 @@ The parent sends a case (a small JSON-able dict, :func:`case_spec`); every
 worker builds the same inputs from the case's own seed, makes its call and
 warms it up. Then the parent asks the workers in turn (A B C D A B C D ...),
 one sample each, with a short pause between asks so that the previous
-worker's spinning threads have stopped (:func:`sample`). Before each timed
-call a worker makes ``prewarm`` untimed ones: its own threads are then
-awake and its arrays touched again, as in a user's loop (this VM takes
-back memory left untouched for about 2 s, and its cores idle down in a
-pause).
+worker's spinning threads have stopped (:meth:`Workers.sample`). A sample
+is the median of a few timed calls after a few untimed ones (one and one
+for calls over 50 ms): the worker's own threads are then awake and its
+arrays touched again, as in a user's loop. This VM takes back memory left
+untouched for about 2 s, and its cores idle down in a pause: torch's
+2-thread medium conv measured 89-93 ms a call (median) right after a
+0.25 s pause and one untimed call, against 7-8 ms with no pause, and 7-8
+ms again as the median of 5 calls or after 3 untimed ones (issue 31).
 
 The protocol is one JSON object a line: requests on the worker's stdin,
 answers on a private copy of its stdout (the libraries' own prints go to
@@ -232,9 +235,13 @@ def serve(contender: str, warm_kernels: bool = True) -> int:
             elif req["cmd"] == "case":
                 call, y_shape, in_shapes = make_call(req["spec"], library,
                                                      backend)
+                warm_s = 0.0
                 for _ in range(req.get("warmup", 2)):
+                    t = time.perf_counter()
                     call()
-                ans = {"y_shape": y_shape, "in_shapes": in_shapes}
+                    warm_s = time.perf_counter() - t
+                ans = {"y_shape": y_shape, "in_shapes": in_shapes,
+                       "warm_s": warm_s}
             elif req["cmd"] == "time":
                 if call is None:
                     raise ValueError("cmd 'time' needs a 'case' first")
@@ -348,6 +355,7 @@ class Workers:
         for w in self.workers.values():
             w.send({"cmd": "case", "spec": spec, "warmup": warmup})
         answers = {n: w.receive() for n, w in self.workers.items()}
+        self.warm_s = {n: a["warm_s"] for n, a in answers.items()}
         first = next(iter(answers.values()))
         for name, ans in answers.items():
             if ans["y_shape"] != first["y_shape"]:
@@ -356,19 +364,28 @@ class Workers:
         return first
 
     def sample(self, rounds: int, budget: float = 4.0, pause: float = 0.25,
-               prewarm: int = 1) -> dict[str, list[float]]:
+               prewarm: int = 2, reps: int = 5, short: float = 0.05
+               ) -> dict[str, list[float]]:
         """``rounds`` samples of each worker, asked in turn with ``pause``
-        seconds before each ask. A worker whose median sample exceeds
-        ``budget`` seconds is asked fewer times (at least 2)."""
+        seconds before each ask. A sample is the median of ``reps`` timed
+        calls after ``prewarm`` untimed ones, for a worker whose warm-up
+        call took under ``short`` seconds; else one timed call after one
+        untimed. A worker whose median sample exceeds ``budget`` seconds
+        is asked fewer times (at least 2)."""
         import numpy as np
 
+        warm = getattr(self, "warm_s", {})
+        ask = {n: ({"cmd": "time", "prewarm": prewarm, "reps": reps}
+                   if warm.get(n, 0.0) < short else
+                   {"cmd": "time", "prewarm": min(prewarm, 1), "reps": 1})
+               for n in self.workers}
         times: dict[str, list[float]] = {k: [] for k in self.workers}
         for r in range(rounds):
             for name, w in self.workers.items():
                 if r >= 2 and np.median(times[name]) > budget:
                     continue
                 time.sleep(pause)
-                times[name] += w.ask({"cmd": "time", "prewarm": prewarm})["s"]
+                times[name].append(float(np.median(w.ask(ask[name])["s"])))
         return times
 
 

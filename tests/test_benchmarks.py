@@ -130,6 +130,7 @@ def test_the_report_renders_from_worker_rows():
     }
     text = run.tables(data)
     assert "worker process of its own" in text
+    assert "\n\n\n" not in text  # one blank line between blocks
     # numba 1 ms ÷ torch2 5 ms, numba1 2 ms ÷ torch1 4 ms
     assert "| 0.20 | 0.50 |" in text
 
