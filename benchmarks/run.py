@@ -813,8 +813,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="small and medium shapes only, skip child-process timings")
     parser.add_argument("--issue", action="store_true",
-                        help="issue 16's forward+backward cases, first-conv time "
-                             "and peak memory only")
+                        help="issue 16's and 31's forward+backward cases, "
+                             "first-conv time and peak memory only")
     parser.add_argument("--no-write", action="store_true",
                         help="print only; do not touch RESULTS.md/json/png")
     parser.add_argument("--plot-only", action="store_true",
