@@ -3,7 +3,7 @@
 A user runs one library, not two: torch's OpenMP threads, Numba's threads
 and OpenBLAS' threads all spin for a while after their work, and calls of
 several libraries interleaved in one process steal the two cores from each
-other (``/work/shared/BENCHMARKING.md``; issue 31). So each contender runs
+other (``BENCHMARKING.md``; issue 31). So each contender runs
 in a long-lived process of its own, its thread count fixed when it starts:
 
 * ``numba``, ``numba1``: convgrad's Numba backend at 2 and 1 threads;
@@ -21,7 +21,8 @@ arrays touched again, as in a user's loop. This VM takes back memory left
 untouched for about 2 s, and its cores idle down in a pause: torch's
 2-thread medium conv measured 89-93 ms a call (median) right after a
 0.25 s pause and one untimed call, against 7-8 ms with no pause, and 7-8
-ms again as the median of 5 calls or after 3 untimed ones (issue 31).
+ms again as the median of 5 calls or after 3 untimed ones (the quieter of
+two passes; benchmarks/RESULTS.md, issue 31, has both).
 
 The protocol is one JSON object a line: requests on the worker's stdin,
 answers on a private copy of its stdout (the libraries' own prints go to
