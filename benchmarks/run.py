@@ -1,10 +1,10 @@
 """convgrad's speed: Numba backend vs NumPy reference vs torch CPU (1 and 2 threads).
 
-One command runs everything in one process (plus a few short child processes
-for start-up and cache timings)::
+One command runs everything::
 
-    python benchmarks/run.py            # full run, about 10 minutes
+    python benchmarks/run.py            # full run
     python benchmarks/run.py --quick    # small and medium shapes only
+    python benchmarks/run.py --bias 3   # issue 31: one process vs workers
 
 The script re-executes itself once with ``OPENBLAS_CORETYPE`` and
 ``OPENBLAS_L2_SIZE`` removed (this host sets them; a user's machine does not,
@@ -14,26 +14,31 @@ variables (any found are dropped too), so the figures are those of the plain
 process a user runs. The variables change for this command only, never for
 tests or CI.
 
-Contenders are sampled in turn (A B C D A B C D ...), medians are reported,
-and ratios are taken within this one process. Results go to
-``benchmarks/results.json``, the tables between the GENERATED markers of
-``benchmarks/RESULTS.md`` and the plot ``benchmarks/results.png``.
+Each contender runs in a worker process of its own (``workers.py``: numba at
+2 and 1 threads, the NumPy reference, torch at 1 and 2 threads, each count
+fixed when the worker starts), since a user runs one library and calls
+interleaved in one process steal the cores from each other (issue 31). The
+workers are asked in turn (A B C D A B C D ...) with a pause between asks,
+medians are reported, and ratios are taken at the same thread count.
+Results go to ``benchmarks/results.json``, the tables between the GENERATED
+markers of ``benchmarks/RESULTS.md`` and the plot ``benchmarks/results.png``.
+The kernel-alone extras (col2im, the Python loop) run in this process;
+start-up, peak memory and cache timings in short child processes.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+# workers.py imports only the standard library at its top
+from workers import _DROP, plain_env  # noqa: E402
 
 _CHILD_FLAG = "_CONVGRAD_BENCH_ENV"
-_DROP = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 
-
-def plain_env(environ=os.environ) -> dict[str, str]:
-    """A user's environment: this host's OPENBLAS_* and any MALLOC_* removed."""
-    return {k: v for k, v in environ.items()
-            if k not in _DROP and not k.startswith("MALLOC_")}
-
+__all__ = ["plain_env"]
 
 if __name__ == "__main__" and os.environ.get(_CHILD_FLAG) != "1":
     env = plain_env()
@@ -50,9 +55,10 @@ import tempfile
 import textwrap
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
+from workers import CONTENDERS as CONTENDERS_SPEC
+from workers import Workers, case_key, case_spec, make_call
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -64,7 +70,8 @@ SHAPES = {
     "large": (64, 64, 64, 56),
 }
 ROUNDS = {"small": 7, "medium": 15, "large": 5}
-# numba1: the Numba backend with numba and BLAS limited to one thread
+# numba1: the Numba backend with numba and BLAS at one thread; the order in
+# which the workers are asked
 CONTENDERS = ("numba", "numba1", "numpy", "torch1", "torch2")
 
 
@@ -94,11 +101,6 @@ def interleaved(
     return times
 
 
-def _torch_threads(torch, n: int) -> None:
-    if torch.get_num_threads() != n:
-        torch.set_num_threads(n)
-
-
 # --------------------------------------------------------------------------
 # the cases
 # --------------------------------------------------------------------------
@@ -108,7 +110,8 @@ def conv_flops(n, c_in, c_out, oh, ow, kh, kw, groups) -> float:
     return 2.0 * n * c_out * oh * ow * (c_in // groups) * kh * kw
 
 
-# issue 16's cases (op, shape, dtype), all forward+backward: ``--issue``
+# issue 16's and 31's cases (op, shape, dtype), all forward+backward:
+# ``--issue``
 ISSUE_CASES = {
     ("conv2d", "medium", "float32"),
     ("conv2d dilation 2", "medium", "float32"),
@@ -127,170 +130,190 @@ ISSUE_CASES = {
 def build_cases(
     shapes: list[str], dtypes: list[type], only: set | None = None
 ) -> list[dict]:
-    """Every (op, shape, dtype) case with its contenders (``only``: the
-    forward+backward cases named there)."""
-    import torch
-    import torch.nn.functional as TF
-
-    import convgrad as cg
-    from convgrad import functional as F
-
-    rng = np.random.default_rng(0)
+    """Every (op, shape, dtype) case as a spec for the workers
+    (``workers.case_spec``); ``only``: the forward+backward cases named
+    there."""
     cases = []
 
-    import numba
-    from threadpoolctl import ThreadpoolController
-
-    blas = ThreadpoolController()  # scanned once: limiting is then cheap
-
-    def ours(backend, fn, arrays, dy, threads=None):
-        def run():
-            if threads is not None:
-                with blas.limit(limits=threads):
-                    numba.set_num_threads(threads)
-                    try:
-                        return ours(backend, fn, arrays, dy)()
-                    finally:
-                        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-            with cg.use_backend(backend):
-                # from_numpy shares the arrays, as torch.from_numpy does on the
-                # torch side (Tensor() copies, as torch.tensor does)
-                ts = [cg.from_numpy(a).requires_grad_(dy is not None)
-                      for a in arrays]
-                y = fn(*ts)
-                if dy is not None:
-                    y.backward(dy)
-        return run
-
-    def theirs(threads, fn, arrays, dy):
-        tx = [torch.from_numpy(a) for a in arrays]
-        tdy = None if dy is None else torch.from_numpy(dy)
-
-        def run():
-            _torch_threads(torch, threads)
-            ts = [t.detach().requires_grad_(tdy is not None) for t in tx]
-            y = fn(*ts)
-            if tdy is not None:
-                y.backward(tdy)
-        return run
-
-    def add(op, shape, dtype, our_fn, torch_fn, arrays, backward, **info):
-        if only is not None and (
-            not backward or (op, shape, np.dtype(dtype).name) not in only
-        ):
+    def add(op, shape, dtype, kind, backward, **kw):
+        name = np.dtype(dtype).name
+        if only is not None and (not backward or (op, shape, name) not in only):
             return
-        with cg.no_grad():
-            y = our_fn(*[cg.from_numpy(a) for a in arrays])
-        dy = rng.standard_normal(y.shape).astype(dtype) if backward else None
-        # sampled in this order (the NumPy reference apart, run_cases):
-        # torch's 2-thread call leaves its OpenMP threads spinning on both
-        # cores for a moment, and whoever comes next pays; torch's 1-thread
-        # call barely notices, so it goes next (the medium conv2d at 2
-        # threads: 15.0 ms right after torch's 2-thread call, 12.1-12.6 ms
-        # with torch not run; a pause instead let this VM's cores idle
-        # down, and torch's 2-thread call took 64-75 ms after one of 10 ms)
-        fns = {
-            "numba": ours("numba", our_fn, arrays, dy),
-            "numba1": ours("numba", our_fn, arrays, dy, threads=1),
-            "numpy": ours("numpy", our_fn, arrays, dy),
-            "torch2": theirs(2, torch_fn, arrays, dy),
-            "torch1": theirs(1, torch_fn, arrays, dy),
-        }
-        pass_ = "fwd+bwd" if backward else "fwd"
-        cases.append(
-            dict(op=op, pass_=pass_, shape=shape, dtype=np.dtype(dtype).name,
-                 fns=fns, y_shape=tuple(y.shape), in_shapes=[a.shape for a in arrays],
-                 **info)
-        )
+        cases.append(case_spec(op, kind, SHAPES[shape], name, backward,
+                               shape=shape, **kw))
 
     for shape in shapes:
         n, ci, co, hw = SHAPES[shape]
         for dtype in dtypes:
-            x = rng.standard_normal((n, ci, hw, hw)).astype(dtype)
-            w = rng.standard_normal((co, ci, 3, 3)).astype(dtype) / 10
-            b = rng.standard_normal(co).astype(dtype)
             fl = conv_flops(n, ci, co, hw, hw, 3, 3, 1)
-            conv = (lambda x_, w_, b_: F.conv2d(x_, w_, b_, padding=1),
-                    lambda x_, w_, b_: TF.conv2d(x_, w_, b_, padding=1))
-            add("conv2d", shape, dtype, *conv, [x, w, b], False, flops=fl)
-            add("conv2d", shape, dtype, *conv, [x, w, b], True, flops=3 * fl)
+            pad1 = {"padding": 1}
+            add("conv2d", shape, dtype, "conv2d", False, kwargs=pad1, flops=fl)
+            add("conv2d", shape, dtype, "conv2d", True, kwargs=pad1,
+                flops=3 * fl)
             if shape == "medium":
                 for label, kw, g in [
                     ("conv2d stride 2", {"stride": 2, "padding": 1}, 1),
                     ("conv2d dilation 2", {"dilation": 2, "padding": 2}, 1),
                     ("conv2d groups 4", {"groups": 4, "padding": 1}, 4),
                 ]:
-                    wg = w[:, : ci // g].copy()
-                    oh = (hw + 2 * kw["padding"] - kw.get("dilation", 1) * 2 - 1) // (
-                        kw.get("stride", 1)) + 1
-                    add(label, shape, dtype,
-                        lambda x_, w_, b_, kw=kw: F.conv2d(x_, w_, b_, **kw),
-                        lambda x_, w_, b_, kw=kw: TF.conv2d(x_, w_, b_, **kw),
-                        [x, wg, b], True,
+                    oh = (hw + 2 * kw["padding"] - kw.get("dilation", 1) * 2
+                          - 1) // kw.get("stride", 1) + 1
+                    add(label, shape, dtype, "conv2d", True, kwargs=kw,
+                        groups=g,
                         flops=3 * conv_flops(n, ci, co, oh, oh, 3, 3, g))
             # the transposed conv of the same layer: C_out -> C_in channels
-            xt = rng.standard_normal((n, co, hw, hw)).astype(dtype)
-            add("conv_transpose2d", shape, dtype,
-                lambda x_, w_: F.conv_transpose2d(x_, w_, padding=1),
-                lambda x_, w_: TF.conv_transpose2d(x_, w_, padding=1),
-                [xt, w], True, flops=3 * fl)
+            add("conv_transpose2d", shape, dtype, "conv_transpose2d", True,
+                kwargs=pad1, flops=3 * fl)
             # pooling runs on the conv's output, (N, C_out, H, W)
             for label, args in [
                 ("max_pool2d k2s2", (2, 2, 0)),
                 ("max_pool2d k3s2", (3, 2, 1)),
             ]:
-                add(label, shape, dtype,
-                    lambda x_, a=args: F.max_pool2d(x_, *a),
-                    lambda x_, a=args: TF.max_pool2d(x_, *a),
-                    [xt], True, argmax=True)
-            add("avg_pool2d k2s2", shape, dtype,
-                lambda x_: F.avg_pool2d(x_, 2, 2),
-                lambda x_: TF.avg_pool2d(x_, 2, 2),
-                [xt], True, argmax=False)
-            add("avg_pool2d k3s2", shape, dtype,
-                lambda x_: F.avg_pool2d(x_, 3, 2, 1),
-                lambda x_: TF.avg_pool2d(x_, 3, 2, 1),
-                [xt], True, argmax=False)
-            add("unfold", shape, dtype,
-                lambda x_: F.unfold(x_, 3, padding=1),
-                lambda x_: TF.unfold(x_, 3, padding=1), [x], False)
-            col = rng.standard_normal((n, ci * 9, hw * hw)).astype(dtype)
-            add("fold", shape, dtype,
-                lambda c_, hw=hw: F.fold(c_, hw, 3, padding=1),
-                lambda c_, hw=hw: TF.fold(c_, hw, 3, padding=1), [col], False)
+                add(label, shape, dtype, "max_pool2d", True, args=args,
+                    argmax=True)
+            add("avg_pool2d k2s2", shape, dtype, "avg_pool2d", True,
+                args=(2, 2), argmax=False)
+            add("avg_pool2d k3s2", shape, dtype, "avg_pool2d", True,
+                args=(3, 2, 1), argmax=False)
+            add("unfold", shape, dtype, "unfold", False, args=(3,),
+                kwargs=pad1)
+            add("fold", shape, dtype, "fold", False, args=(hw, 3), kwargs=pad1)
     return cases
 
 
-def run_cases(cases: list[dict], log) -> list[dict]:
+def run_cases(cases: list[dict], log, pause: float = 0.25,
+              prewarm: int = 2, reps: int = 5) -> tuple[list[dict], dict]:
+    """Each case timed in the contenders' worker processes; the rows and
+    the workers' own reports (threads, BLAS)."""
     rows = []
-    for i, case in enumerate(cases, 1):
-        fns = case.pop("fns")
-        # the NumPy reference is timed on its own after the others: its BLAS
-        # threads spin on both cores after each call (OpenBLAS), and in the
-        # rotation torch's 2-thread call after it took 21 ms against 7.4
-        ref = {k: fns.pop(k) for k in ("numpy",) if k in fns}
-        times = interleaved(fns, ROUNDS[case["shape"]], budget=4.0)
-        if ref:
-            times.update(interleaved(ref, ROUNDS[case["shape"]], budget=4.0))
-        med = {k: float(np.median(v)) for k, v in times.items()}
-        counts = {k: len(v) for k, v in times.items()}
-        row = {**case, "median_s": med, "samples": counts}
-        if "flops" in case:
-            row["gflops"] = {k: case["flops"] / v / 1e9 for k, v in med.items()}
-        if "argmax" in case:
-            item = np.dtype(case["dtype"]).itemsize
-            x_el = int(np.prod(case["in_shapes"][0]))
-            y_el = int(np.prod(case["y_shape"]))
-            nbytes = 2 * (x_el + y_el) * item + (16 * y_el if case["argmax"] else 0)
-            row["bytes"] = nbytes
-            row["gbps"] = {k: nbytes / v / 1e9 for k, v in med.items()}
-        rows.append(row)
-        log(
-            f"[{i:3d}/{len(cases)}] {case['op']:<18} {case['pass_']:<7} "
-            f"{case['shape']:<6} {case['dtype']:<7} "
-            + "  ".join(f"{k} {v * 1e3:9.2f} ms" for k, v in med.items())
-        )
-    return rows
+    with Workers(CONTENDERS) as pool:
+        for i, spec in enumerate(cases, 1):
+            shapes = pool.setup(spec)
+            times = pool.sample(ROUNDS[spec["shape"]], budget=4.0, pause=pause,
+                                prewarm=prewarm, reps=reps)
+            rows.append(case_row(spec, shapes, times))
+            log(
+                f"[{i:3d}/{len(cases)}] {spec['op']:<18} {spec['pass_']:<7} "
+                f"{spec['shape']:<6} {spec['dtype']:<7} "
+                + "  ".join(f"{k} {v * 1e3:9.2f} ms"
+                            for k, v in rows[-1]["median_s"].items())
+            )
+        # asked after the calls: numba's threading layer is known by now
+        info = {k: w.ask({"cmd": "info"}) for k, w in pool.workers.items()}
+    info["exit_codes"] = pool.exit_codes
+    return rows, info
+
+
+def case_row(spec: dict, shapes: dict, times: dict[str, list[float]]) -> dict:
+    """A case's row of results.json: medians, sample counts, rates."""
+    med = {k: float(np.median(v)) for k, v in times.items()}
+    counts = {k: len(v) for k, v in times.items()}
+    row = {**spec, "y_shape": shapes["y_shape"],
+           "in_shapes": shapes["in_shapes"], "median_s": med,
+           "samples": counts}
+    if "flops" in spec:
+        row["gflops"] = {k: spec["flops"] / v / 1e9 for k, v in med.items()}
+    if "argmax" in spec:
+        item = np.dtype(spec["dtype"]).itemsize
+        x_el = int(np.prod(shapes["in_shapes"][0]))
+        y_el = int(np.prod(shapes["y_shape"]))
+        nbytes = 2 * (x_el + y_el) * item + (16 * y_el if spec["argmax"] else 0)
+        row["bytes"] = nbytes
+        row["gbps"] = {k: nbytes / v / 1e9 for k, v in med.items()}
+    return row
+
+
+# --------------------------------------------------------------------------
+# the bias of one process (issue 31)
+# --------------------------------------------------------------------------
+
+
+def in_process(spec: dict, rounds: int, pause: float = 0.0,
+               prewarm: int = 0, reps: int = 1) -> dict:
+    """The old way: every contender's call in this one process, sampled in
+    turn (numba, numba 1t, torch 2t, torch 1t; the NumPy reference apart,
+    after), thread counts set around each call; ``pause`` seconds and
+    ``prewarm`` untimed calls before each sample, the median of ``reps``
+    timed calls (the workers' way)."""
+    import numba
+    import torch
+    from threadpoolctl import ThreadpoolController
+
+    blas = ThreadpoolController()
+    calls = {}
+    for name in ("numba", "numba1", "torch2", "torch1", "numpy"):
+        library, backend, threads = CONTENDERS_SPEC[name]
+        call = make_call(spec, library, backend)[0]
+        if library == "torch":
+            def run(call=call, threads=threads):
+                if torch.get_num_threads() != threads:
+                    torch.set_num_threads(threads)
+                call()
+        elif threads == 1:
+            def run(call=call):
+                with blas.limit(limits=1):
+                    numba.set_num_threads(1)
+                    try:
+                        call()
+                    finally:
+                        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        else:
+            run = call
+        calls[name] = run
+
+    def turns(fns):
+        for fn in fns.values():
+            fn()
+            fn()
+        times = {k: [] for k in fns}
+        for _ in range(rounds):
+            for k, fn in fns.items():
+                time.sleep(pause)
+                for _ in range(prewarm):
+                    fn()
+                ts = []
+                for _ in range(reps):
+                    t = time.perf_counter()
+                    fn()
+                    ts.append(time.perf_counter() - t)
+                times[k].append(float(np.median(ts)))
+        return times
+
+    ref = {"numpy": calls.pop("numpy")}
+    times = turns(calls)
+    times.update(turns(ref))
+    return times
+
+
+def bias_check(runs: int, log, rounds: int = 15) -> list[dict]:
+    """The medium float32 conv2d fwd+bwd, ``runs`` times each way: in this
+    one process as run.py sampled before issue 31 (in turn, no pause); in
+    this process sampled as the workers are (a 0.25 s pause, two untimed
+    calls, the median of five timed ones); in the worker processes."""
+    spec = case_spec("conv2d", "conv2d", SHAPES["medium"], "float32", True,
+                     kwargs={"padding": 1}, shape="medium")
+    out = []
+    with Workers(CONTENDERS) as pool:
+        for r in range(runs):
+            ways = {
+                "one process, no pause": lambda: in_process(spec, rounds),
+                "one process, as workers": lambda: in_process(
+                    spec, rounds, 0.25, prewarm=2, reps=5),
+                "workers": lambda: (pool.setup(spec),
+                                    pool.sample(rounds))[1],
+            }
+            for way, fn in ways.items():
+                load = os.getloadavg()[0]
+                med = {k: float(np.median(v)) for k, v in fn().items()}
+                row = {"run": r + 1, "way": way, "load": load, "median_s": med,
+                       "2t": med["numba"] / med["torch2"],
+                       "1t": med["numba1"] / med["torch1"]}
+                out.append(row)
+                log(f"run {r + 1} {way:<26} load {load:4.1f}  numba÷torch "
+                    f"2t {row['2t']:.2f}  1t {row['1t']:.2f}  ("
+                    + ", ".join(f"{k} {v * 1e3:.2f}" for k, v in med.items())
+                    + " ms)")
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -646,6 +669,8 @@ def tables(data: dict) -> str:
         "= the same limited to 1 thread; ratios compare equal thread counts "
         "(numba÷torch2 at 2 threads, numba1t÷torch1 at 1 thread).",
         "",
+        *_sampling_note(data),
+        "",
         "| op | pass | shape | dtype | numba | numba 1t | numpy ref | torch 1t "
         "| torch 2t | numba÷torch2 | numba1t÷torch1 | numpy÷numba "
         "| numba GFLOP/s or GB/s |",
@@ -710,6 +735,27 @@ def tables(data: dict) -> str:
     return "\n".join(lines)
 
 
+def _sampling_note(data: dict) -> list[str]:
+    """How the cases were sampled: the workers and their threads."""
+    if "workers" not in data:  # a results.json from before the workers
+        return ["Every contender in this one process, sampled in turn."]
+    smp = data.get("sampling", {})
+    parts = []
+    for name in CONTENDERS:
+        info = data["workers"].get(name, {})
+        threads = info.get("numba_threads", info.get("torch_threads"))
+        blas = "/".join(str(b["num_threads"]) for b in info.get("blas", [])
+                        if b["internal_api"] == "openblas")
+        parts.append(f"{name} {threads} (BLAS {blas})")
+    return [
+        "Each contender in a worker process of its own (`workers.py`), asked "
+        f"in turn with a {smp.get('pause_s', 0.25)} s pause before each ask; "
+        f"a sample is the median of {smp.get('reps', 1)} timed calls after "
+        f"{smp.get('prewarm', 1)} untimed ones (calls over 50 ms: 1 after 1). "
+        "Threads per worker: " + ", ".join(parts) + ".",
+    ]
+
+
 def write_results_md(text: str) -> None:
     path = HERE / "RESULTS.md"
     begin = "<!-- BEGIN GENERATED (benchmarks/run.py) -->"
@@ -767,15 +813,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="small and medium shapes only, skip child-process timings")
     parser.add_argument("--issue", action="store_true",
-                        help="issue 16's forward+backward cases, first-conv time "
-                             "and peak memory only")
+                        help="issue 16's and 31's forward+backward cases, "
+                             "first-conv time and peak memory only")
     parser.add_argument("--no-write", action="store_true",
                         help="print only; do not touch RESULTS.md/json/png")
     parser.add_argument("--plot-only", action="store_true",
                         help="redraw results.png from results.json and stop")
+    parser.add_argument("--bias", type=int, metavar="RUNS", default=0,
+                        help="only time the medium float32 conv2d RUNS times "
+                             "in one process and in worker processes (issue "
+                             "31), print, and stop")
+    parser.add_argument("--only", metavar="TEXT", default=None,
+                        help="only the cases whose 'op pass shape dtype' "
+                             "contains TEXT, e.g. 'dilation 2 fwd+bwd medium'")
+    parser.add_argument("--pause", type=float, default=0.25,
+                        help="seconds between two asks of the workers")
+    parser.add_argument("--prewarm", type=int, default=2,
+                        help="untimed calls a worker makes before each sample")
+    parser.add_argument("--reps", type=int, default=5,
+                        help="timed calls in a sample (its median), for calls "
+                             "under 50 ms; longer ones take 1 after 1 untimed")
     ns = parser.parse_args(argv)
     if ns.plot_only:
         plot(json.loads((HERE / "results.json").read_text()), HERE / "results.png")
+        return 0
+    if ns.bias:
+        import convgrad.warmup
+
+        convgrad.warmup.warm_up(jobs=1, print_fn=lambda s: None)
+        print(f"load average at start: {os.getloadavg()}", flush=True)
+        rows = bias_check(ns.bias, lambda s: print(s, flush=True))
+        print(json.dumps(rows, indent=1))
         return 0
     t_start = time.perf_counter()
     log = lambda s: print(s, flush=True)  # noqa: E731
@@ -791,16 +859,24 @@ def main(argv: list[str] | None = None) -> int:
     data["bandwidth"] = copy_bandwidth(log)
     shapes = ["small", "medium"] if ns.quick else list(SHAPES)
     only = ISSUE_CASES if ns.issue else None
-    data["cases"] = run_cases(
-        build_cases(shapes, [np.float32, np.float64], only), log)
-    data["environment"]["numba_threading_layer"] = _threading_layer()
-    if ns.issue:
+    cases = build_cases(shapes, [np.float32, np.float64], only)
+    if ns.only:
+        cases = [c for c in cases if ns.only in case_key(c)]
+    data["cases"], data["workers"] = run_cases(cases, log, pause=ns.pause,
+                                               prewarm=ns.prewarm, reps=ns.reps)
+    data["sampling"] = {"pause_s": ns.pause, "prewarm": ns.prewarm,
+                        "reps": ns.reps}
+    data["environment"]["numba_threading_layer"] = data["workers"]["numba"].get(
+        "numba_threading_layer", _threading_layer())
+    if ns.only:  # the cases alone
+        pass
+    elif ns.issue:
         data["fresh"] = fresh_process(log)
         data["peak"] = peak_memory(log)
     else:
         data["col2im"] = col2im_alone(log)
         data["python_loop"] = python_loop_maxpool_backward(log)
-    if not ns.quick and not ns.issue:
+    if not (ns.quick or ns.issue or ns.only):
         data["peak"] = peak_memory(log)
         data["fresh"] = fresh_process(log)
         data["generic"] = generic_cpu_cost(log)

@@ -392,3 +392,28 @@ def test_bias_and_its_gradient_in_the_kernels_threads_match_torch(ci, co, groups
     assert calls[:2] == ["forward", "backward"]
     want = ["forward", "backward"] if flipped else ["backward", "forward"]
     assert calls[2:] == want
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 5, 7), (1, 1, 4, 4), (3, 2, 6, 1),
+                                   (2, 2, 3, 2), (4, 5, 8, 9)])
+def test_the_flat_column_split_is_the_split_by_definition(shape):
+    """split_columns_flat/merge_columns_flat (dilation 2's copies, over flat
+    arrays) write what split_columns/merge_columns define, odd widths and
+    the zero past an odd row's last odd column included, and the merge
+    inverts the split."""
+    a = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
+    n, c, h, w = shape
+    want = np.full((n, c, 2 * h, -(-w // 2)), 7, np.float32)
+    for r in range(h):  # out[b, c, 2h + σ, v] = a[b, c, h, 2v + σ], 0 past
+        for sg in range(2):
+            cols = a[:, :, r, sg::2]
+            want[:, :, 2 * r + sg] = 0
+            want[:, :, 2 * r + sg, : cols.shape[2]] = cols
+    got = winograd._split(a, 2, "test-split")
+    assert np.array_equal(got, want)
+    old = np.full_like(want, 7)
+    winograd.split_columns(a, 2, old)
+    assert np.array_equal(old, want)
+    back = np.full_like(a, 5)
+    winograd._merge(got, 2, back)
+    assert np.array_equal(back, a)
