@@ -61,13 +61,14 @@ def fast_examples(dtype) -> Iterator[tuple[str, tuple]]:
 
 def _winograd_example() -> None:
     """One forward and backward through every Winograd transform (float32;
-    dilation 2 too, for the column split), and the transposed conv's pair."""
+    dilation 2 (the flat column split) and 3 (the general one) too), and the
+    transposed conv's pair."""
     from .kernels import conv_fast, winograd
 
     x = np.ones((2, 2, 6, 6), np.float32)
     w = np.ones((2, 2, 3, 3), np.float32)
     b = np.ones(2, np.float32)
-    for d in (1, 2):
+    for d in (1, 2, 3):
         args = (3, 3, 1, 1, d, d, d, d)
         # with the bias and the checks, as conv_fast calls them
         winograd.forward(x, w, args, 1, (6, 6), conv_fast._split, bias=b, check=True)
