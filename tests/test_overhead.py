@@ -372,3 +372,14 @@ def test_the_unrolled_2x2_max_pool_is_the_twin_bit_for_bit(case, dtype, which):
     words = f"u{x.itemsize}"
     np.testing.assert_array_equal(got[0].view(words), want[0].view(words))
     np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_the_undispatched_overlap_check_is_numpys():
+    from convgrad.function import _may_share
+
+    a = np.arange(24.0).reshape(4, 6)
+    pairs = [(a, a), (a, a.T), (a, a[1:3]), (a[:2], a[2:]), (a[:, ::2], a[:, 1::2]),
+             (a, a.copy()), (a[0], a.reshape(-1)[:6]), (np.float64(1.0) * a, a),
+             (a[:0], a)]
+    for u, v in pairs:
+        assert _may_share(u, v) == np.may_share_memory(u, v)
