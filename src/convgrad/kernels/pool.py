@@ -68,7 +68,9 @@ def _divisors(
 #: phases' -inf fill) cost more than it saved on lesson 9's 4×4 and 2×2
 #: outputs (k2s2 of (32, 32, 4, 4): 69 µs window by window, 257 µs row by
 #: row; of (32, 16, 8, 8): 113 against 160). At 8×8 outputs the row kernel
-#: already wins (window by window took 20 ns an output, row by row 7)
+#: already wins (window by window took 20 ns an output, row by row 7).
+#: A 2×2 kernel whose windows all lie inside takes the unrolled scan
+#: (:func:`_maxpool2d_2x2`, issue 31: 3 ns an output)
 SMALL_PLANE = 16
 
 
