@@ -6,13 +6,28 @@ Same network (:func:`convgrad.training.digits_cnn`), same initial weights
 Prints a Markdown table for the training section of ``benchmarks/RESULTS.md``.
 
     python benchmarks/bench_train.py [--repeats 3] [--backends numba numpy]
+    python benchmarks/bench_train.py --apart 5 [--backends numba]
+
+``--apart ROUNDS`` runs each contender in a fresh process of its own (one
+training run each, after a one-epoch warm-up in that process), the
+contenders asked in turn with the order rotated each round and a 0.25 s
+pause between, and reports the medians of the wall time and of the
+process CPU time (every thread's) of the training loop, and the median of
+the per-round ratios to torch. In one process, torch's OpenMP threads and
+numba's and OpenBLAS' spinning threads share the two cores
+(``/work/shared/BENCHMARKING.md``); a user runs one library. CPU time is
+the steadier figure on a shared machine: it does not count the time the
+process waited for a core.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -22,6 +37,9 @@ from convgrad import data, optim
 from convgrad.backend import use_backend
 from convgrad.train import DEFAULTS
 from convgrad.training import digits_cnn, evaluate, fit
+
+#: (wall seconds, process CPU seconds) of the last run's training loop
+LAST: dict[str, float] = {}
 
 
 def run_convgrad(backend: str, epochs: int, seed: int) -> tuple[float, float]:
@@ -33,9 +51,10 @@ def run_convgrad(backend: str, epochs: int, seed: int) -> tuple[float, float]:
     )
     opt = optim.Adam(model.parameters(), lr=DEFAULTS["lr"])
     with use_backend(backend):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         fit(model, loader, opt, epochs, progress=False)
         seconds = time.perf_counter() - start
+        LAST.update(wall=seconds, cpu=time.process_time() - cpu)
         acc = evaluate(model, (split.x_test, split.y_test)).accuracy
     return seconds, acc
 
@@ -58,7 +77,7 @@ def run_torch(epochs: int, seed: int, threads: int) -> tuple[float, float]:
     )
     opt = torch.optim.Adam(twin.parameters(), lr=DEFAULTS["lr"])
     loss_fn = tnn.functional.cross_entropy
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for _ in range(epochs):
         twin.train()
         for xb, yb in loader:
@@ -67,10 +86,79 @@ def run_torch(epochs: int, seed: int, threads: int) -> tuple[float, float]:
             loss.backward()
             opt.step()
     seconds = time.perf_counter() - start
+    LAST.update(wall=seconds, cpu=time.process_time() - cpu)
     twin.eval()
     with torch.no_grad():
         pred = twin(torch.from_numpy(split.x_test)).argmax(1).numpy()
     return seconds, float(np.mean(pred == split.y_test))
+
+
+def _warm_up() -> None:
+    """Load (or compile) every kernel the run touches."""
+    with use_backend("numba"):
+        m = digits_cnn(generator=0)
+        s = data.load_digits()
+        xb, yb = s.x_train[:4], s.y_train[:4]
+        convgrad.F.cross_entropy(m(xb), yb).backward()
+
+
+def _one(name: str, args: argparse.Namespace) -> None:
+    """The child of ``--apart``: warm up, train once, print one JSON line."""
+    if name == "torch":
+        run_torch(1, args.seed, args.torch_threads)
+        _, acc = run_torch(args.epochs, args.seed, args.torch_threads)
+    else:
+        _warm_up()
+        run_convgrad(name, 1, args.seed)
+        _, acc = run_convgrad(name, args.epochs, args.seed)
+    print(json.dumps({"name": name, "accuracy": acc, **LAST}), flush=True)
+
+
+def _apart(args: argparse.Namespace) -> None:
+    names = [*args.backends, "torch"]
+    runs: dict[str, list[dict]] = {n: [] for n in names}
+    ratios: dict[str, list[tuple[float, float]]] = {n: [] for n in args.backends}
+    for r in range(args.apart):
+        order = names[r % len(names):] + names[: r % len(names)]
+        got = {}
+        for name in order:
+            cmd = [sys.executable, __file__, "--only", name,
+                   "--epochs", str(args.epochs), "--seed", str(args.seed),
+                   "--torch-threads", str(args.torch_threads)]
+            out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+            got[name] = json.loads(out.stdout.strip().splitlines()[-1])
+            runs[name].append(got[name])
+            time.sleep(0.25)
+        for name in args.backends:
+            t = got["torch"]
+            ratios[name].append(
+                (got[name]["wall"] / t["wall"], got[name]["cpu"] / t["cpu"])
+            )
+        print(f"round {r + 1}: " + ", ".join(
+            f"{n} {got[n]['wall']:.2f} s ({got[n]['cpu']:.2f} CPU)" for n in names
+        ), flush=True)
+    print()
+    print(
+        f"digits CNN, {args.epochs} epochs, batch {DEFAULTS['batch_size']}, "
+        f"each contender in its own process, {args.apart} rounds; torch "
+        f"threads {args.torch_threads}; NUMBA_NUM_THREADS="
+        f"{os.environ.get('NUMBA_NUM_THREADS', 'default')}; load "
+        f"{os.getloadavg()[0]:.1f}"
+    )
+    print()
+    print("| run | wall (s), median | CPU (s), median | ÷ torch, wall | "
+          "÷ torch, CPU | test accuracy |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name in names:
+        wall = float(np.median([g["wall"] for g in runs[name]]))
+        cpu = float(np.median([g["cpu"] for g in runs[name]]))
+        if name == "torch":
+            rw = rc = "1"
+        else:
+            rw = f"{np.median([a for a, _ in ratios[name]]):.2f}"
+            rc = f"{np.median([b for _, b in ratios[name]]):.2f}"
+        print(f"| {name} | {wall:.2f} | {cpu:.2f} | {rw} | {rc} | "
+              f"{100 * runs[name][0]['accuracy']:.2f}% |")
 
 
 def main() -> None:
@@ -80,14 +168,16 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=DEFAULTS["seed"])
     p.add_argument("--backends", nargs="+", default=["numba", "numpy"])
     p.add_argument("--torch-threads", type=int, default=1)
+    p.add_argument("--apart", type=int, default=0, metavar="ROUNDS",
+                   help="each contender in a process of its own, ROUNDS times")
+    p.add_argument("--only", default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.only:
+        return _one(args.only, args)
+    if args.apart:
+        return _apart(args)
 
-    # warm-up: load (or compile) every kernel the run touches
-    with use_backend("numba"):
-        m = digits_cnn(generator=0)
-        s = data.load_digits()
-        xb, yb = s.x_train[:4], s.y_train[:4]
-        convgrad.F.cross_entropy(m(xb), yb).backward()
+    _warm_up()
 
     rows = []
     for name in [*args.backends, "torch"]:

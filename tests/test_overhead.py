@@ -238,3 +238,148 @@ def test_adam_copied_with_its_buffers_steps_its_state_arrays():
     for p, (ref, m) in zip(ps, want, strict=True):
         np.testing.assert_array_equal(p.data, ref)
         np.testing.assert_array_equal(opt.state[id(p)]["exp_avg"], m)
+
+
+# --------------------------------------------------------------------------
+# issue 31: the geometry memo is bounded, and keyed on every argument
+# --------------------------------------------------------------------------
+
+
+def test_the_geometry_memo_is_bounded_and_keeps_working(monkeypatch):
+    monkeypatch.setattr(geo, "_MEMO_SIZE", 8)
+    geo.conv2d_geometry.cache_clear()
+    store = geo.conv2d_geometry.cache_clear.__self__  # the memo's dict
+    assert isinstance(store, dict) and not store
+    for h in range(4, 40):  # 36 geometries through a memo of 8
+        g = geo.conv2d_geometry((2, 3, h, h), (4, 3, 3, 3), None, 1, 1, 1, 1)
+        assert len(store) <= 8
+        assert g.win.out == (h, h)
+    again = geo.conv2d_geometry((2, 3, 39, 39), (4, 3, 3, 3), None, 1, 1, 1, 1)
+    assert again.win.out == (39, 39) and len(store) <= 8
+    geo.conv2d_geometry.cache_clear()
+
+
+@pytest.mark.parametrize("change", [
+    {"x": (2, 3, 9, 8)}, {"w": (4, 3, 2, 3)}, {"stride": 2}, {"stride": (1, 2)},
+    {"padding": 0}, {"padding": (1, 0)}, {"dilation": 2}, {"itemsize": 8},
+])
+def test_two_geometries_do_not_share_a_memoized_result(change):
+    base = {"x": (2, 3, 8, 8), "w": (4, 3, 3, 3), "stride": 1, "padding": 1,
+            "dilation": 1, "itemsize": 4}
+    other = {**base, **change}
+
+    def call(a, *, full=False):
+        fn = geo.conv2d_geometry.__wrapped__ if full else geo.conv2d_geometry
+        return fn(a["x"], a["w"], (4,), a["stride"], a["padding"], a["dilation"],
+                  1, itemsize=a["itemsize"])
+
+    first, second = call(base), call(other)  # both through the memo
+    assert first == call(base, full=True)
+    assert second == call(other, full=True)
+    if change != {"itemsize": 8}:  # the item size changes no field
+        assert first != second
+    assert call(base) is first  # a repeat is the remembered object
+
+
+@pytest.mark.parametrize("change", [
+    {"k": 3}, {"s": 1}, {"p": 1}, {"d": 2}, {"ceil": True}, {"x": (2, 3, 11, 9)},
+])
+def test_two_pool_windows_do_not_share_a_memoized_result(change):
+    base = {"x": (2, 3, 9, 9), "k": 2, "s": None, "p": 0, "d": 1, "ceil": False}
+    other = {**base, **change}
+    a = geo.pool_window(base["x"], base["k"], base["s"], base["p"], base["d"],
+                        base["ceil"])
+    b = geo.pool_window(other["x"], other["k"], other["s"], other["p"],
+                        other["d"], other["ceil"])
+    assert a != b
+    assert b == geo.pool_window.__wrapped__(
+        other["x"], other["k"], other["s"], other["p"], other["d"], other["ceil"]
+    )
+
+
+# --------------------------------------------------------------------------
+# issue 31: the small-plane kernels' shortcuts against the NumPy twins
+# --------------------------------------------------------------------------
+
+# (input shape, kernel, padding, dilation) at stride 1 with OW == W: the
+# im2col's contiguous-run path; taps wholly in the padding, OH != H, an
+# even kernel, a kernel wider than the input
+FLAT_IM2COL = [
+    ((2, 3, 4, 4), 3, 1, 1),
+    ((32, 2, 8, 8), 3, 1, 1),
+    ((1, 2, 5, 6), 5, 2, 1),
+    ((2, 1, 7, 5), 3, 2, 2),
+    ((1, 1, 3, 4), 2, 1, 2),
+    ((2, 2, 6, 7), (3, 5), (0, 2), 1),
+    ((1, 2, 2, 2), 5, 2, 1),
+    ((1, 1, 1, 3), (7, 3), (3, 1), 1),
+    ((3, 2, 4, 4), 1, 0, 1),
+    ((0, 2, 4, 4), 3, 1, 1),
+]
+
+
+@pytest.mark.parametrize("which", ["serial", "parallel"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", FLAT_IM2COL)
+def test_im2col_contiguous_run_path_is_the_twin_bit_for_bit(case, dtype, which):
+    from convgrad import kernels as K
+    from convgrad import reference as R
+
+    shape, k, p, d = case
+    win = geo.window(shape[2:], k, 1, p, d)
+    assert win.out[1] == shape[3]  # the case takes the contiguous path
+    x = np.random.default_rng(6).standard_normal(shape).astype(dtype)
+    col = np.full((*shape[:2], *win.k, *win.out), np.nan, dtype)  # all set
+    want = np.empty_like(col)
+    getattr(K.im2col, which)(x, *win.args, col)
+    R.im2col(x, *win.args, want)
+    np.testing.assert_array_equal(col.view(f"u{col.itemsize}"),
+                                  want.view(f"u{col.itemsize}"))
+
+
+# (input shape, stride, dilation, ceil_mode) with a 2×2 kernel and no padding
+TWO_BY_TWO = [
+    ((32, 16, 8, 8), None, 1, False),
+    ((32, 32, 4, 4), None, 1, False),
+    ((2, 3, 5, 5), 1, 1, False),
+    ((2, 3, 7, 6), 3, 1, False),
+    ((2, 3, 6, 7), (2, 1), 2, False),
+    ((2, 3, 5, 5), None, 1, True),  # the last window hangs off the edge
+    ((2, 3, 7, 7), 3, 2, True),
+]
+
+
+@pytest.mark.parametrize("which", ["serial", "parallel"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", TWO_BY_TWO)
+def test_the_unrolled_2x2_max_pool_is_the_twin_bit_for_bit(case, dtype, which):
+    from convgrad import kernels as K
+    from convgrad import reference as R
+
+    shape, s, d, ceil = case
+    win = geo.pool_window(shape, 2, s, 0, d, ceil)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(shape).astype(dtype)
+    x[0, 0, 0, :2] = np.nan  # a NaN first tap, and one after it
+    x[0, 1, 1, 1] = np.nan
+    x[0, 2, :2, :2] = -np.inf  # a window of -inf
+    x[1, 0] = np.round(x[1, 0])  # ties: the first maximum wins
+    x[1, 1, 0, 0], x[1, 1, 0, 1] = -0.0, 0.0
+    got = np.empty((*shape[:2], *win.out), dtype), np.full((*shape[:2], *win.out), -7)
+    want = np.empty_like(got[0]), np.empty_like(got[1])
+    getattr(K.maxpool2d_forward, which)(x, *win.args, *got)
+    R.maxpool2d_forward(x, *win.args, *want)
+    words = f"u{x.itemsize}"
+    np.testing.assert_array_equal(got[0].view(words), want[0].view(words))
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_the_undispatched_overlap_check_is_numpys():
+    from convgrad.function import _may_share
+
+    a = np.arange(24.0).reshape(4, 6)
+    pairs = [(a, a), (a, a.T), (a, a[1:3]), (a[:2], a[2:]), (a[:, ::2], a[:, 1::2]),
+             (a, a.copy()), (a[0], a.reshape(-1)[:6]), (np.float64(1.0) * a, a),
+             (a[:0], a)]
+    for u, v in pairs:
+        assert _may_share(u, v) == np.may_share_memory(u, v)

@@ -48,6 +48,50 @@ def inside_run(off, sw, ow_, w_):
     return j0, min(ow_, j0 + (w_ - 1 - first) // sw + 1)
 
 
+@jit
+def _im2col_flat_plane(xf, cf, nc, h_, w_, kh, kw, ph, pw, dh, dw, oh_):
+    """:func:`im2col`'s plane ``nc`` at stride 1 when ``OW == W``.
+
+    Tap ``(ki, kj)`` reads pixel ``(i - ph + ki*dh, j + off)`` into slot
+    ``(i, j)``; with a row pitch of ``W`` on both sides, slot and pixel
+    differ by one flat offset for every inside ``(i, j)``. So the run from
+    the first inside slot to the last is one contiguous copy (measured on
+    lesson 9's 4×4 planes: 122 → 76 µs a call, where a copy of 4 and two
+    zero fills per output row cost more than the data), and the slots it
+    wrongly filled, left and right of each row's inside columns, are then
+    zeroed. Every read lies between the first and the last inside pixel,
+    so inside the array; the result is the row-by-row loop's, bit for bit
+    (a copy).
+    """
+    ow_ = w_
+    for ki in range(kh):
+        # the output rows i whose input row i - ph + ki*dh lies in [0, H)
+        i0, i1 = inside_run(ki * dh - ph, 1, oh_, h_)
+        for kj in range(kw):
+            off = kj * dw - pw
+            j0, j1 = inside_run(off, 1, ow_, w_)
+            tap = np.uint64(((nc * kh + ki) * kw + kj) * oh_ * ow_)
+            if i0 >= i1 or j0 >= j1:  # the tap sees only padding
+                for t in range(np.uint64(oh_ * ow_)):
+                    cf[tap + t] = 0
+                continue
+            for t in range(np.uint64(i0 * ow_)):
+                cf[tap + t] = 0
+            for t in range(np.uint64(i1 * ow_), np.uint64(oh_ * ow_)):
+                cf[tap + t] = 0
+            dst = tap + np.uint64(i0 * ow_ + j0)
+            src = np.uint64((nc * h_ + i0 - ph + ki * dh) * w_ + j0 + off)
+            for t in range(np.uint64((i1 - 1 - i0) * ow_ + j1 - j0)):
+                cf[dst + t] = xf[src + t]
+            if j0 > 0 or j1 < ow_:
+                for i in range(i0, i1):
+                    row = tap + np.uint64(i * ow_)
+                    for j in range(np.uint64(j0)):
+                        cf[row + j] = 0
+                    for j in range(np.uint64(j1), np.uint64(ow_)):
+                        cf[row + j] = 0
+
+
 @jit_parallel
 def im2col(x, kh, kw, sh, sw, ph, pw, dh, dw, col):
     """Fill ``col`` (N, C, KH, KW, OH, OW) with the patches of ``x``."""
@@ -56,7 +100,14 @@ def im2col(x, kh, kw, sh, sw, ph, pw, dh, dw, col):
     xf = x.reshape(x.size)
     cf = col.reshape(col.size)
     step = np.uint64(sw)
+    # stride 1 with as many output columns as input columns ('same'): a
+    # tap's plane is its input plane shifted by one offset, so its inside
+    # pixels are one contiguous run (then zero the edge columns)
+    flat = sh == 1 and sw == 1 and ow_ == w_
     for nc in prange(n_ * c_):
+        if flat:
+            _im2col_flat_plane(xf, cf, nc, h_, w_, kh, kw, ph, pw, dh, dw, oh_)
+            continue
         for ki in range(kh):
             for kj in range(kw):
                 # the columns j whose pixel w = j*sw + off lies in [0, W)
