@@ -71,7 +71,8 @@ def test_channels_last_scatter_is_row2im_bit_for_bit(
     args, oh, ow = _window(xs, ws, stride, padding, dilation)
     n, c = xs[:2]
     kh, kw = ws[2:]
-    rows = rng.standard_normal((groups, n * oh * ow, c // groups * kh * kw)).astype(dtype)
+    shape = (groups, n * oh * ow, c // groups * kh * kw)
+    rows = rng.standard_normal(shape).astype(dtype)
     want = np.zeros(xs, dtype)
     conv_fast.row2im(rows, 0, *args, oh, ow, want)
     xc = np.zeros((n, *xs[2:], c), dtype)

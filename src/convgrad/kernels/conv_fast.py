@@ -521,7 +521,7 @@ def _block_cl(a, n0, b, role):
     scratch copy ``(b, H, W, C)``."""
     _, c, h, w = a.shape
     t = workspace.get(role, (b, h, w, c), a.dtype)
-    t[...] = a[n0 : n0 + b].transpose(0, 2, 3, 1)
+    to_cl(a, n0, t)
     return t
 
 
