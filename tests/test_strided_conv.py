@@ -94,12 +94,25 @@ def test_the_block_copies_take_images_from_an_offset():
     assert not back[:2].any()
 
 
-def test_only_strided_windows_take_the_channels_last_path(monkeypatch):
-    assert conv_fast._cl((3, 3, 2, 2, 1, 1, 1, 1))
-    assert conv_fast._cl((3, 3, 1, 2, 1, 1, 1, 1))
-    assert not conv_fast._cl((3, 3, 1, 1, 1, 1, 2, 2))
+def test_only_strided_float32_windows_of_wide_groups_take_the_channels_last_path(
+    monkeypatch,
+):
+    f32 = np.float32
+    assert conv_fast._cl((3, 3, 2, 2, 1, 1, 1, 1), 16, f32)
+    assert conv_fast._cl((3, 3, 1, 2, 1, 1, 1, 1), 32, f32)
+    assert not conv_fast._cl((3, 3, 1, 1, 1, 1, 2, 2), 16, f32)  # stride 1
+    assert not conv_fast._cl((3, 3, 2, 2, 1, 1, 1, 1), 8, f32)  # narrow groups
+    assert not conv_fast._cl((3, 3, 2, 2, 1, 1, 1, 1), 16, np.float64)
     monkeypatch.setattr(conv_fast, "CHANNELS_LAST", False)
-    assert not conv_fast._cl((3, 3, 2, 2, 1, 1, 1, 1))
+    assert not conv_fast._cl((3, 3, 2, 2, 1, 1, 1, 1), 16, f32)
+
+
+@pytest.fixture
+def any_channels(monkeypatch):
+    """The path for every group width and dtype, as the small cases need."""
+    monkeypatch.setattr(conv_fast, "CL_MIN_CHANNELS", 1)
+    monkeypatch.setattr(conv_fast, "CL_DTYPES", (np.dtype(np.float32),
+                                                 np.dtype(np.float64)))
 
 
 # the op, against torch: x shape, w shape, conv kwargs
@@ -113,8 +126,33 @@ OP_CASES = [
 ]
 
 
+@pytest.mark.torch
+def test_the_medium_layers_strided_conv_takes_the_path_and_matches_torch(monkeypatch):
+    """As run: 16 input channels in float32, no settings changed."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    seen = []
+    real = conv_fast._conv2d_backward_cl
+    monkeypatch.setattr(conv_fast, "_conv2d_backward_cl",
+                        lambda *a: seen.append(1) or real(*a))
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 16, 9, 10), dtype=np.float32)
+    w = rng.standard_normal((8, 16, 3, 3), dtype=np.float32)
+    tx, tw = (torch.tensor(a, requires_grad=True) for a in (x, w))
+    ty = torch.nn.functional.conv2d(tx, tw, stride=2, padding=1)
+    dy = rng.standard_normal(tuple(ty.shape), dtype=np.float32)
+    ty.backward(torch.from_numpy(dy))
+    with cg.use_backend("numba"):
+        cx, cw = cg.Tensor(x, requires_grad=True), cg.Tensor(w, requires_grad=True)
+        y = F.conv2d(cx, cw, stride=2, padding=1)
+        y.backward(dy)
+    assert seen == [1]
+    for got, want in ((y.data, ty), (cx.grad, tx.grad), (cw.grad, tw.grad)):
+        np.testing.assert_allclose(got, want.detach().numpy(), rtol=1e-4, atol=1e-4)
+
+
 @pytest.fixture
-def fast_path(monkeypatch):
+def fast_path(monkeypatch, any_channels):
     monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
     calls = []
     for name in ("_conv2d_forward_cl", "_conv2d_backward_cl"):
@@ -161,7 +199,7 @@ def test_strided_conv2d_matches_torch(fast_path, xs, ws, kw, dtype, contiguous):
 
 @pytest.mark.parametrize("need", [(True, False), (False, True), (True, True)])
 def test_strided_backward_computes_what_is_asked_like_the_pixel_major_path(
-    monkeypatch, need
+    monkeypatch, any_channels, need
 ):
     rng = np.random.default_rng(4)
     x, w = rng.standard_normal((5, 4, 9, 8)), rng.standard_normal((6, 2, 3, 3))

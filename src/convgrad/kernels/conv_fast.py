@@ -434,7 +434,7 @@ def conv2d_forward(x, w, args, groups, out_hw, bias=None):
                                     check=True)
         if ok:
             return y
-    if _cl(args):
+    if _cl(args, w.shape[1], x.dtype):
         return _conv2d_forward_cl(x, w, args, groups, out_hw, bias)
     n = x.shape[0]
     co, cg, kh, kw = w.shape
@@ -467,7 +467,7 @@ def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,
                                        _split, need_db=need_db, check=True)
         if ok:
             return tuple(grads)
-    if _cl(args):
+    if _cl(args, w.shape[1], x.dtype):
         return _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, need_db)
     n = x.shape[0]
     co, cg, kh, kw = w.shape
@@ -508,12 +508,20 @@ def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,
 #: run strided conv2d (no Winograd) through channels-last rows
 #: (:func:`im2row_cl`, :func:`row2im_cl`); False keeps :func:`im2row`
 CHANNELS_LAST = True
+#: ... for groups of at least this many input channels (one tap's run)
+CL_MIN_CHANNELS = 16
+#: ... in these dtypes
+CL_DTYPES = (np.dtype(np.float32),)
 
 
-def _cl(args) -> bool:
-    """Take the channels-last direct path? For a strided window (measured
-    on the medium layer at stride 2: benchmarks/RESULTS.md, issue 31)."""
-    return CHANNELS_LAST and (args[2] > 1 or args[3] > 1)
+def _cl(args, cg, dtype) -> bool:
+    """Take the channels-last direct path? For a strided window whose groups
+    hold ``cg >= CL_MIN_CHANNELS`` input channels, in float32. Measured on
+    the medium layer at stride 2, one thread, each pass (benchmarks/
+    RESULTS.md, issue 31): 16 channels 8-20% faster; 8 channels (groups 2)
+    and float64 no faster; 4 channels (groups 4) 20-30% slower."""
+    return (CHANNELS_LAST and (args[2] > 1 or args[3] > 1)
+            and cg >= CL_MIN_CHANNELS and np.dtype(dtype) in CL_DTYPES)
 
 
 def _block_cl(a, n0, b, role):
