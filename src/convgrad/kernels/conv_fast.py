@@ -24,6 +24,12 @@ runs ``w · col`` per image. This path computes the same sums, differently:
 * **Winograd** for 3×3 kernels at stride 1 in float32 (:mod:`.winograd`,
   switched by :data:`WINOGRAD`): 4 multiply-adds per output where the
   direct GEMMs spend 9, with the same blocks, scratch space and threads.
+* **Channels-last rows** for strided float32 convs with 16 or more input
+  channels a group (:func:`_cl`, switched by :data:`CHANNELS_LAST`): each
+  block's images copied channels-last, so each tap of a pixel is one
+  contiguous run of channels in and out (:func:`im2row_cl`,
+  :func:`row2im_cl`), where at stride 2 :func:`im2row` reads every other
+  pixel and writes one float a row.
 
 Kernels here are serial ``@jit`` functions on arrays (one block is small);
 the drivers below them are plain Python over arrays, like the ops' own
