@@ -11,7 +11,7 @@ the first contender::
 
     git worktree add --detach /tmp/cg-base <commit>
     python benchmarks/ab_trees.py /tmp/cg-base . [--threads 1|2]
-        [--case medium|tconv|dil2|groups4|large|h16|h8|h6|h4] [--rounds 15]
+        [--case medium|tconv|dil2|s2|groups4|large|h16|h8|h6|h4] [--rounds 15]
 
 A contender may carry settings after ``::``, module attributes of
 ``convgrad.kernels`` set before timing (comma-separated), e.g.
@@ -43,6 +43,7 @@ CASES = {
     "medium": (32, 16, 32, 32, {"padding": 1}, False),
     "tconv": (32, 32, 16, 32, {"padding": 1}, True),
     "dil2": (32, 16, 32, 32, {"padding": 2, "dilation": 2}, False),
+    "s2": (32, 16, 32, 32, {"padding": 1, "stride": 2}, False),
     "groups4": (32, 16, 32, 32, {"padding": 1, "groups": 4}, False),
     "large": (64, 64, 64, 56, {"padding": 1}, False),
     "h16": (128, 16, 32, 16, {"padding": 1}, False),

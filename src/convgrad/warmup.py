@@ -2,7 +2,8 @@
 
 Run ``python -m convgrad.warmup`` after installing (Binder's ``postBuild``
 does, and CI). Every kernel is compiled for float32 and float64, in its
-serial and its parallel build (the fast conv path's ``im2row``/``row2im``:
+serial and its parallel build (the fast conv path's ``im2row``/``row2im``
+and their channels-last kin ``im2row_cl``/``row2im_cl``/``to_cl``/``from_cl``:
 serial only; its Winograd transforms, ``winograd``: float32 only, the one
 dtype they run in; ``checksum``, the fingerprint of saved arrays: 4- and
 8-byte words), and written to Numba's cache; the timing of
@@ -30,7 +31,8 @@ DTYPES = (np.float32, np.float64)
 #: the fast conv path's kernels (kernels/conv_fast.py): serial builds only;
 #: "winograd" is kernels/winograd.py's transforms, together; "checksum" the
 #: one-pass fingerprint of saved arrays (kernels/checksum.py)
-FAST = ("im2row", "row2im", "winograd", "checksum")
+FAST = ("im2row", "row2im", "im2row_cl", "row2im_cl", "to_cl", "from_cl", "winograd",
+        "checksum")
 
 
 def examples(dtype) -> Iterator[tuple[str, tuple]]:
@@ -57,6 +59,11 @@ def fast_examples(dtype) -> Iterator[tuple[str, tuple]]:
     win = (3, 3, 2, 2, 1, 1, 1, 1)
     yield "im2row", (x, 0, *win, 3, 3, rows)
     yield "row2im", (rows, 0, *win, 3, 3, np.zeros_like(x))
+    xc = np.ones((1, 5, 5, 2), dtype)  # channels-last (B, H, W, C)
+    yield "im2row_cl", (xc, *win, 3, 3, rows)
+    yield "row2im_cl", (rows, *win, 3, 3, np.zeros_like(xc))
+    yield "to_cl", (x, 0, xc)
+    yield "from_cl", (xc, 0, np.zeros_like(x))
 
 
 def _winograd_example() -> None:

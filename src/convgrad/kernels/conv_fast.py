@@ -24,6 +24,12 @@ runs ``w · col`` per image. This path computes the same sums, differently:
 * **Winograd** for 3×3 kernels at stride 1 in float32 (:mod:`.winograd`,
   switched by :data:`WINOGRAD`): 4 multiply-adds per output where the
   direct GEMMs spend 9, with the same blocks, scratch space and threads.
+* **Channels-last rows** for strided float32 convs with 16 or more input
+  channels a group (:func:`_cl`, switched by :data:`CHANNELS_LAST`): each
+  block's images copied channels-last, so each tap of a pixel is one
+  contiguous run of channels in and out (:func:`im2row_cl`,
+  :func:`row2im_cl`), where at stride 2 :func:`im2row` reads every other
+  pixel and writes one float a row.
 
 Kernels here are serial ``@jit`` functions on arrays (one block is small);
 the drivers below them are plain Python over arrays, like the ops' own
@@ -146,6 +152,106 @@ def row2im(rows, n0, kh, kw, sh, sw, ph, pw, dh, dw, oh_, ow_, x):
                             dst = np.uint64((plane + h) * w_ + j0 * sw + off)
                             for j in range(np.uint64(j1 - j0)):
                                 xf[dst + j * dstep] += rf[src + j * sstep]
+
+
+@jit
+def to_cl(x, n0, xc):
+    """Images ``n0 .. n0+B`` of ``x (N, C, H, W)`` into ``xc (B, H, W, C)``
+    (channels-last), one row ``h`` of every channel at a time."""
+    b_, h_, w_, c_ = xc.shape
+    xf = x.reshape(x.size)
+    cf = xc.reshape(xc.size)
+    for b in range(b_):
+        for h in range(h_):
+            dst = np.uint64((b * h_ + h) * w_ * c_)
+            for c in range(c_):
+                src = np.uint64((((n0 + b) * c_ + c) * h_ + h) * w_)
+                for v in range(np.uint64(w_)):
+                    cf[dst + v * np.uint64(c_) + np.uint64(c)] = xf[src + v]
+
+
+@jit
+def from_cl(xc, n0, x):
+    """The inverse of :func:`to_cl`: ``xc (B, H, W, C)`` into images ``n0 ..
+    n0+B`` of ``x (N, C, H, W)``."""
+    b_, h_, w_, c_ = xc.shape
+    xf = x.reshape(x.size)
+    cf = xc.reshape(xc.size)
+    for b in range(b_):
+        for h in range(h_):
+            src = np.uint64((b * h_ + h) * w_ * c_)
+            for c in range(c_):
+                dst = np.uint64((((n0 + b) * c_ + c) * h_ + h) * w_)
+                for v in range(np.uint64(w_)):
+                    xf[dst + v] = cf[src + v * np.uint64(c_) + np.uint64(c)]
+
+
+@jit
+def im2row_cl(xc, kh, kw, sh, sw, ph, pw, dh, dw, oh_, ow_, rows):
+    """:func:`im2row` from a block of images in channels-last order, ``xc
+    (B, H, W, C)``, into ``rows (G, B*OH*OW, KH*KW*C/G)`` whose columns are
+    in tap-major order ``(ki, kj, c)``: each tap of each output pixel is one
+    contiguous run of ``C/G`` channels, read from one contiguous run of
+    ``xc``, 0 in the padding. The strided conv's path (:func:`_cl`): at
+    stride 2 :func:`im2row` reads every other pixel and writes one float per
+    row of ``rows``."""
+    b_, h_, w_, c_ = xc.shape
+    g_, bp, kk = rows.shape
+    cg_ = c_ // g_
+    p_ = oh_ * ow_
+    xf = xc.reshape(xc.size)
+    rf = rows.reshape(rows.size)
+    n_ = np.uint64(cg_)
+    for b in range(b_):
+        for i in range(oh_):
+            for j in range(ow_):
+                r = b * p_ + i * ow_ + j
+                for g in range(g_):
+                    base = (g * bp + r) * kk
+                    for ki in range(kh):
+                        h = i * sh - ph + ki * dh
+                        for kj in range(kw):
+                            v = j * sw - pw + kj * dw
+                            dst = np.uint64(base + (ki * kw + kj) * cg_)
+                            if h < 0 or h >= h_ or v < 0 or v >= w_:
+                                for c in range(n_):
+                                    rf[dst + c] = 0
+                            else:
+                                src = np.uint64(((b * h_ + h) * w_ + v) * c_ + g * cg_)
+                                for c in range(n_):
+                                    rf[dst + c] = xf[src + c]
+
+
+@jit
+def row2im_cl(rows, kh, kw, sh, sw, ph, pw, dh, dw, oh_, ow_, xc):
+    """The adjoint of :func:`im2row_cl`: add every entry of ``rows`` onto
+    its pixel of ``xc (B, H, W, C)`` (channels-last, zeroed by the caller).
+    Taps outermost, so each pixel receives its terms by tap, in
+    :func:`row2im`'s order."""
+    b_, h_, w_, c_ = xc.shape
+    g_, bp, kk = rows.shape
+    cg_ = c_ // g_
+    p_ = oh_ * ow_
+    xf = xc.reshape(xc.size)
+    rf = rows.reshape(rows.size)
+    n_ = np.uint64(cg_)
+    for b in range(b_):
+        for g in range(g_):
+            for ki in range(kh):
+                for kj in range(kw):
+                    for i in range(oh_):
+                        h = i * sh - ph + ki * dh
+                        if h < 0 or h >= h_:
+                            continue
+                        for j in range(ow_):
+                            v = j * sw - pw + kj * dw
+                            if v < 0 or v >= w_:
+                                continue
+                            r = b * p_ + i * ow_ + j
+                            src = np.uint64((g * bp + r) * kk + (ki * kw + kj) * cg_)
+                            dst = np.uint64(((b * h_ + h) * w_ + v) * c_ + g * cg_)
+                            for c in range(n_):
+                                xf[dst + c] += rf[src + c]
 
 
 # --------------------------------------------------------------------------
@@ -334,6 +440,8 @@ def conv2d_forward(x, w, args, groups, out_hw, bias=None):
                                     check=True)
         if ok:
             return y
+    if _cl(args, w.shape[1], x.dtype):
+        return _conv2d_forward_cl(x, w, args, groups, out_hw, bias)
     n = x.shape[0]
     co, cg, kh, kw = w.shape
     oh, ow = out_hw
@@ -365,6 +473,8 @@ def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,
                                        _split, need_db=need_db, check=True)
         if ok:
             return tuple(grads)
+    if _cl(args, w.shape[1], x.dtype):
+        return _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, need_db)
     n = x.shape[0]
     co, cg, kh, kw = w.shape
     oh, ow = dy.shape[2:]
@@ -396,6 +506,113 @@ def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,
 
     dw = _split(n, n * p * k * co * (need_dx + need_dw), part)
     out = (dx, None if dw is None else dw.reshape(co, cg, kh, kw))
+    if need_db:
+        out += (winograd.total_in_order(sums, co, dy.dtype),)
+    return out
+
+
+#: run strided conv2d (no Winograd) through channels-last rows
+#: (:func:`im2row_cl`, :func:`row2im_cl`); False keeps :func:`im2row`
+CHANNELS_LAST = True
+#: ... for groups of at least this many input channels (one tap's run)
+CL_MIN_CHANNELS = 16
+#: ... in these dtypes
+CL_DTYPES = (np.dtype(np.float32),)
+
+
+def _cl(args, cg, dtype) -> bool:
+    """Take the channels-last direct path? For a strided window whose groups
+    hold ``cg >= CL_MIN_CHANNELS`` input channels, in float32. Measured on
+    the medium layer at stride 2, one thread, each pass (benchmarks/
+    RESULTS.md, issue 31): 16 channels 8-20% faster; 8 channels (groups 2)
+    and float64 no faster; 4 channels (groups 4) 20-30% slower."""
+    return (CHANNELS_LAST and (args[2] > 1 or args[3] > 1)
+            and cg >= CL_MIN_CHANNELS and np.dtype(dtype) in CL_DTYPES)
+
+
+def _block_cl(a, n0, b, role):
+    """Images ``n0 .. n0+b`` of ``a (N, C, H, W)`` as a channels-last
+    scratch copy ``(b, H, W, C)``."""
+    _, c, h, w = a.shape
+    t = workspace.get(role, (b, h, w, c), a.dtype)
+    to_cl(a, n0, t)
+    return t
+
+
+def _taps_last(w, groups):
+    """``w (C_out, C/G, KH, KW)`` as ``(G, C_out/G, KH*KW*C/G)``, its
+    columns in :func:`im2row_cl`'s ``(ki, kj, c)`` order."""
+    co, cg, kh, kw = w.shape
+    t = w.reshape(groups, co // groups, cg, kh, kw).transpose(0, 1, 3, 4, 2)
+    return np.ascontiguousarray(t).reshape(groups, co // groups, kh * kw * cg)
+
+
+def _conv2d_forward_cl(x, w, args, groups, out_hw, bias):
+    """:func:`conv2d_forward`'s direct path on channels-last rows: each
+    block's images copied channels-last, then :func:`im2row_cl`, the GEMM,
+    the store and the bias, as there."""
+    n = x.shape[0]
+    co, cg, kh, kw = w.shape
+    oh, ow = out_hw
+    k, cog, p = cg * kh * kw, co // groups, oh * ow
+    y = np.empty((n, co, oh, ow), x.dtype)
+    wt = np.ascontiguousarray(_taps_last(w, groups).transpose(0, 2, 1))
+
+    def part(lo, hi):
+        for n0, b in _blocks(lo, hi, groups * p * k * x.itemsize):
+            xc = _block_cl(x, n0, b, "xcl")
+            rows = workspace.get("rows", (groups, b * p, k), x.dtype)
+            im2row_cl(xc, *args, oh, ow, rows)
+            yt = workspace.get("out", (groups, b * p, cog), x.dtype)
+            np.matmul(rows, wt, out=yt)
+            _store(yt, y, n0, b)
+            _add_bias(y, bias, n0, b)
+
+    _split(n, n * p * k * co, part)
+    return y
+
+
+def _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, need_db):
+    """:func:`conv2d_backward`'s direct path on channels-last rows (see
+    :func:`_conv2d_forward_cl`); ``dx`` by :func:`row2im_cl` into a zeroed
+    channels-last block, copied back."""
+    n, c, h, w_ = x.shape
+    co, cg, kh, kw = w.shape
+    oh, ow = dy.shape[2:]
+    k, cog, p = cg * kh * kw, co // groups, oh * ow
+    dx = np.empty_like(x) if need_dx else None
+    wg = _taps_last(w, groups)
+    dyg = dy.reshape(n, groups, cog, p)
+    sums = {}  # each thread's share of db, by its first image
+
+    def part(lo, hi):
+        dw = np.zeros((groups, cog, k), x.dtype) if need_dw else None
+        dwb = workspace.get("dw", (cog, k), x.dtype)
+        for n0, b in _blocks(lo, hi, groups * p * k * x.itemsize):
+            rows = workspace.get("rows", (groups, b * p, k), x.dtype)
+            if need_dw:
+                im2row_cl(_block_cl(x, n0, b, "xcl"), *args, oh, ow, rows)
+            for g in range(groups):
+                d = _channels_first(dyg, n0, b, g)  # (C_out/G, b*OH*OW)
+                if need_dw:
+                    np.matmul(d, rows[g], out=dwb)
+                    dw[g] += dwb
+                if need_dx:
+                    np.matmul(d.T, wg[g], out=rows[g])
+            if need_dx:
+                dxc = workspace.get("dxcl", (b, h, w_, c), x.dtype)
+                dxc.fill(0)
+                row2im_cl(rows, *args, oh, ow, dxc)
+                from_cl(dxc, n0, dx)
+        if need_db:
+            sums[lo] = dy[lo:hi].sum(axis=(0, 2, 3))
+        return dw
+
+    dw = _split(n, n * p * k * co * (need_dx + need_dw), part)
+    if dw is not None:  # (ki, kj, c) columns back to (c, ki, kj)
+        dw = dw.reshape(groups, cog, kh, kw, cg).transpose(0, 1, 4, 2, 3)
+        dw = np.ascontiguousarray(dw).reshape(co, cg, kh, kw)
+    out = (dx, dw)
     if need_db:
         out += (winograd.total_in_order(sums, co, dy.dtype),)
     return out
