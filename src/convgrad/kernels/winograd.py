@@ -1041,8 +1041,8 @@ def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None,
 
     def part(lo, hi):
         du = np.zeros((groups, 16, cg, cog), dtype) if need_dw else None
-        dyl = _split(dy[lo:hi], d, "wys")
-        xl = _split(x[lo:hi], d, "wxs") if need_dw else None
+        dyl = dy[lo:hi]
+        xl = x[lo:hi] if need_dw else None
         dxl = dx[lo:hi] if need_dx else None
         if need_dx and d > 1:
             dxl[...] = 0
@@ -1050,16 +1050,17 @@ def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None,
         for th, tw, imap, omap in _phases(args, y_hw):
             # dx is added into in place, every d-th column (no split copy)
             amap = tuple(_in_place_in(imap, d))
+            ymap = tuple(_in_place(omap, d))
             imap, omap = tuple(imap), tuple(omap)  # the kernels take tuples
             for blk in _bands(0, hi - lo, th, tw, groups * (cg + 2 * cog), dy.itemsize):
                 t = _slots(blk, tw)
                 blk = tuple(blk)
                 pb, ob, dd = scratch.scratch(t, tw)
                 dmf, dm, ms = scratch.planes("wdm", cog, t)
-                grad_tiles(dyl, blk, omap, dmf, ms, ob)
+                grad_tiles(dyl, blk, ymap, dmf, ms, ob)
                 vf, v, vs = scratch.planes("wv", cg, t)
                 if need_dw:
-                    input_tiles(xl, blk, imap, vf, vs, pb)
+                    input_tiles(xl, blk, amap, vf, vs, pb)
                     du += np.matmul(v, dm.transpose(0, 1, 3, 2))
                 if need_dx:
                     np.matmul(u, dm, out=v)
