@@ -977,28 +977,28 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
 
     def part(lo, hi):
         du = np.zeros((groups, 16, cg, cog), x.dtype) if g is not None else None
-        xl = _split(x[lo:hi], d, "wxs")
-        gl = _split(g[lo:hi], d, "wys") if g is not None else None
+        xl = x[lo:hi]
+        gl = g[lo:hi] if g is not None else None
         yl = y[lo:hi] if need_y else None
         scratch = _Blocks(groups, x.dtype)
         worst = 0
         for th, tw, imap, omap in _phases(args, out_hw):
             # y is written in place, every d-th column (no split copy to merge)
             ymap = tuple(_in_place(omap, d))
-            imap, omap = tuple(imap), tuple(omap)  # the kernels take tuples
+            xmap = tuple(_in_place_in(imap, d))
             for blk in _bands(0, hi - lo, th, tw, groups * (cg + 2 * cog), x.itemsize):
                 t = _slots(blk, tw)
                 blk = tuple(blk)
                 pb, ob, _ = scratch.scratch(t, tw)
                 vf, v, vs = scratch.planes("wv", cg, t)
-                input_tiles(xl, blk, imap, vf, vs, pb)
+                input_tiles(xl, blk, xmap, vf, vs, pb)
                 if need_y:
                     mf, m, ms = scratch.planes("wm", cog, t)
                     np.matmul(ut, v, out=m)
                     worst = max(worst, output_tiles(mf, blk, ymap, yl, ms, ob, b_))
                 if g is not None:
                     dmf, dm, ms = scratch.planes("wdm", cog, t)
-                    grad_tiles(gl, blk, omap, dmf, ms, ob)
+                    grad_tiles(gl, blk, ymap, dmf, ms, ob)
                     du += np.matmul(v, dm.transpose(0, 1, 3, 2))
         if worst >= INF_BITS:
             flags.append(lo)
