@@ -232,3 +232,53 @@ def test_the_fast_rules_compute_only_the_gradients_asked_for(monkeypatch):
         F.conv2d(x, w, b, padding=1).backward(rng.standard_normal((2, 3, 5, 5)))
     assert asked == [(False, True, False)]
     assert x.grad is None and w.grad.shape == (3, 2, 3, 3)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_the_fast_rules_gradients_become_grad_without_a_copy(monkeypatch, transposed):
+    """fresh_grads: a leaf's first .grad is the array the fast rule made (no
+    serial copy), owning its memory; a second backward adds into it, and a
+    rule that hands back its own dy (textbook add) is still copied."""
+    made = []
+    name = "conv_transpose2d_backward" if transposed else "conv2d_backward"
+    real = getattr(conv_fast, name)
+
+    def spy(*args, **kwargs):
+        out = real(*args, **kwargs)
+        made.append(out[0])
+        return out
+
+    monkeypatch.setattr(conv_fast, name, spy)
+    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    rng = np.random.default_rng(7)
+    xa = rng.standard_normal((2, 3, 6, 6))
+    wa = rng.standard_normal((3, 4, 3, 3) if transposed else (4, 3, 3, 3))
+    dy = rng.standard_normal((2, 4, 6, 6))
+    op = F.conv_transpose2d if transposed else F.conv2d
+    x, w = cg.Tensor(xa, requires_grad=True), cg.Tensor(wa, requires_grad=True)
+    with cg.use_backend("numba"):
+        op(x, w, padding=1).backward(dy)
+        assert x.grad is made[0] and x.grad.flags.owndata and x.grad.flags.writeable
+        first = x.grad.copy()
+        op(x, w, padding=1).backward(dy)
+    np.testing.assert_allclose(x.grad, 2 * first, rtol=1e-12)
+    with cg.use_backend("numpy"):
+        ref = cg.Tensor(xa, requires_grad=True)
+        op(ref, cg.Tensor(wa), padding=1).backward(dy)
+    np.testing.assert_allclose(first, ref.grad, rtol=1e-10, atol=1e-12)
+    z = cg.Tensor(xa, requires_grad=True)
+    g = rng.standard_normal(xa.shape)
+    (z + 0.0).backward(g)
+    assert not np.shares_memory(z.grad, g)
+
+
+def test_a_cropped_same_padding_dx_is_copied_into_grad(monkeypatch):
+    """'same' with an even kernel crops the fast rule's dx: a view, so the
+    walk copies it and .grad still owns its memory."""
+    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    rng = np.random.default_rng(8)
+    x = cg.Tensor(rng.standard_normal((2, 2, 5, 5)), requires_grad=True)
+    w = cg.Tensor(rng.standard_normal((3, 2, 2, 2)))
+    with cg.use_backend("numba"):
+        F.conv2d(x, w, padding="same").backward(rng.standard_normal((2, 3, 5, 5)))
+    assert x.grad.base is None and x.grad.flags.owndata and x.grad.shape == (2, 2, 5, 5)

@@ -417,3 +417,43 @@ def test_the_flat_column_split_is_the_split_by_definition(shape):
     back = np.full_like(a, 5)
     winograd._merge(got, 2, back)
     assert np.array_equal(back, a)
+
+
+@pytest.mark.parametrize("d, pad, hw", [
+    (2, 2, (9, 11)), (2, 0, (8, 7)), (2, 3, (6, 10)), (3, 3, (10, 8)), (3, 1, (11, 13)),
+])
+def test_the_in_place_maps_address_what_the_split_maps_do(d, pad, hw):
+    """The forward writes y, and the backward adds into dx, in place through
+    _in_place / _in_place_in: for every phase, each output (i, j) and each
+    subsampled pixel (u, v) they name is the pixel the split-copy maps name
+    in split_columns' layout (x_split[h*d + σ, v] = x[h, d*v + σ])."""
+    h, w = hw
+    args = (3, 3, 1, 1, pad, pad, d, d)
+    oh, ow = h + 2 * pad - 2 * d, w + 2 * pad - 2 * d
+    a = np.arange(h * w, dtype=np.float64).reshape(1, 1, h, w) + 1
+    split = np.zeros((1, 1, h * d, -(-w // d)))
+    winograd.split_columns(a, d, split)
+    yo = np.arange(oh * ow, dtype=np.float64).reshape(1, 1, oh, ow) + 1
+    ysplit = np.zeros((1, 1, oh * d, -(-ow // d)))
+    winograd.split_columns(yo, d, ysplit)
+    seen = np.zeros((oh, ow), int)
+    for _, tw, imap, omap in winograd._phases(args, (oh, ow)):
+        o2 = winograd._in_place(omap, d)
+        for i in range(omap.oh):
+            for j in range(omap.ow):
+                r, c = o2.dh * i + o2.r0, o2.dw * j + o2.s0
+                rs, cs = omap.dh * i + omap.r0, omap.dw * j + omap.s0
+                assert ysplit[0, 0, rs, cs] == yo[0, 0, r, c]
+                seen[r, c] += 1
+        i2 = winograd._in_place_in(imap, d)
+        for u in range(2 * ((omap.oh + 1) // 2) + 2):
+            for v in range(2 * tw + 2):
+                rs, cs = imap.dh * u + imap.offh, imap.dw * v + imap.offw
+                r, c = i2.dh * u + i2.offh, i2.dw * v + i2.offw
+                inside = 0 <= r < h and 0 <= c < w
+                inside_split = 0 <= rs < h * d and 0 <= cs < split.shape[3]
+                if inside:
+                    assert inside_split and split[0, 0, rs, cs] == a[0, 0, r, c]
+                elif inside_split:  # the split copy's padding column: 0
+                    assert split[0, 0, rs, cs] == 0
+    assert (seen == 1).all()  # every output written once

@@ -172,7 +172,10 @@ def _run_rule(node: Node, g: Any, create_graph: bool, needed, retain) -> list:
             if create_graph:
                 pieces.append((t, t._fit_grad(d), False))
             else:
-                pieces.append((t, *_fit(d, t.data)))
+                g_, own = _fit(d, t.data)
+                if not own and fn.fresh_grads and g_ is d and d.base is None:
+                    own = True  # made for this call (Function.fresh_grads)
+                pieces.append((t, g_, own))
     if not retain:
         ctx.release()
     return pieces

@@ -136,6 +136,15 @@ class Function:
     #: differentiable ops, for double backward; None when there is none yet
     vjp: Any = None
 
+    #: does ``backward`` return arrays made for the call, kept nowhere
+    #: else? Then the walk takes a gradient that owns its memory as its own
+    #: (a leaf's first ``.grad`` without a copy, sums in place) instead of
+    #: copying it: the fast conv rules (kernels/conv_rules.py), whose
+    #: copied ``dx`` was a serial 0.3-0.7 ms a call (benchmarks/RESULTS.md,
+    #: issue 31). False: a rule may hand back its ``dy``, a view of it or a
+    #: saved array.
+    fresh_grads: bool = False
+
     @staticmethod
     def forward(ctx: Context, *args: Any, **kwargs: Any) -> np.ndarray:
         raise NotImplementedError

@@ -68,8 +68,8 @@ def fast_examples(dtype) -> Iterator[tuple[str, tuple]]:
 
 def _winograd_example() -> None:
     """One forward and backward through every Winograd transform (float32;
-    dilation 2 (the flat column split) and 3 (the general one) too), and the
-    transposed conv's pair."""
+    dilations 2 and 3 too, whose phases the transforms read and write in
+    place), and the transposed conv's pair."""
     from .kernels import conv_fast, winograd
 
     x = np.ones((2, 2, 6, 6), np.float32)

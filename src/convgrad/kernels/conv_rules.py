@@ -39,6 +39,8 @@ def _pad_extra(x: np.ndarray, geom) -> np.ndarray:
 class Conv2d(textbook("conv2d")):
     """conv2d by the pipeline: saves ``x`` and ``w``, not ``col``."""
 
+    fresh_grads = True  # dx, dw and db are new arrays every call
+
     @staticmethod
     def forward(ctx, x, w, b, geom):
         x = _pad_extra(x, geom)
@@ -76,6 +78,8 @@ class ConvWeightGrad(textbook("conv2d_weight")):
 
 class ConvTranspose2d(textbook("conv_transpose2d")):
     """conv_transpose2d by the pipeline: saves ``x`` and ``w``."""
+
+    fresh_grads = True  # dx, dw and db are new arrays every call
 
     @staticmethod
     def forward(ctx, x, w, b, geom):

@@ -813,9 +813,12 @@ def _phases(args, y_hw):
     out): its tile counts, and where its tiles read and write.
 
     Row phases read and write every ``dh``-th row in place. Column phases
-    (``dw > 1``) read and write column-split copies (:func:`split_columns`):
-    phase ``s`` reads split row ``h*dw + σ`` from column ``(s - pw) // dw``
-    on, ``σ = (s - pw) % dw``, and writes split row ``(dh*i + r)*dw + s``.
+    (``dw > 1``) read column-split copies (:func:`split_columns`): phase
+    ``s`` reads split row ``h*dw + σ`` from column ``(s - pw) // dw`` on,
+    ``σ = (s - pw) % dw``; its ``omap`` names split row ``(dh*i + r)*dw +
+    s``. Written arrays (the forward's ``y``, the backward's ``dx``) are
+    not split: :func:`_in_place` and :func:`_in_place_in` turn these maps
+    into strided ones on the array itself.
     """
     _, _, _, _, ph, pw, dh, dw = args
     oh, ow = y_hw
@@ -834,6 +837,30 @@ def _phases(args, y_hw):
                 imap = InMap(tw, (r - ph) * dw + sg, cofs, dh * dw, 1)
                 omap = OutMap(tw, oh_, ow_, r * dw + s, 0, dh * dw, 1)
             yield Phase(th, tw, imap, omap)
+
+
+def _in_place(omap, d):
+    """A column phase's :class:`OutMap` (:func:`_phases`, on split rows) as
+    the map of the same outputs in the unsplit array: output ``(i, j)`` at
+    ``[dh*i + r, d*j + s]``. :func:`output_tiles` writes each of them once,
+    so ``y`` needs no split copy and no merge (forward, dilation 2: about
+    0.3 ms of the merge's copy; benchmarks/RESULTS.md, issue 31)."""
+    if d == 1:
+        return omap
+    tw, oh_, ow_, r0, _, dhd, _ = omap
+    return OutMap(tw, oh_, ow_, r0 // d, r0 % d, dhd // d, d)
+
+
+def _in_place_in(imap, d):
+    """A column phase's :class:`InMap` (:func:`_phases`, on split rows) as
+    the map of the same pixels in the unsplit array: subsampled pixel
+    ``(u, v)`` at ``[dh*u + r - ph, d*v + s - pw]``. The backward's
+    :func:`input_tiles_adjoint` adds into ``dx`` through it, with no split
+    ``dx`` to zero and merge (benchmarks/RESULTS.md, issue 31)."""
+    if d == 1:
+        return imap
+    tw, offh, offw, dhd, _ = imap
+    return InMap(tw, offh // d, d * offw + offh % d, dhd // d, d)
 
 
 def _split(a, d, role):
@@ -950,36 +977,33 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
 
     def part(lo, hi):
         du = np.zeros((groups, 16, cg, cog), x.dtype) if g is not None else None
-        xl = _split(x[lo:hi], d, "wxs")
-        gl = _split(g[lo:hi], d, "wys") if g is not None else None
-        yl = None
-        if need_y:
-            yl = y[lo:hi] if d == 1 else workspace.get(
-                "wyo", _split_shape(y[lo:hi].shape, d), x.dtype)
+        xl = x[lo:hi]
+        gl = g[lo:hi] if g is not None else None
+        yl = y[lo:hi] if need_y else None
         scratch = _Blocks(groups, x.dtype)
         worst = 0
         for th, tw, imap, omap in _phases(args, out_hw):
-            imap, omap = tuple(imap), tuple(omap)  # the kernels take tuples
+            # y is written in place, every d-th column (no split copy to merge)
+            ymap = tuple(_in_place(omap, d))
+            xmap = tuple(_in_place_in(imap, d))
             for blk in _bands(0, hi - lo, th, tw, groups * (cg + 2 * cog), x.itemsize):
                 t = _slots(blk, tw)
                 blk = tuple(blk)
                 pb, ob, _ = scratch.scratch(t, tw)
                 vf, v, vs = scratch.planes("wv", cg, t)
-                input_tiles(xl, blk, imap, vf, vs, pb)
+                input_tiles(xl, blk, xmap, vf, vs, pb)
                 if need_y:
                     mf, m, ms = scratch.planes("wm", cog, t)
                     np.matmul(ut, v, out=m)
-                    worst = max(worst, output_tiles(mf, blk, omap, yl, ms, ob, b_))
+                    worst = max(worst, output_tiles(mf, blk, ymap, yl, ms, ob, b_))
                 if g is not None:
                     dmf, dm, ms = scratch.planes("wdm", cog, t)
-                    grad_tiles(gl, blk, omap, dmf, ms, ob)
+                    grad_tiles(gl, blk, ymap, dmf, ms, ob)
                     du += np.matmul(v, dm.transpose(0, 1, 3, 2))
         if worst >= INF_BITS:
             flags.append(lo)
         if sum_x:
             sums[lo] = x[lo:hi].sum(axis=(0, 2, 3))
-        if need_y and d > 1:
-            _merge(yl, d, y[lo:hi])
         return du
 
     work = n * co * cg * 9 * out_hw[0] * out_hw[1] * (need_y + (g is not None))
@@ -1008,40 +1032,39 @@ def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None,
     cog = co // groups
     dtype = dy.dtype
     u = kernel_transform(w, groups) if need_dx else None
-    dx = np.zeros(x_shape, dtype) if need_dx else None
     d = args[7]
+    # past dilation 1 each thread zeroes its own images of dx
+    dx = (np.zeros if d == 1 else np.empty)(x_shape, dtype) if need_dx else None
     y_hw = dy.shape[2:]
     flags = []
     sums = {}  # each thread's partial bias gradient, by its first image
 
     def part(lo, hi):
         du = np.zeros((groups, 16, cg, cog), dtype) if need_dw else None
-        dyl = _split(dy[lo:hi], d, "wys")
-        xl = _split(x[lo:hi], d, "wxs") if need_dw else None
-        dxl = None
-        if need_dx:
-            dxl = dx[lo:hi] if d == 1 else workspace.get(
-                "wdxs", _split_shape(dx[lo:hi].shape, d), dtype)
-            if d > 1:
-                dxl[...] = 0
+        dyl = dy[lo:hi]
+        xl = x[lo:hi] if need_dw else None
+        dxl = dx[lo:hi] if need_dx else None
+        if need_dx and d > 1:
+            dxl[...] = 0
         scratch = _Blocks(groups, dtype)
         for th, tw, imap, omap in _phases(args, y_hw):
+            # dx is added into in place, every d-th column (no split copy)
+            amap = tuple(_in_place_in(imap, d))
+            ymap = tuple(_in_place(omap, d))
             imap, omap = tuple(imap), tuple(omap)  # the kernels take tuples
             for blk in _bands(0, hi - lo, th, tw, groups * (cg + 2 * cog), dy.itemsize):
                 t = _slots(blk, tw)
                 blk = tuple(blk)
                 pb, ob, dd = scratch.scratch(t, tw)
                 dmf, dm, ms = scratch.planes("wdm", cog, t)
-                grad_tiles(dyl, blk, omap, dmf, ms, ob)
+                grad_tiles(dyl, blk, ymap, dmf, ms, ob)
                 vf, v, vs = scratch.planes("wv", cg, t)
                 if need_dw:
-                    input_tiles(xl, blk, imap, vf, vs, pb)
+                    input_tiles(xl, blk, amap, vf, vs, pb)
                     du += np.matmul(v, dm.transpose(0, 1, 3, 2))
                 if need_dx:
                     np.matmul(u, dm, out=v)
-                    input_tiles_adjoint(vf, blk, imap, dxl, vs, pb, dd)
-        if need_dx and d > 1:
-            _merge(dxl, d, dx[lo:hi])
+                    input_tiles_adjoint(vf, blk, amap, dxl, vs, pb, dd)
         if need_dx and bias is not None:
             dx[lo:hi] += bias.reshape(-1, 1, 1)
         if need_dx and check and not _all_finite(dx[lo:hi]):
