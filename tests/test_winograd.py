@@ -394,29 +394,16 @@ def test_bias_and_its_gradient_in_the_kernels_threads_match_torch(ci, co, groups
     assert calls[2:] == want
 
 
-@pytest.mark.parametrize("shape", [(2, 3, 5, 7), (1, 1, 4, 4), (3, 2, 6, 1),
-                                   (2, 2, 3, 2), (4, 5, 8, 9)])
-def test_the_flat_column_split_is_the_split_by_definition(shape):
-    """split_columns_flat/merge_columns_flat (dilation 2's copies, over flat
-    arrays) write what split_columns/merge_columns define, odd widths and
-    the zero past an odd row's last odd column included, and the merge
-    inverts the split."""
-    a = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
-    n, c, h, w = shape
-    want = np.full((n, c, 2 * h, -(-w // 2)), 7, np.float32)
-    for r in range(h):  # out[b, c, 2h + σ, v] = a[b, c, h, 2v + σ], 0 past
-        for sg in range(2):
-            cols = a[:, :, r, sg::2]
-            want[:, :, 2 * r + sg] = 0
-            want[:, :, 2 * r + sg, : cols.shape[2]] = cols
-    got = winograd._split(a, 2, "test-split")
-    assert np.array_equal(got, want)
-    old = np.full_like(want, 7)
-    winograd.split_columns(a, 2, old)
-    assert np.array_equal(old, want)
-    back = np.full_like(a, 5)
-    winograd._merge(got, 2, back)
-    assert np.array_equal(back, a)
+def _column_split(a, d):
+    """The column-split copy, by definition: split row h*d + σ holds row h's
+    columns σ, σ + d, σ + 2d, ..., then zeros."""
+    n, c, h, w = a.shape
+    out = np.zeros((n, c, h * d, -(-w // d)), a.dtype)
+    for r in range(h):
+        for sg in range(d):
+            cols = a[:, :, r, sg::d]
+            out[:, :, r * d + sg, : cols.shape[2]] = cols
+    return out
 
 
 @pytest.mark.parametrize("d, pad, hw", [
@@ -426,16 +413,15 @@ def test_the_in_place_maps_address_what_the_split_maps_do(d, pad, hw):
     """The forward writes y, and the backward adds into dx, in place through
     _in_place / _in_place_in: for every phase, each output (i, j) and each
     subsampled pixel (u, v) they name is the pixel the split-copy maps name
-    in split_columns' layout (x_split[h*d + σ, v] = x[h, d*v + σ])."""
+    in a column-split copy's layout (x_split[h*d + σ, v] = x[h, d*v + σ],
+    0 past a row's last column of phase σ)."""
     h, w = hw
     args = (3, 3, 1, 1, pad, pad, d, d)
     oh, ow = h + 2 * pad - 2 * d, w + 2 * pad - 2 * d
     a = np.arange(h * w, dtype=np.float64).reshape(1, 1, h, w) + 1
-    split = np.zeros((1, 1, h * d, -(-w // d)))
-    winograd.split_columns(a, d, split)
+    split = _column_split(a, d)
     yo = np.arange(oh * ow, dtype=np.float64).reshape(1, 1, oh, ow) + 1
-    ysplit = np.zeros((1, 1, oh * d, -(-ow // d)))
-    winograd.split_columns(yo, d, ysplit)
+    ysplit = _column_split(yo, d)
     seen = np.zeros((oh, ow), int)
     for _, tw, imap, omap in winograd._phases(args, (oh, ow)):
         o2 = winograd._in_place(omap, d)

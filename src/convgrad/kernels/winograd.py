@@ -699,126 +699,17 @@ def _planes(role, groups, c, t, dtype):
     return flat, view, tuple(Planes(groups, ps))
 
 
-@jit
-def split_columns(a, d, out):
-    """``out[b, c, h*d + σ, v] = a[b, c, h, d*v + σ]`` (0 past the last
-    column): each row dealt into its ``d`` column phases, one after the
-    other, so a dilation-``d`` phase reads unit-stride rows."""
-    n_, c_, h_, w_ = a.shape
-    wd = out.shape[3]
-    if d == 2:  # the row split the transforms use, inlined: one pass a row
-        ne, no = (w_ + 1) // 2, w_ // 2
-        for b in range(n_):
-            for c in range(c_):
-                for r in range(h_):
-                    ev, od = out[b, c, 2 * r], out[b, c, 2 * r + 1]
-                    _split_pair(a[b, c, r], 0, ne, no, 1, ev, od)
-                    ev[ne:wd] = 0
-                    od[no:wd] = 0
-        return
-    for b in range(n_):
-        for c in range(c_):
-            for r in range(h_):
-                src = a[b, c, r]
-                for sg in range(d):
-                    dst = out[b, c, r * d + sg]
-                    cnt = (w_ - sg + d - 1) // d
-                    part = src[sg:]
-                    for v in range(cnt):
-                        dst[v] = part[d * v]
-                    dst[cnt:wd] = 0
-
-
-@jit
-def merge_columns(a, d, out):
-    """The inverse of :func:`split_columns`: ``out[b, c, h, d*v + σ] =
-    a[b, c, h*d + σ, v]``, each of ``out``'s columns written once."""
-    n_, c_, h_, w_ = out.shape
-    if d == 2:
-        ne, no = (w_ + 1) // 2, w_ // 2
-        for b in range(n_):
-            for c in range(c_):
-                for r in range(h_):
-                    _put_pair(a[b, c, 2 * r], a[b, c, 2 * r + 1], ne, no, 0, 1,
-                              out[b, c, r])
-        return
-    for b in range(n_):
-        for c in range(c_):
-            for r in range(h_):
-                dst = out[b, c, r]
-                for sg in range(d):
-                    src = a[b, c, r * d + sg]
-                    cnt = (w_ - sg + d - 1) // d
-                    part = dst[sg:]
-                    for v in range(cnt):
-                        part[d * v] = src[v]
-
-
-@jit
-def split_columns_flat(a, rows, w_, out, wd):
-    """:func:`split_columns` at ``d == 2`` over flat C-order arrays: row
-    ``i`` (``w_`` columns at ``a[i*w_]``) dealt into ``out[2*i*wd :]``, its
-    even columns then its odd ones, ``wd`` slots each, 0 past the last.
-    Unsigned flat offsets, so the loop vectorises: 0.50 against 2.13 ms
-    for a medium conv's 32-channel ``dy`` (thread time, benchmarks/
-    RESULTS.md, issue 31), where the 4-D views paid a set-up per row."""
-    ne, no = (w_ + 1) // 2, w_ // 2
-    two, one = np.uint64(2), np.uint64(1)
-    for i in range(rows):
-        s = np.uint64(i) * np.uint64(w_)
-        e = np.uint64(i) * np.uint64(2 * wd)
-        o = e + np.uint64(wd)
-        for m in range(no):
-            k = np.uint64(m)
-            out[e + k] = a[s + two * k]
-            out[o + k] = a[s + two * k + one]
-        if ne > no:
-            out[e + np.uint64(no)] = a[s + two * np.uint64(no)]
-        for m in range(ne, wd):
-            out[e + np.uint64(m)] = 0
-        for m in range(no, wd):
-            out[o + np.uint64(m)] = 0
-
-
-@jit
-def merge_columns_flat(a, rows, w_, out, wd):
-    """The inverse of :func:`split_columns_flat` (:func:`merge_columns` at
-    ``d == 2``): ``out``'s row ``i`` from ``a``'s two split rows."""
-    ne, no = (w_ + 1) // 2, w_ // 2
-    two, one = np.uint64(2), np.uint64(1)
-    for i in range(rows):
-        s = np.uint64(i) * np.uint64(w_)
-        e = np.uint64(i) * np.uint64(2 * wd)
-        o = e + np.uint64(wd)
-        for m in range(no):
-            k = np.uint64(m)
-            out[s + two * k] = a[e + k]
-            out[s + two * k + one] = a[o + k]
-        if ne > no:
-            out[s + two * np.uint64(no)] = a[e + np.uint64(no)]
-
-
-def _merge(a, d, out):
-    """``out`` (C-contiguous) from its column phases ``a``."""
-    n, c, h, w = out.shape
-    if d == 2 and out.flags.c_contiguous and a.flags.c_contiguous:
-        merge_columns_flat(a.reshape(-1), n * c * h, w, out.reshape(-1),
-                           a.shape[3])
-    else:
-        merge_columns(a, d, out)
-
-
 def _phases(args, y_hw):
     """One :class:`Phase` per dilation phase ``(r, s)`` (empty ones left
     out): its tile counts, and where its tiles read and write.
 
     Row phases read and write every ``dh``-th row in place. Column phases
-    (``dw > 1``) read column-split copies (:func:`split_columns`): phase
-    ``s`` reads split row ``h*dw + σ`` from column ``(s - pw) // dw`` on,
-    ``σ = (s - pw) % dw``; its ``omap`` names split row ``(dh*i + r)*dw +
-    s``. Written arrays (the forward's ``y``, the backward's ``dx``) are
-    not split: :func:`_in_place` and :func:`_in_place_in` turn these maps
-    into strided ones on the array itself.
+    (``dw > 1``) are first mapped in the coordinates of a column-split copy
+    (``a_split[h*dw + σ, v] = a[h, dw*v + σ]``): phase ``s`` reads split
+    row ``h*dw + σ`` from column ``(s - pw) // dw`` on, ``σ = (s - pw) %
+    dw``; its ``omap`` names split row ``(dh*i + r)*dw + s``. No copy is
+    made: :func:`_in_place` and :func:`_in_place_in` turn these maps into
+    strided ones on the array itself, for every array read and written.
     """
     _, _, _, _, ph, pw, dh, dw = args
     oh, ow = y_hw
@@ -861,26 +752,6 @@ def _in_place_in(imap, d):
         return imap
     tw, offh, offw, dhd, _ = imap
     return InMap(tw, offh // d, d * offw + offh % d, dhd // d, d)
-
-
-def _split(a, d, role):
-    """``a``'s column phases (:func:`split_columns`) in scratch space, or
-    ``a`` itself for ``d == 1``."""
-    if d == 1:
-        return a
-    n, c, h, w = a.shape
-    out = workspace.get(role, (n, c, h * d, -(-w // d)), a.dtype)
-    if d == 2 and a.flags.c_contiguous and out.flags.c_contiguous:
-        split_columns_flat(a.reshape(-1), n * c * h, w, out.reshape(-1),
-                           out.shape[3])
-    else:
-        split_columns(a, d, out)
-    return out
-
-
-def _split_shape(shape, d):
-    n, c, h, w = shape
-    return (n, c, h * d, -(-w // d))
 
 
 def _bands(lo: int, hi: int, th: int, tw: int, channels: int = 1, itemsize: int = 4):
