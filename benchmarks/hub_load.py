@@ -523,14 +523,18 @@ class Sampler(threading.Thread):
             self.sample_cages()
 
     def sample_cages(self) -> None:
+        self._track_cages(self.resident, MemoryCage.resident)
+
+    def _track_cages(self, peaks: dict, read) -> None:
+        """``peaks[(student, lesson)]``: the largest ``read(cage, student)``
+        seen during each running lesson."""
         cage = self.hub.cage
         for name, stem in list(self.lesson.items()):
             if cage is None or name not in cage.groups:
                 continue
             with contextlib.suppress(OSError, ValueError):
                 key = (name, stem)
-                self.resident[key] = max(self.resident.get(key, 0),
-                                         cage.resident(name))
+                peaks[key] = max(peaks.get(key, 0), read(cage, name))
 
     def sample(self) -> None:
         total_pss = 0
@@ -560,14 +564,7 @@ class Sampler(threading.Thread):
             self.peak_rss[name] = max(self.peak_rss.get(name, 0), rss)
             self.peak_pss[name] = max(self.peak_pss.get(name, 0), pss)
         self.peak_total_pss = max(self.peak_total_pss, total_pss)
-        cage = self.hub.cage
-        for name, stem in list(self.lesson.items()):
-            if cage is None or name not in cage.groups:
-                continue
-            with contextlib.suppress(OSError, ValueError):
-                key = (name, stem)
-                self.working_set[key] = max(self.working_set.get(key, 0),
-                                            cage.working_set(name))
+        self._track_cages(self.working_set, MemoryCage.working_set)
         self.peak_used = max(self.peak_used, psutil.virtual_memory().used)
         self.load.append(psutil.cpu_percent(None))
 
