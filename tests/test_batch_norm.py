@@ -371,3 +371,40 @@ def _bn_trace(**changes):
     args = dict(dy=np.ones((2, 1, 3, 3)), x_hat=np.zeros((2, 1, 3, 3)),
                 gamma=np.ones(1), sigma=np.ones(1))
     return trace.batch_norm_backward(**{**args, **changes})
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("training", [True, False])
+def test_an_empty_batch_gives_empty_results_and_keeps_the_running_stats(
+    training, torch
+):
+    # torch: an empty output and dx, zero dγ and dβ, the running mean and
+    # variance untouched, no warning. Before the fix convgrad warned "Mean
+    # of empty slice" and wrote NaN into both running statistics.
+    import warnings
+
+    rm0, rv0 = np.array([0.5, -1, 2], np.float32), np.array([1, 2, 3], np.float32)
+    results = {}
+    for lib in ("torch", "convgrad"):
+        rm, rv = rm0.copy(), rv0.copy()
+        x0, w0 = np.zeros((0, 3, 4, 4), np.float32), np.array([1, 2, 3], np.float32)
+        if lib == "torch":
+            tm, tv = torch.from_numpy(rm), torch.from_numpy(rv)
+            x, w, b = (torch.from_numpy(a).requires_grad_() for a in (x0, w0, w0 * 0))
+            y = torch.nn.functional.batch_norm(x, tm, tv, w, b, training=training)
+        else:
+            x, w, b = (cg.from_numpy(a).requires_grad_() for a in (x0, w0, w0 * 0))
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                y = F.batch_norm(x, rm, rv, w, b, training=training)
+                y.sum().backward()
+        if lib == "torch":
+            y.sum().backward()
+        results[lib] = [a.detach().numpy() if lib == "torch" else
+                        a.numpy() if isinstance(a, cg.Tensor) else np.asarray(a)
+                        for a in (y, x.grad, w.grad, b.grad)] + [rm, rv]
+    for got, want in zip(results["convgrad"], results["torch"], strict=True):
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(results["convgrad"][4], rm0)
+    np.testing.assert_array_equal(results["convgrad"][5], rv0)

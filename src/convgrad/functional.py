@@ -628,7 +628,7 @@ def batch_norm(
     if eps <= 0:
         raise ValueError(f"eps must be positive during training, got {eps}")
     y, ctx = _norm.BatchNorm.apply_with_ctx(x, w, b, eps)
-    if stats is not None:
+    if stats is not None and ctx.count:  # an empty batch leaves them, as torch
         m = ctx.count
         unbiased = ctx.var * (m / max(m - 1, 1))
         for running, batch in zip(stats, (ctx.mean, unbiased), strict=True):

@@ -49,9 +49,13 @@ class BatchNorm(Function):
         ctx.axes = (0, *range(2, x.ndim))  # all but the channel axis
         ctx.count = x.size // x.shape[1]  # M
         shape = _channel_shape(x.ndim, x.shape[1])
-        mean = x.mean(axis=ctx.axes, keepdims=True)
-        centred = x - mean
-        var = (centred * centred).mean(axis=ctx.axes, keepdims=True)
+        if ctx.count:
+            mean = x.mean(axis=ctx.axes, keepdims=True)
+            centred = x - mean
+            var = (centred * centred).mean(axis=ctx.axes, keepdims=True)
+        else:  # an empty batch: no statistics, an empty result (as torch)
+            mean = var = np.zeros(shape, x.dtype)
+            centred = x - mean
         ctx.inv_std = 1 / np.sqrt(var + x.dtype.type(eps))  # 1 / σ
         ctx.x_hat = centred * ctx.inv_std
         ctx.mean, ctx.var = mean.reshape(-1), var.reshape(-1)
@@ -67,7 +71,7 @@ class BatchNorm(Function):
         d_xhat = dy if ctx.gamma is None else dy * ctx.gamma
         sum_d = d_xhat.sum(axis=axes, keepdims=True)
         sum_dx = (d_xhat * x_hat).sum(axis=axes, keepdims=True)
-        dx = (m * d_xhat - sum_d - x_hat * sum_dx) * (ctx.inv_std / m)
+        dx = (m * d_xhat - sum_d - x_hat * sum_dx) * (ctx.inv_std / max(m, 1))
         return dx, d_gamma, d_beta, None
 
     @staticmethod
