@@ -443,3 +443,46 @@ def test_the_in_place_maps_address_what_the_split_maps_do(d, pad, hw):
                 elif inside_split:  # the split copy's padding column: 0
                     assert split[0, 0, rs, cs] == 0
     assert (seen == 1).all()  # every output written once
+
+
+def test_a_wide_kernel_transform_runs_on_one_blas_thread(monkeypatch):
+    """A 64→64 layer's kernel transforms are big enough for OpenBLAS to
+    thread, and its woken thread would then spin on a core the image threads
+    need (issue 31: the large conv at 2 threads took twice its time). They
+    run with BLAS held to one thread, and give the float64 product's bits."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    seen = []
+    real = winograd.one_blas_thread
+
+    def watched(rows):
+        ctx = real(rows)
+
+        class Probe:
+            def __enter__(self):
+                ctx.__enter__()
+                blas = [i["num_threads"] for i in threadpoolctl.threadpool_info()
+                        if i["user_api"] == "blas"]
+                seen.append((rows, max(blas, default=1)))
+
+            def __exit__(self, *exc):
+                return ctx.__exit__(*exc)
+
+        return Probe()
+
+    monkeypatch.setattr(winograd, "one_blas_thread", watched)
+    rng = np.random.default_rng(31)
+    w = rng.standard_normal((64, 64, 3, 3)).astype(np.float32)
+    with threadpoolctl.threadpool_limits(2, user_api="blas"):
+        u = winograd.kernel_transform(w, 1)
+        du = rng.standard_normal(u.shape).astype(np.float32)
+        dw = winograd.kernel_transform_adjoint(du, w.shape)
+        after = [i["num_threads"] for i in threadpoolctl.threadpool_info()
+                 if i["user_api"] == "blas"]
+    assert seen == [(4096, 1), (4096, 1)]
+    assert all(t == 2 for t in after)  # put back as it was
+    gg = winograd.GG
+    want_u = (w.reshape(4096, 9).astype(np.float64) @ gg.T).reshape(1, 64, 64, 16)
+    np.testing.assert_array_equal(
+        u, want_u.transpose(0, 3, 2, 1).astype(np.float32))
+    want_dw = du.astype(np.float64).transpose(0, 3, 2, 1).reshape(4096, 16) @ gg
+    np.testing.assert_array_equal(dw, want_dw.reshape(w.shape).astype(np.float32))

@@ -49,6 +49,7 @@ the lessons are untouched.
 
 from __future__ import annotations
 
+import contextlib
 from typing import NamedTuple
 
 import numpy as np
@@ -676,7 +677,8 @@ def kernel_transform(w: np.ndarray, groups: int) -> np.ndarray:
     """``U (G, 16, C_in/G, C_out/G)`` of ``w (C_out, C_in/G, 3, 3)``: ``G g Gᵀ``
     per kernel, in float64, rounded once."""
     co, cg = w.shape[:2]
-    u = w.reshape(co * cg, 9).astype(np.float64) @ GG.T  # (C_out*C_in/G, 16)
+    with one_blas_thread(co * cg):
+        u = w.reshape(co * cg, 9).astype(np.float64) @ GG.T  # (C_out*C_in/G, 16)
     u = u.reshape(groups, co // groups, cg, 16).transpose(0, 3, 2, 1)
     return np.ascontiguousarray(u, w.dtype)
 
@@ -685,7 +687,35 @@ def kernel_transform_adjoint(du: np.ndarray, w_shape) -> np.ndarray:
     """``dw = Gᵀ dU G`` for ``du (G, 16, C_in/G, C_out/G)``, as ``w_shape``."""
     g, _, cg, cog = du.shape
     d = du.astype(np.float64).transpose(0, 3, 2, 1).reshape(g * cog * cg, 16)
-    return (d @ GG).reshape(w_shape).astype(du.dtype)
+    with one_blas_thread(g * cog * cg):
+        d = d @ GG
+    return d.reshape(w_shape).astype(du.dtype)
+
+
+#: kernels in a transform past which it runs on one BLAS thread
+#: (:func:`one_blas_thread`)
+SERIAL_BLAS_ROWS = 1024
+
+
+def one_blas_thread(rows: int):
+    """Hold BLAS to one thread for a kernel transform of ``rows`` kernels.
+
+    OpenBLAS threads a product of ``rows × 9 × 16`` past about 1800 rows
+    (a 64→64 conv has 4096), and its woken thread then spins for a while
+    after the product, on a core the image threads of the
+    :func:`conv_fast._split` that follows need: the large conv's fwd+bwd
+    measured 279 ms at 2 threads with a third thread burning 99 ms of CPU
+    per call, against 139 ms with BLAS held to one thread (benchmarks/
+    RESULTS.md, issue 31, session 11). One thread computes each element
+    exactly as two do, so the result is the same to the bit."""
+    if rows < SERIAL_BLAS_ROWS:
+        return contextlib.nullcontext()
+    from .conv_fast import _blas_controller
+
+    ctl = _blas_controller()
+    if ctl is None:
+        return contextlib.nullcontext()
+    return ctl.limit(limits=1, user_api="blas")
 
 
 def _planes(role, groups, c, t, dtype):
