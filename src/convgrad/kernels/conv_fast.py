@@ -44,7 +44,7 @@ import os
 
 import numpy as np
 
-from . import winograd, workspace
+from . import placement, winograd, workspace
 from ._jit import jit
 from .im2col import inside_run
 
@@ -274,6 +274,7 @@ def _blocks(lo: int, hi: int, per_image: int):
 THREAD_MIN_WORK = 1 << 23
 
 _pool = None
+_workers = None  # its threads' ids (placement.Workers)
 _blas = None
 
 
@@ -282,8 +283,8 @@ def _forget_pool_after_fork() -> None:
     inherits the executor object but none of its threads, so work submitted
     to it would wait forever. :func:`_split` makes a new one on first use
     (torch re-creates its intra-op pool after a fork the same way)."""
-    global _pool
-    _pool = None
+    global _pool, _workers
+    _pool = _workers = None
 
 
 os.register_at_fork(after_in_child=_forget_pool_after_fork)
@@ -329,19 +330,22 @@ def _split(n: int, work: int, part):
     threads = threads_for(n, work)
     if threads == 1:
         return part(0, n)
-    global _pool
+    global _pool, _workers
     if _pool is None or _pool._max_workers < threads:
         from concurrent.futures import ThreadPoolExecutor
 
-        _pool = ThreadPoolExecutor(threads, thread_name_prefix="convgrad")
+        _workers = placement.Workers()
+        _pool = ThreadPoolExecutor(threads, thread_name_prefix="convgrad",
+                                   initializer=_workers.started)
     bounds = [n * i // threads for i in range(threads + 1)]
-    with _blas_controller().limit(limits=1, user_api="blas"):
+    # a woken worker is not to share this core
+    with _workers.apart() as timed, _blas_controller().limit(limits=1, user_api="blas"):
         # the calling thread takes the first share itself: one worker less
         # to wake (on this VM a worker woken from an idle core started
         # milliseconds late), and no thread idles waiting
-        futures = [_pool.submit(part, bounds[i], bounds[i + 1])
+        futures = [_pool.submit(timed(part), bounds[i], bounds[i + 1])
                    for i in range(1, threads)]
-        parts = [part(bounds[0], bounds[1])] + [f.result() for f in futures]
+        parts = [timed(part)(bounds[0], bounds[1])] + [f.result() for f in futures]
     if parts[0] is None:
         return None
     total = parts[0]

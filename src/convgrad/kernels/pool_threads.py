@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from . import placement
 from ._jit import ARRAY_DTYPES
 
 #: elements (of the call's largest array) from which a call is split over
@@ -52,6 +53,7 @@ MIN_ELEMENTS = 1 << 22
 CHUNK_ELEMENTS = 1 << 18
 
 _pool = None
+_workers = None  # its threads' ids (placement.Workers)
 _pool_lock = threading.Lock()
 
 
@@ -60,8 +62,8 @@ def _forget_pool_after_fork() -> None:
     its threads: a submitted chunk would never run) and its lock (another
     thread may have held it at the fork). :func:`_executor` makes a new
     pool on first use."""
-    global _pool, _pool_lock
-    _pool = None
+    global _pool, _pool_lock, _workers
+    _pool = _workers = None
     _pool_lock = threading.Lock()
 
 
@@ -78,13 +80,15 @@ def threads_for(elements: int, planes: int) -> int:
 
 
 def _executor(workers: int):
-    global _pool
+    global _pool, _workers
     with _pool_lock:
         if _pool is None or _pool._max_workers < workers:
             from concurrent.futures import ThreadPoolExecutor
 
-            _pool = ThreadPoolExecutor(workers, thread_name_prefix="convgrad-pool")
-        return _pool
+            _workers = placement.Workers()
+            _pool = ThreadPoolExecutor(workers, thread_name_prefix="convgrad-pool",
+                                       initializer=_workers.started)
+        return _pool, _workers
 
 
 def over_planes(fn, args: tuple, threads: int, chunks: int) -> None:
@@ -109,14 +113,15 @@ def over_planes(fn, args: tuple, threads: int, chunks: int) -> None:
             lo, hi = bounds[k], bounds[k + 1]
             fn(*[v[lo:hi] if isinstance(v, np.ndarray) else v for v in views])
 
-    pool = _executor(threads - 1)
-    futures = [pool.submit(work) for _ in range(threads - 1)]
-    try:
-        work()
-    finally:
-        for f in futures:
-            if not f.cancel():  # started: it may still be writing a chunk
-                f.result()
+    pool, workers = _executor(threads - 1)
+    with workers.apart() as timed:  # a woken worker is not to share this core
+        futures = [pool.submit(timed(work)) for _ in range(threads - 1)]
+        try:
+            timed(work)()
+        finally:
+            for f in futures:
+                if not f.cancel():  # started: it may still be writing a chunk
+                    f.result()
 
 
 class PlaneThreads:

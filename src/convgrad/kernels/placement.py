@@ -1,0 +1,154 @@
+"""Keep a thread pool's workers off the core of the thread that calls them.
+
+:func:`.conv_fast._split` and :func:`.pool_threads.over_planes` hand a
+share of a call to a pool worker and run the first share in the calling
+thread. A worker sleeps between calls; when it is woken after an idle
+pause, Linux often places it on the *caller's* core (the waker's core is
+cache-warm), and the load balancer separates the two only some 50 ms of
+busy time later. Until then both shares run on one core: measured on the
+2-core build box, the medium conv's fwd+bwd at 2 threads took 8-9 ms a call
+for the first seven calls after a 0.25 s pause (both threads on one CPU,
+read with ``sched_getcpu``), then 5-6 ms, against 7.8 ms at 1 thread
+(benchmarks/RESULTS.md, issue 31, session 11). torch's OpenMP threads spin
+between calls and are not moved.
+
+So before it hands out work, a caller with :meth:`Workers.keep_apart`
+restricts the pool's workers to the CPUs it may run on itself, less the
+one it is on now (only the workers: the caller's own affinity, and so the
+user's, is never changed). Where that is impossible or not allowed (no
+``sched_getcpu``, not Linux, one CPU, a refused ``sched_setaffinity``) it
+does nothing: the work is the same and its results the same to the bit,
+only the placement differs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import threading
+import time
+
+
+def _load_getcpu():
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    try:
+        fn = ctypes.CDLL(None).sched_getcpu
+    except (OSError, AttributeError, TypeError):
+        return None
+    fn.restype, fn.argtypes = ctypes.c_int, []
+    return fn
+
+
+_getcpu = _load_getcpu()
+
+#: a pinned share given less of its wall time on the CPU than this was
+#: sharing its core (:meth:`Workers.apart`)
+CONTENDED = 0.75
+#: shares shorter than this (seconds) are not judged: too noisy
+MIN_SHARE = 5e-4
+#: seconds without pinning after a contended share
+BACKOFF = 2.0
+
+
+def _untimed(fn):
+    return fn
+
+
+class Workers:
+    """The native ids of one executor's worker threads, recorded as they
+    start (pass :meth:`started` as the executor's ``initializer``), and the
+    CPU set each was last given."""
+
+    def __init__(self) -> None:
+        self.tids: list[int] = []
+        self.given: dict[int, frozenset[int]] = {}
+        self.lock = threading.Lock()
+        self.enabled = _getcpu is not None
+        self.resume = 0.0  # no pinning before this time.monotonic()
+
+    def started(self) -> None:
+        with self.lock:
+            self.tids.append(threading.get_native_id())
+
+    @contextlib.contextmanager
+    def apart(self):
+        """Allow the workers every CPU this thread may use but its current
+        one, and this thread that one alone, until the block ends; a no-op
+        where that cannot be done (see the module's notes), or while the
+        cores are found contended.
+
+        Yields ``timed``: ``timed(fn)`` is ``fn`` reporting how much of its
+        wall time its thread got the CPU. A share that got less than
+        :data:`CONTENDED` of it, pinned, shared its core with other work (a
+        busy machine: a pinned thread cannot move away from it), so the
+        pinning stops for :data:`BACKOFF` seconds and the workers may run
+        anywhere again. Pinned threads on idle cores get 0.9-1.0 of it (the
+        rest is waiting for the GIL); with two busy processes on the two
+        cores, 0.2-0.5.
+        """
+        mine = self._keep_apart()
+        if mine is None:
+            yield _untimed
+            return
+        shares: list[tuple[float, float]] = []
+
+        def timed(fn):
+            def run(*args):
+                w0, c0 = time.perf_counter(), time.thread_time()
+                try:
+                    return fn(*args)
+                finally:
+                    shares.append((time.perf_counter() - w0, time.thread_time() - c0))
+            return run
+
+        try:
+            yield timed
+        finally:
+            try:
+                os.sched_setaffinity(0, mine)
+            except OSError:
+                self.enabled = False
+            if any(cpu < CONTENDED * wall for wall, cpu in shares if wall > MIN_SHARE):
+                self._release(mine)
+
+    def _release(self, cpus) -> None:
+        """Back off: let the workers run on any of ``cpus`` for a while."""
+        self.resume = time.monotonic() + BACKOFF
+        for tid in list(self.given):
+            try:
+                os.sched_setaffinity(tid, cpus)
+            except OSError:
+                pass
+        self.given.clear()
+
+    def _keep_apart(self):
+        if not self.enabled or not self.tids or time.monotonic() < self.resume:
+            return None
+        try:
+            cpu = _getcpu()
+            mine = frozenset(os.sched_getaffinity(0))
+        except OSError:
+            self.enabled = False
+            return None
+        others = mine - {cpu}
+        if cpu < 0 or not others:
+            return None
+        with self.lock:
+            tids = list(self.tids)
+        for tid in tids:
+            if self.given.get(tid) == others:
+                continue
+            try:
+                os.sched_setaffinity(tid, others)
+            except OSError:  # refused (a sandbox), or the thread is gone
+                self.enabled = False
+                return None
+            self.given[tid] = others
+        try:
+            os.sched_setaffinity(0, {cpu})
+        except OSError:
+            self.enabled = False
+            return None
+        return mine
