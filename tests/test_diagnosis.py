@@ -1495,12 +1495,28 @@ def c2i_add_at_hw_swapped(col, input_size, kernel_size, stride=1, padding=0,
     return xp[:, :, p : p + h, p : p + w]
 
 
+def i2c_slices_hw_swapped(x, kernel_size, stride=1, padding=0, dilation=1):
+    # one strided slice per tap, each axis as long as the other's OH/OW:
+    # numpy cannot broadcast it into col (a ValueError, not an IndexError)
+    n, c, h, w = x.shape
+    k, s, p, d = kernel_size, stride, padding, dilation
+    oh, ow = geometry.window((h, w), k, s, p, d).out
+    xp = _pad(x, p)
+    col = np.zeros((n, c, k, k, oh, ow))
+    for ki in range(k):
+        for kj in range(k):
+            col[:, :, ki, kj] = xp[:, :, ki * d : ki * d + s * ow : s,
+                                   kj * d : kj * d + s * oh : s]
+    return col
+
+
 # (appended: the recorded verdicts are keyed by position in MISTAKES)
 MISTAKES += [
     ("im2col", "hw-swapped", i2c_ranges_hw_swapped),
     ("im2col", "hw-swapped", i2c_unpacked_hw_swapped),
     ("col2im", "hw-swapped", c2i_unpacked_hw_swapped),
     ("col2im", "hw-swapped", c2i_add_at_hw_swapped),
+    ("im2col", "hw-swapped", i2c_slices_hw_swapped),
 ]
 
 
