@@ -1437,6 +1437,131 @@ MISTAKES += [
 ]
 
 
+# H and W swapped in a loop: right on square planes, an IndexError on the
+# first case that is not square and whose OH != OW (case 3, 4 x 6)
+
+def i2c_ranges_hw_swapped(x, kernel_size, stride=1, padding=0, dilation=1):
+    n, c, h, w = x.shape
+    k, s, p, d = kernel_size, stride, padding, dilation
+    oh = (h + 2 * p - d * (k - 1) - 1) // s + 1
+    ow = (w + 2 * p - d * (k - 1) - 1) // s + 1
+    xp = _pad(x, p)
+    col = np.zeros((n, c, k, k, oh, ow))
+    for ki in range(k):
+        for kj in range(k):
+            for i in range(ow):  # the rows counted with W's size
+                for j in range(oh):
+                    col[:, :, ki, kj, i, j] = xp[:, :, i * s + ki * d,
+                                                 j * s + kj * d]
+    return col
+
+
+def i2c_unpacked_hw_swapped(x, kernel_size, stride=1, padding=0,
+                            dilation=1):
+    n, c, w, h = x.shape  # (N, C, W, H)
+    k, s, p, d = kernel_size, stride, padding, dilation
+    oh, ow = geometry.window((h, w), k, s, p, d).out
+    xp = _pad(x, p)
+    col = np.zeros((n, c, k, k, oh, ow))
+    for ki, kj, i, j in np.ndindex(k, k, oh, ow):
+        col[:, :, ki, kj, i, j] = xp[:, :, i * s + ki * d, j * s + kj * d]
+    return col
+
+
+def c2i_unpacked_hw_swapped(col, input_size, kernel_size, stride=1,
+                            padding=0, dilation=1):
+    n, c, k, _, ow, oh = col.shape  # (..., OW, OH)
+    (h, w), s, p, d = input_size, stride, padding, dilation
+    xp = np.zeros((n, c, h + 2 * p, w + 2 * p))
+    for ki in range(k):
+        for kj in range(k):
+            for i in range(oh):
+                for j in range(ow):
+                    xp[:, :, i * s + ki * d, j * s + kj * d] += col[
+                        :, :, ki, kj, i, j]
+    return xp[:, :, p : p + h, p : p + w]
+
+
+def c2i_add_at_hw_swapped(col, input_size, kernel_size, stride=1, padding=0,
+                          dilation=1):
+    n, c, k, _, oh, ow = col.shape
+    (h, w), s, p, d = input_size, stride, padding, dilation
+    xp = np.zeros((n, c, h + 2 * p, w + 2 * p))
+    i, j = np.meshgrid(np.arange(ow), np.arange(oh), indexing="ij")
+    for ki in range(k):
+        for kj in range(k):
+            np.add.at(xp, (slice(None), slice(None), i * s + ki * d,
+                           j * s + kj * d), col[:, :, ki, kj, i, j])
+    return xp[:, :, p : p + h, p : p + w]
+
+
+def i2c_slices_hw_swapped(x, kernel_size, stride=1, padding=0, dilation=1):
+    # one strided slice per tap, each axis as long as the other's OH/OW:
+    # numpy cannot broadcast it into col (a ValueError, not an IndexError)
+    n, c, h, w = x.shape
+    k, s, p, d = kernel_size, stride, padding, dilation
+    oh, ow = geometry.window((h, w), k, s, p, d).out
+    xp = _pad(x, p)
+    col = np.zeros((n, c, k, k, oh, ow))
+    for ki in range(k):
+        for kj in range(k):
+            col[:, :, ki, kj] = xp[:, :, ki * d : ki * d + s * ow : s,
+                                   kj * d : kj * d + s * oh : s]
+    return col
+
+
+# (appended: the recorded verdicts are keyed by position in MISTAKES)
+MISTAKES += [
+    ("im2col", "hw-swapped", i2c_ranges_hw_swapped),
+    ("im2col", "hw-swapped", i2c_unpacked_hw_swapped),
+    ("col2im", "hw-swapped", c2i_unpacked_hw_swapped),
+    ("col2im", "hw-swapped", c2i_add_at_hw_swapped),
+    ("im2col", "hw-swapped", i2c_slices_hw_swapped),
+]
+
+
+# an IndexError that is no swap: it raises on the square planes too
+
+
+def i2c_unpadded(x, kernel_size, stride=1, padding=0, dilation=1):
+    n, c, h, w = x.shape
+    k, s, p, d = kernel_size, stride, padding, dilation
+    oh, ow = geometry.window((h, w), k, s, p, d).out
+    col = np.zeros((n, c, k, k, oh, ow))
+    for ki, kj, i, j in np.ndindex(k, k, oh, ow):
+        col[:, :, ki, kj, i, j] = x[:, :, i * s + ki * d, j * s + kj * d]
+    return col
+
+
+def c2i_one_sided_canvas(col, input_size, kernel_size, stride=1, padding=0,
+                         dilation=1):
+    n, c, k, _, oh, ow = col.shape
+    (h, w), s, p, d = input_size, stride, padding, dilation
+    xp = np.zeros((n, c, h + p, w + p))  # the padding on one side only
+    for ki, kj, i, j in np.ndindex(k, k, oh, ow):
+        xp[:, :, i * s + ki * d, j * s + kj * d] += col[:, :, ki, kj, i, j]
+    return xp[:, :, p : p + h, p : p + w]
+
+
+def i2c_overrun(x, kernel_size, stride=1, padding=0, dilation=1):
+    # the size counted with ceil, not floor: one window past the end
+    n, c, h, w = x.shape
+    k, s, p, d = kernel_size, stride, padding, dilation
+    oh, ow = (-(-(m + 2 * p - d * (k - 1) - 1) // s) + 1 for m in (h, w))
+    xp = _pad(x, p)
+    col = np.zeros((n, c, k, k, oh, ow))
+    for ki, kj, i, j in np.ndindex(k, k, oh, ow):
+        col[:, :, ki, kj, i, j] = xp[:, :, i * s + ki * d, j * s + kj * d]
+    return col
+
+
+UNRELATED_CRASHES = [
+    ("im2col", i2c_unpadded),
+    ("col2im", c2i_one_sided_canvas),
+    ("im2col", i2c_overrun),
+]
+
+
 def _ids(row):
     return f"{row[0]}-{row[1]}-{row[2].__name__}"
 
@@ -1445,7 +1570,8 @@ def _ids(row):
 # that predicts exactly that error
 RAISES = {("maxpool_backward", "wrong-index-width"),
           ("maxpool_forward", "default-stride"),
-          ("avgpool_backward", "default-stride")}
+          ("avgpool_backward", "default-stride"),
+          ("im2col", "hw-swapped"), ("col2im", "hw-swapped")}
 
 
 @pytest.mark.parametrize("name, code, fn", MISTAKES, ids=[_ids(r) for r in MISTAKES])
@@ -1459,6 +1585,42 @@ def test_the_mistake_is_named(name, code, fn):
     # the fix follows the form the answer was written in (test_fix_forms)
     assert re.search(r"\n    fix: .+\.", result.message)
     assert "evidence: " in result.message
+
+
+@pytest.mark.parametrize("name, fn", UNRELATED_CRASHES,
+                         ids=[fn.__name__ for _, fn in UNRELATED_CRASHES])
+def test_an_index_error_that_is_no_swap_is_not_called_hw_swapped(name, fn):
+    # it raises on a case that is not square, as a swap does, but on the
+    # same case made square too: no known mistake fits
+    result = check(name, fn, quiet=True)
+    assert result.status == "error" and "IndexError" in result.message
+    assert "H = " not in result.message
+    assert result.diagnosis is None, result.message
+
+
+def test_a_crash_with_h_and_w_swapped_says_what_showed_it():
+    result = check("col2im", c2i_unpacked_hw_swapped, quiet=True)
+    assert result.diagnosis == "hw-swapped", result.message
+    assert ("case 3 is not square (H = 4, W = 6) and your function raised "
+            "there, yet it is right on the same case made 4 x 4 and "
+            "6 x 6") in result.message
+
+
+def test_an_answer_that_hangs_on_the_square_cases_is_stopped_not_named():
+    # the rule calls the answer again: a time limit there is no swap, and
+    # it stays inside the checker
+    def im2col(x, kernel_size, stride=1, padding=0, dilation=1):
+        if x.shape[2] == x.shape[3]:
+            if x.shape[2] != 5:  # case 1 (5 x 5) passes
+                while True:
+                    pass
+            return solution("im2col")(x, kernel_size, stride, padding,
+                                      dilation)
+        raise IndexError("index 6 is out of bounds for axis 2 with size 6")
+
+    result = check("im2col", im2col, quiet=True, time_limit=0.3)
+    assert result.status == "error", result.message
+    assert result.diagnosis is None, result.message
 
 
 # --------------------------------------------------------------------------

@@ -67,8 +67,10 @@ the checker, the same for every exercise:
 ``exercises.bug_hunt`` is lesson 9's module (its network and suspects).
 Every reference solution is :func:`solution` (name); thirteen are also
 importable by name (``exercises.col2im``): all but those of conv_matrix,
-conv_double_backward, checkerboard_dx, dilated_grouped_backward and
-find_wrong_backward.
+adjoint_gap, grad_check, dx_by_conv2d, checkerboard_dx,
+dilated_grouped_backward, linear_backward, find_wrong_backward, race_map,
+conv_double_backward and batch_norm_backward (in lesson order;
+``tests/test_exercise_convention.py`` holds this list to the registry).
 
 Adding an exercise
 ------------------

@@ -177,6 +177,16 @@ def _run(ex: Exercise, fn: Callable, cases: list[dict],
     runs: list[Run] = []
     expected_fn = ex.expected or ex.solution
     n = len(ex.outputs)
+
+    def again(case: dict) -> tuple:
+        # for a rule (Run.again): the TimeLimit, a BaseException, must not
+        # pass the rules' `except Exception`
+        try:
+            return isolation.call(fn, _copy(case), time_limit,
+                                  after=lambda v: _read(v, n))
+        except isolation.TimeLimit:
+            raise TimeoutError(f"ran past {time_limit:g} s") from None
+
     for number, case in enumerate(cases, 1):
         want = expected_fn(**_copy(case))
         want = (want,) if n == 1 else tuple(want)
@@ -196,10 +206,10 @@ def _run(ex: Exercise, fn: Callable, cases: list[dict],
         except Exception as err:  # the learner's bug, reported, not raised
             tb = traceback.format_exception_only(type(err), err)[-1].strip()
             crash = Run(number, case, given, None, want, ex.outputs, ex.rtol,
-                        ex.atol, raised=tb)
+                        ex.atol, raised=tb, again=again)
             return runs, _error(ex, [*runs, crash], crash)
         runs.append(Run(number, case, given, got, want, ex.outputs, ex.rtol,
-                        ex.atol))
+                        ex.atol, again=again))
     return runs, None
 
 

@@ -15,6 +15,11 @@ compared with the learner's. A correct answer in any style matches no model
 on a case that separates, so it is never diagnosed. :func:`model` and
 :func:`overwrites` build such rules; the rules every exercise gets, and
 those several share, are in :mod:`.shared`.
+
+Where a crash leaves nothing to compare, a rule may call the learner's
+function again on a case of its own (:attr:`Run.again`): an answer that
+raised on a plane that is not square and is right on the same case made
+square has H and W swapped (:func:`.shared.swapped_crash`).
 """
 
 from __future__ import annotations
@@ -60,6 +65,10 @@ class Run:
     rtol: float
     atol: float
     raised: str | None = None  # the exception the call raised, if it did
+    # the learner's function once more, on a case a rule made (isolated, and
+    # under the same time limit): its outputs read as numbers; raises what
+    # the call raises, a time limit as TimeoutError
+    again: Callable[[dict], tuple] | None = None
 
     def out(self, name: str) -> np.ndarray | None:
         """The learner's ``name`` as numbers; ``None`` when it is missing,

@@ -11,8 +11,9 @@ in :mod:`.lessons`; what two or more of them use lives here, once:
 - the models several mistakes are computed with (:func:`called`,
   :func:`fit`, :func:`crops`, ...);
 - the rules several exercises choose: :func:`no_crop`, :func:`scattered`,
-  :func:`default_stride`, the fix :func:`kernel_fix`, and
-  :data:`CONV_BACKWARD`, every conv backward's mistakes;
+  :func:`default_stride`, :func:`swapped_crash`, the fix
+  :func:`kernel_fix`, and :data:`CONV_BACKWARD`, every conv backward's
+  mistakes;
 - :data:`GENERIC`, the rules every exercise gets after its own (scale,
   shape, H and W swapped, writes to a copy, an argument changed).
 
@@ -227,6 +228,52 @@ def default_stride(solution: Callable, pick: Callable) -> Rule:
                 f"what stride 1 gives")
 
     return Rule("default-stride", evidence, where)
+
+
+# the errors an index or a shape with H and W swapped raises
+SWAP_ERRORS = ("IndexError", "ValueError: could not broadcast",
+               "ValueError: shape mismatch")
+
+
+def swapped_crash(solution: Callable,
+                  squares: Callable[[dict], dict[int, dict]]) -> Rule:
+    """``hw-swapped`` for an answer that raised an index (or broadcast)
+    error on a case whose plane is not square, H x W, and that is right on
+    the same case made square, H x H and W x W (``squares(case)``: the two
+    cases by their size, none when the plane is square). A size that is
+    wrong on its own (an index past the end, a padding left out) fails the
+    square cases too, so it is not named."""
+
+    def evidence(run: Run, output: str) -> bool | None:
+        if run.raised is None or run.again is None \
+                or not run.raised.startswith(SWAP_ERRORS):
+            return None
+        made = squares(run.case)
+        if not made:  # square already: a swap cannot be what broke it
+            return None
+        n = len(run.names)
+        for case in made.values():
+            try:
+                got = run.again(case)
+            except Exception:  # it fails here too: not the swap's doing
+                return False
+            want = solution(**{k: v.copy() if isinstance(v, np.ndarray)
+                               else v for k, v in case.items()})
+            want = (want,) if n == 1 else tuple(want)
+            if len(got) != n or not all(
+                    isinstance(g, np.ndarray) and g.dtype.kind in "biuf"
+                    and run.same(g, w) for g, w in zip(got, want, strict=True)):
+                return False
+        return True
+
+    def where(run: Run, output: str | None, label: str) -> str:
+        h, w = list(squares(run.case))  # the sizes, in order
+        return (f"case {run.number} is not square (H = {h}, W = {w}) and "
+                f"your function raised there, yet it is right on the same "
+                f"case made {h} x {h} and {w} x {w}: somewhere an H stands "
+                f"for a W (a size, a range or an index)")
+
+    return Rule("hw-swapped", evidence, where)
 
 
 def kernel_fix(source: str, output: str | None, label: str) -> str | None:

@@ -48,7 +48,8 @@ default-stride       maxpool_forward, avgpool_backward
 scale                every exercise
 shape                every exercise that returns an array, linear_backward
                      (dx, dw: transposed)
-hw-swapped           every exercise that returns an image plane with H != W
+hw-swapped           every exercise that returns an image plane with H != W,
+                     im2col, col2im (raises where H != W)
 writes-to-copy       every exercise that returns an array, conv2d_backward (dx),
                      maxpool_backward
 time-limit           every exercise

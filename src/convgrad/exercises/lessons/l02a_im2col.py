@@ -12,7 +12,7 @@ from convgrad import geometry
 
 from ..diagnosis import Run, model
 from ..exercise import Exercise
-from ..shared import WINDOWS, called, fit, kernel_fix, numbers
+from ..shared import WINDOWS, called, fit, kernel_fix, numbers, swapped_crash
 
 
 def im2col(
@@ -76,6 +76,16 @@ def im2col_one_axis(run: Run, output: str):
     return out
 
 
+def squares(case: dict) -> dict[int, dict]:
+    """The case with its H x W plane made H x H and W x W (new numbers,
+    the same windows); none when it is square."""
+    n, c, h, w = case["x"].shape
+    if h == w:
+        return {}
+    rng = np.random.default_rng(h * w)
+    return {m: {**case, "x": numbers(rng, n, c, m, m)} for m in (h, w)}
+
+
 MISTAKES = [
     model("stride-ignored", lambda r, o: im2col_models(r, o, stride=1)),
     model("dilation-ignored", lambda r, o: im2col_models(r, o, dilation=1)),
@@ -85,6 +95,7 @@ MISTAKES = [
     model("taps-swapped", lambda r, o: [
         ("taps (kj, ki) for (ki, kj)", r.expected(o).swapaxes(2, 3))]),
     model("dilation-ignored", im2col_one_axis),
+    swapped_crash(im2col, squares),
 ]
 
 EXERCISE = Exercise(

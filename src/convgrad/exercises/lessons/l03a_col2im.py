@@ -16,7 +16,15 @@ from .. import feeds
 from ..diagnosis import model, overwrites
 from ..exercise import Exercise
 from ..feeds import Scatter
-from ..shared import WINDOWS, kernel_fix, no_crop, numbers, one_axis_dilation, scattered
+from ..shared import (
+    WINDOWS,
+    kernel_fix,
+    no_crop,
+    numbers,
+    one_axis_dilation,
+    scattered,
+    swapped_crash,
+)
 
 
 def col2im(
@@ -72,6 +80,23 @@ def feed(case: dict, output: str = "output", *, stride=None,
                          "window ({0}, {1}) tap ({2}, {3})")
 
 
+def squares(case: dict) -> dict[int, dict]:
+    """The case with its H x W plane made H x H and W x W (new columns,
+    the same windows); none when it is square."""
+    h, w = case["input_size"]
+    if h == w:
+        return {}
+    n, c, k = case["col"].shape[:3]
+    s, p, d = case["stride"], case["padding"], case["dilation"]
+    rng = np.random.default_rng(h * w)
+    out = {}
+    for m in (h, w):
+        oh, ow = geometry.window((m, m), k, s, p, d).out
+        out[m] = {**case, "col": numbers(rng, n, c, k, k, oh, ow),
+                  "input_size": (m, m)}
+    return out
+
+
 MISTAKES = [
     overwrites(feed),
     no_crop(feed),
@@ -82,6 +107,7 @@ MISTAKES = [
               fix=kernel_fix, flip=True),
     scattered("taps-swapped", feed, "taps (kj, ki) for (ki, kj)",
               swap=True),
+    swapped_crash(col2im, squares),
 ]
 
 EXERCISE = Exercise(

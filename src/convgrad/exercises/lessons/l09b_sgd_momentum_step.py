@@ -3,6 +3,14 @@
 torch's rule: the velocity first, ``v = m*v + dw``, then ``w -= lr*v``. No
 mistake of its own is modelled; the generic rules (scale, an argument
 changed) still apply.
+
+It grades no learning outcome of the syllabus (``course/README.md``), so
+it declares none: it is plan 09's objective "say what ``step()`` does for
+SGD with momentum, and write it", and none of the seven outcomes is about
+an optimiser. Outcome 2 (gradients accumulate, ``+=``, where a value is
+used more than once) is not it: ``dw`` is given, each is used once, and
+the velocity is a decaying average over steps, not a gradient's sum over
+the uses of a value.
 """
 
 from __future__ import annotations
@@ -41,4 +49,5 @@ EXERCISE = Exercise(
     outputs=("w", "v"),
     mistakes=MISTAKES,
     hint="update the velocity first, then step with the new one.",
+    outcomes=(),  # none of the syllabus's: see the docstring
 )
