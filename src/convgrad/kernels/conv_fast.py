@@ -20,7 +20,9 @@ runs ``w · col`` per image. This path computes the same sums, differently:
   block's rows again.
 * **Reused scratch space** (:mod:`.workspace`), bounded by one block.
 * **Threads over images** (:func:`_split`), not BLAS threads, for calls
-  big enough to pay for the hand-off.
+  big enough to pay for the hand-off; the pool's worker kept off the
+  caller's core for the call (:mod:`.placement`), and no multithreaded
+  BLAS call left spinning before it (``winograd.one_blas_thread``).
 * **Winograd** for 3×3 kernels at stride 1 in float32 (:mod:`.winograd`,
   switched by :data:`WINOGRAD`): 4 multiply-adds per output where the
   direct GEMMs spend 9, with the same blocks, scratch space and threads.

@@ -86,7 +86,10 @@ class Workers:
         pinning stops for :data:`BACKOFF` seconds and the workers may run
         anywhere again. Pinned threads on idle cores get 0.9-1.0 of it (the
         rest is waiting for the GIL); with two busy processes on the two
-        cores, 0.2-0.5.
+        cores, 0.2-0.5. A VM's host taking a vCPU away (steal time: 0.35-0.65
+        of a share on a host with busy neighbours) counts as contention too:
+        the scheduler may move work off a CPU its host takes time from, and a
+        pinned thread cannot move.
         """
         mine = self._keep_apart()
         if mine is None:
