@@ -4,7 +4,8 @@
 share of a call to a pool worker and run the first share in the calling
 thread. A worker sleeps between calls; when it is woken after an idle
 pause, Linux often places it on the *caller's* core (the waker's core is
-cache-warm), and the load balancer separates the two only some 50 ms of
+cache-warm), the GIL hand-offs between the two threads keep waking each on
+the other's core, and the load balancer separates them only some 50 ms of
 busy time later. Until then both shares run on one core: measured on the
 2-core build box, the medium conv's fwd+bwd at 2 threads took 8-9 ms a call
 for the first seven calls after a 0.25 s pause (both threads on one CPU,
@@ -12,13 +13,15 @@ read with ``sched_getcpu``), then 5-6 ms, against 7.8 ms at 1 thread
 (benchmarks/RESULTS.md, issue 31, session 11). torch's OpenMP threads spin
 between calls and are not moved.
 
-So before it hands out work, a caller with :meth:`Workers.keep_apart`
-restricts the pool's workers to the CPUs it may run on itself, less the
-one it is on now (only the workers: the caller's own affinity, and so the
-user's, is never changed). Where that is impossible or not allowed (no
-``sched_getcpu``, not Linux, one CPU, a refused ``sched_setaffinity``) it
-does nothing: the work is the same and its results the same to the bit,
-only the placement differs.
+So for the length of a call (:meth:`Workers.apart`) the pool's workers
+may run on every CPU the caller may use but the one it is on now, and the
+caller on that one alone; the caller's own affinity (and so the user's) is
+put back when the call ends, an exception included. On a contended
+machine a pinned thread cannot move away from the other work, so the
+pinning backs off there (:data:`CONTENDED`, :data:`BACKOFF`). Where it is
+impossible or not allowed (no ``sched_getcpu``, not Linux, one CPU, a
+refused ``sched_setaffinity``) nothing is pinned. Either way the work is
+the same and its results the same to the bit; only the placement differs.
 """
 
 from __future__ import annotations
