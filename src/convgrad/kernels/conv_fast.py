@@ -49,6 +49,7 @@ import numpy as np
 from . import placement, winograd, workspace
 from ._jit import jit
 from .im2col import inside_run
+from .placement import blas_controller as _blas_controller
 
 #: run 3×3 stride-1 float32 convolutions through Winograd's F(2×2, 3×3)
 #: (:mod:`.winograd`); False keeps the direct pixel-major GEMMs for all
@@ -277,7 +278,6 @@ THREAD_MIN_WORK = 1 << 23
 
 _pool = None
 _workers = None  # its threads' ids (placement.Workers)
-_blas = None
 
 
 def _forget_pool_after_fork() -> None:
@@ -304,18 +304,6 @@ def threads_for(n: int, work: int) -> int:
     if threads > 1 and _blas_controller() is None:
         return 1
     return threads
-
-
-def _blas_controller():
-    global _blas
-    if _blas is None:
-        try:
-            from threadpoolctl import ThreadpoolController
-        except ImportError:  # no way to hold BLAS to one thread
-            _blas = False
-        else:
-            _blas = ThreadpoolController()
-    return _blas or None
 
 
 def _split(n: int, work: int, part):

@@ -59,6 +59,24 @@ def _untimed(fn):
     return fn
 
 
+_blas = None
+
+
+def blas_controller():
+    """threadpoolctl's controller of this process's BLAS libraries, made
+    once (it scans the loaded libraries); None without threadpoolctl, and
+    then no call is split over threads (BLAS cannot be held to one)."""
+    global _blas
+    if _blas is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # no way to hold BLAS to one thread
+            _blas = False
+        else:
+            _blas = ThreadpoolController()
+    return _blas or None
+
+
 class Workers:
     """The native ids of one executor's worker threads, recorded as they
     start (pass :meth:`started` as the executor's ``initializer``), and the

@@ -54,7 +54,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import workspace
+from . import placement, workspace
 from ._jit import jit, jit_inline
 from .im2col import inside_run
 
@@ -710,9 +710,7 @@ def one_blas_thread(rows: int):
     exactly as two do, so the result is the same to the bit."""
     if rows < SERIAL_BLAS_ROWS:
         return contextlib.nullcontext()
-    from .conv_fast import _blas_controller
-
-    ctl = _blas_controller()
+    ctl = placement.blas_controller()
     if ctl is None:
         return contextlib.nullcontext()
     return ctl.limit(limits=1, user_api="blas")
