@@ -1,8 +1,9 @@
 """Where a 2-thread conv's threads run, and what every thread burns (issue 31).
 
-    python benchmarks/profile_threads.py [--case medium|large|groups4|stride2|dilation2|tconv]
-                                         [--threads 2] [--pause 0.25] [--calls 10]
-                                         [--rounds 15] [--no-pin] [--torch]
+    python benchmarks/profile_threads.py [--case CASE] [--threads 2]
+        [--pause 0.25] [--calls 10] [--rounds 15] [--no-pin] [--torch]
+
+CASE: medium, large, groups4, stride2, dilation2 or tconv.
 
 One process, the thread counts fixed before Numba and BLAS load (as
 ``workers.py`` does), ``workers.py``'s own case inputs. ``--rounds`` times:
