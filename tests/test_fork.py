@@ -85,7 +85,7 @@ def test_fast_conv_runs_in_a_fork_child(threaded, rng):
     x = rng.standard_normal((4, 3, 8, 8)).astype(np.float32)
     w = rng.standard_normal((5, 3, 3, 3)).astype(np.float32)
     want = _conv(x, w)
-    assert conv_fast._pool is not None, "the parent's call did not use the pool"
+    assert conv_fast._pool.executor is not None, "the parent call did not use the pool"
     got = _in_fork_child(lambda: _conv(x, w))
     np.testing.assert_array_equal(got, want)
 
@@ -93,16 +93,16 @@ def test_fast_conv_runs_in_a_fork_child(threaded, rng):
 def test_threaded_pool_kernels_run_in_a_fork_child(threaded, rng):
     x = rng.standard_normal((2, 3, 8, 8))
     want = F.max_pool2d(x, 2).data
-    assert PT._pool is not None, "the parent's call did not use the pool"
+    assert PT._pool.executor is not None, "the parent's call did not use the pool"
     got = _in_fork_child(lambda: F.max_pool2d(x, 2).data)
     np.testing.assert_array_equal(got, want)
 
 
 def test_a_fork_while_another_thread_holds_the_pool_lock(threaded, rng):
-    # another thread of the parent is inside _executor at the fork: the
+    # another thread of the parent is inside Pool.get at the fork: the
     # child's copy of the lock is held by a thread it does not have
     x = rng.standard_normal((2, 3, 8, 8))
     want = F.avg_pool2d(x, 2).data
-    with PT._pool_lock:
+    with PT._pool.lock:
         got = _in_fork_child(lambda: F.avg_pool2d(x, 2).data)
     np.testing.assert_array_equal(got, want)

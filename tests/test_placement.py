@@ -118,9 +118,10 @@ def test_a_split_conv_gives_the_same_bits_pinned_or_not(monkeypatch):
             return np.array(y.data), np.array(xt.grad), np.array(wt.grad)
 
     run()  # the pool's worker starts, and is known from here on
-    assert conv_fast._workers is not None and conv_fast._workers.tids
+    workers = conv_fast._pool.workers
+    assert workers is not None and workers.tids
     pinned = run()
-    monkeypatch.setattr(conv_fast._workers, "enabled", False)
+    monkeypatch.setattr(workers, "enabled", False)
     loose = run()
     for a, b in zip(pinned, loose, strict=True):
         np.testing.assert_array_equal(a, b)

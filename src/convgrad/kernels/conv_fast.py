@@ -42,8 +42,6 @@ inputs of one float dtype.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from . import placement, winograd, workspace
@@ -276,20 +274,8 @@ def _blocks(lo: int, hi: int, per_image: int):
 #: multiply-adds a call must hold before it is split over threads
 THREAD_MIN_WORK = 1 << 23
 
-_pool = None
-_workers = None  # its threads' ids (placement.Workers)
-
-
-def _forget_pool_after_fork() -> None:
-    """In a forked child, drop the parent's thread pool: the child
-    inherits the executor object but none of its threads, so work submitted
-    to it would wait forever. :func:`_split` makes a new one on first use
-    (torch re-creates its intra-op pool after a fork the same way)."""
-    global _pool, _workers
-    _pool = _workers = None
-
-
-os.register_at_fork(after_in_child=_forget_pool_after_fork)
+#: the split's threads (made on first use, and again in a forked child)
+_pool = placement.Pool("convgrad")
 
 
 def threads_for(n: int, work: int) -> int:
@@ -320,20 +306,14 @@ def _split(n: int, work: int, part):
     threads = threads_for(n, work)
     if threads == 1:
         return part(0, n)
-    global _pool, _workers
-    if _pool is None or _pool._max_workers < threads:
-        from concurrent.futures import ThreadPoolExecutor
-
-        _workers = placement.Workers()
-        _pool = ThreadPoolExecutor(threads, thread_name_prefix="convgrad",
-                                   initializer=_workers.started)
+    pool, workers = _pool.get(threads)
     bounds = [n * i // threads for i in range(threads + 1)]
     # a woken worker is not to share this core
-    with _workers.apart() as timed, _blas_controller().limit(limits=1, user_api="blas"):
+    with workers.apart() as timed, _blas_controller().limit(limits=1, user_api="blas"):
         # the calling thread takes the first share itself: one worker less
         # to wake (on this VM a worker woken from an idle core started
         # milliseconds late), and no thread idles waiting
-        futures = [_pool.submit(timed(part), bounds[i], bounds[i + 1])
+        futures = [pool.submit(timed(part), bounds[i], bounds[i + 1])
                    for i in range(1, threads)]
         parts = [timed(part)(bounds[0], bounds[1])] + [f.result() for f in futures]
     if parts[0] is None:

@@ -22,6 +22,12 @@ pinning backs off there (:data:`CONTENDED`, :data:`BACKOFF`). Where it is
 impossible or not allowed (no ``sched_getcpu``, not Linux, one CPU, a
 refused ``sched_setaffinity``) nothing is pinned. Either way the work is
 the same and its results the same to the bit; only the placement differs.
+
+:class:`Pool` is the one way both modules make their pool: an executor made
+on first use, its :class:`Workers`, and a fresh start in a forked child.
+:func:`blas_controller` lives here too, the threadpoolctl handle the split
+holds BLAS to one thread with (here, so that :mod:`.winograd` can use it
+without importing :mod:`.conv_fast`).
 """
 
 from __future__ import annotations
@@ -176,3 +182,36 @@ class Workers:
             self.enabled = False
             return None
         return mine
+
+
+class Pool:
+    """A thread pool made on first use, with its :class:`Workers`.
+
+    :meth:`get` returns ``(executor, workers)`` with at least the threads
+    asked for. In a forked child the parent's executor is inherited without
+    its threads (a submitted share would wait forever) and its lock perhaps
+    held by a thread the child does not have, so both are dropped there and
+    the next :meth:`get` makes new ones (torch re-creates its intra-op pool
+    after a fork the same way)."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.executor = None
+        self.workers: Workers | None = None
+        self.lock = threading.Lock()
+        os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        self.executor = self.workers = None
+        self.lock = threading.Lock()
+
+    def get(self, threads: int):
+        with self.lock:
+            if self.executor is None or self.executor._max_workers < threads:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self.workers = Workers()
+                self.executor = ThreadPoolExecutor(
+                    threads, thread_name_prefix=self.prefix,
+                    initializer=self.workers.started)
+            return self.executor, self.workers

@@ -31,7 +31,6 @@ avg-pool k2 forward 6.7 against 10.7, the others alike or better.
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import Any
 
@@ -52,22 +51,8 @@ MIN_ELEMENTS = 1 << 22
 #: dispatch of some 10 us) stays under 1% of the chunk
 CHUNK_ELEMENTS = 1 << 18
 
-_pool = None
-_workers = None  # its threads' ids (placement.Workers)
-_pool_lock = threading.Lock()
-
-
-def _forget_pool_after_fork() -> None:
-    """In a forked child, drop the parent's executor (inherited without
-    its threads: a submitted chunk would never run) and its lock (another
-    thread may have held it at the fork). :func:`_executor` makes a new
-    pool on first use."""
-    global _pool, _pool_lock, _workers
-    _pool = _workers = None
-    _pool_lock = threading.Lock()
-
-
-os.register_at_fork(after_in_child=_forget_pool_after_fork)
+#: the chunks' threads (made on first use, and again in a forked child)
+_pool = placement.Pool("convgrad-pool")
 
 
 def threads_for(elements: int, planes: int) -> int:
@@ -77,18 +62,6 @@ def threads_for(elements: int, planes: int) -> int:
     import numba
 
     return min(planes, numba.get_num_threads())
-
-
-def _executor(workers: int):
-    global _pool, _workers
-    with _pool_lock:
-        if _pool is None or _pool._max_workers < workers:
-            from concurrent.futures import ThreadPoolExecutor
-
-            _workers = placement.Workers()
-            _pool = ThreadPoolExecutor(workers, thread_name_prefix="convgrad-pool",
-                                       initializer=_workers.started)
-        return _pool, _workers
 
 
 def over_planes(fn, args: tuple, threads: int, chunks: int) -> None:
@@ -113,7 +86,7 @@ def over_planes(fn, args: tuple, threads: int, chunks: int) -> None:
             lo, hi = bounds[k], bounds[k + 1]
             fn(*[v[lo:hi] if isinstance(v, np.ndarray) else v for v in views])
 
-    pool, workers = _executor(threads - 1)
+    pool, workers = _pool.get(threads - 1)
     with workers.apart() as timed:  # a woken worker is not to share this core
         futures = [pool.submit(timed(work)) for _ in range(threads - 1)]
         try:
