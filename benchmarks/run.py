@@ -425,7 +425,6 @@ def col2im_alone(log) -> list[dict]:
 _FIRST_CONV = textwrap.dedent(
     """
     import time
-    t0 = time.perf_counter()
     import numpy as np
     import convgrad as cg
     from convgrad import functional as F
