@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
+import hmac
 import importlib
 import inspect
 import os
@@ -119,6 +121,22 @@ def grade_seed(seed: int | None = None) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     return seed
+
+
+def case_seed(secret: int, lesson: str, student: str = "") -> int:
+    """The seed of one (lesson, student)'s graded cases, derived from the
+    instructor's ``secret``: an HMAC-SHA256 of the lesson and the student,
+    keyed with the secret. Knowing one derived seed (printed by an answer,
+    say) tells nothing of the secret, of another lesson's cases or of
+    another student's. ``student=""`` is the lesson's seed for every
+    student (the nbgrader route, whose kernels do not know the student)."""
+    secret = grade_seed(secret)
+    for label, text in (("lesson", lesson), ("student", student)):
+        if not isinstance(text, str):
+            raise TypeError(f"{label} must be a string, got {text!r}")
+    digest = hmac.new(str(secret).encode(), f"{lesson}\0{student}".encode(),
+                      hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> 1  # non-negative, 63 bits
 
 
 def grade(
