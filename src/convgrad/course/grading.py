@@ -30,15 +30,10 @@ import copy
 import csv
 import functools
 import inspect
-import json
-import os
 import secrets
-import signal
-import subprocess
-import sys
-import tempfile
 import textwrap
 import types
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +41,6 @@ from pathlib import Path
 import nbformat
 
 from convgrad.exercises.submission import one_line as _one_line
-from convgrad.exercises.submission import result as _result
 
 from .lessons import LESSON_NAME, Lesson, find_lessons
 
@@ -394,7 +388,7 @@ def _notebooks(student: Path) -> dict[str, Path]:
 def grade_class(
     submissions: Path, seed: int | None = None, *, time_limit: float = 10.0,
     notebook_limit: float = 300.0, lessons: Iterable[str] | None = None,
-    jobs: int = 2,
+    jobs: int = 2, sandbox: bool = True,
 ) -> Report:
     """Grade every student's lesson notebooks in ``submissions``.
 
@@ -403,15 +397,25 @@ def grade_class(
     each call of an answer, ``notebook_limit`` each notebook's process
     (seconds). ``lessons`` keeps only those lesson file names or stems.
     ``jobs`` notebooks are graded at once, each in its own process.
+    ``sandbox`` (the default) runs each in a bubblewrap sandbox
+    (:mod:`.sealed`), and raises :class:`~.sealed.SandboxError` where none
+    can be made; ``sandbox=False`` runs the student code without one.
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from convgrad.exercises.graded import grade_seed, points_for
+    from convgrad.exercises.graded import case_seed, grade_seed, points_for
+
+    from .sealed import SandboxError, sandbox_problem
 
     submissions = Path(submissions)
     if not submissions.is_dir():
         raise ValueError(f"submissions must be a folder, got {submissions}")
     seed = grade_seed(seed)
+    if sandbox and (problem := sandbox_problem()) is not None:
+        raise SandboxError(
+            f"{problem}. Without a sandbox each student's code runs with "
+            f"your rights and can read the other submissions: pass "
+            f"--no-sandbox (sandbox=False) to grade without one anyway")
     students = _students(submissions)
     handed = {s.name: _notebooks(s) for s in students}
     names = sorted({n for nbs in handed.values() for n in nbs})
@@ -445,15 +449,20 @@ def grade_class(
                 unreadable.append((path, _one_line(err)))
                 rows += [row(x, 0.0, "error", reason) for x in wanted]
                 continue
-            def graded(path=path, wanted=wanted, row=row) -> list[Row]:
-                results = _grade_notebook(path, wanted, seed, time_limit,
-                                          notebook_limit)
+            def graded(path=path, wanted=wanted, row=row, lesson=lesson,
+                       student=student) -> list[Row]:
+                results = _grade_notebook(
+                    path, wanted, case_seed(seed, lesson, student.name),
+                    time_limit, notebook_limit, sandbox=sandbox)
                 return [row(name, results[name]["score"],
                             results[name]["status"], results[name]["diagnosis"])
                         for name in wanted]
 
             rows.append(pool.submit(graded))
-    with pool:
+    # the checker runs here, on what the workers send: its warnings (an
+    # overflow in a learner's numbers) are no concern of the grade file
+    with pool, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         done = [x for item in rows
                 for x in (item.result() if hasattr(item, "result") else [item])]
     return Report(done, unreadable)
@@ -468,92 +477,11 @@ def write_csv(rows: Iterable[Row], path: Path) -> None:
 
 
 def _grade_notebook(path: Path, wanted: list[str], seed: int,
-                    time_limit: float, limit: float) -> dict[str, dict]:
-    """Each wanted exercise's result, from worker processes: one for the
-    notebook, and one more after each exercise that stopped its worker
-    (past the time limit, or the process ended while grading it)."""
-    results: dict[str, dict] = {}
-    remaining = list(wanted)
-    while remaining:
-        run = _worker_run(path, remaining, seed, time_limit, limit)
-        results.update(run.results)
-        remaining = [x for x in remaining if x not in results]
-        if not remaining:
-            break
-        blamed = run.current if run.current in remaining else None
-        if blamed is None:  # it stopped before grading any of them
-            why = (f"the notebook's imports and definitions did not finish "
-                   f"within {limit:g} s" if run.timed_out else
-                   f"the grading process stopped: {run.last}")
-            for name in remaining:
-                results[name] = _result("timeout" if run.timed_out else
-                                        "error", why)
-            break
-        results[blamed] = (
-            _result("timeout", f"grading {blamed} did not finish within "
-                               f"{limit:g} s") if run.timed_out else
-            _result("error", f"the grading process stopped while grading "
-                             f"{blamed}: {run.last}"))
-        remaining.remove(blamed)
-    return results
+                    time_limit: float, limit: float, *,
+                    sandbox: bool = True) -> dict[str, dict]:
+    """Each wanted exercise's result, from a sealed run of the notebook
+    (:mod:`.sealed`): ``seed`` is the (lesson, student)'s derived seed."""
+    from .sealed import grade_notebook
 
-
-@dataclass
-class _Run:
-    """One worker's run: its results, the exercise it was grading when it
-    stopped (if any), whether the time limit stopped it, and the last line
-    it wrote to stderr."""
-
-    results: dict[str, dict]
-    current: str | None
-    timed_out: bool
-    last: str
-
-
-def _worker_run(path: Path, names: list[str], seed: int, time_limit: float,
-                limit: float) -> _Run:
-    """Grade ``names`` in ``path`` in one worker process."""
-    import convgrad
-
-    with tempfile.TemporaryDirectory(prefix="convgrad-grade-") as tmp:
-        out, err = Path(tmp) / "results.jsonl", Path(tmp) / "stderr.txt"
-        env = dict(os.environ)
-        # the worker reads the seed and drops it before any student code runs
-        env["CONVGRAD_GRADE_SEED"] = str(seed)
-        package = str(Path(convgrad.__file__).resolve().parents[1])
-        env["PYTHONPATH"] = os.pathsep.join(
-            [package, *filter(None, [env.get("PYTHONPATH")])])
-        env["PYTHONWARNINGS"] = "ignore"
-        env.setdefault("MPLBACKEND", "Agg")
-        command = [sys.executable, "-m", "convgrad.exercises.submission",
-                   str(path.resolve()), str(out), "--time-limit",
-                   str(time_limit), *names]
-        with open(err, "wb") as stderr:
-            proc = subprocess.Popen(
-                command, cwd=path.parent, env=env, stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=stderr,
-                start_new_session=True)
-            try:
-                proc.wait(timeout=limit)
-                timed_out = False
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-                timed_out = True
-        results: dict[str, dict] = {}
-        current = None
-        text = out.read_text(encoding="utf-8") if out.exists() else ""
-        for line in text.splitlines():
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:  # a line cut short by the kill
-                continue
-            if "start" in record:
-                current = record["start"]
-            elif "name" in record:
-                results[record.pop("name")] = record
-                current = None
-        tail = err.read_text(encoding="utf-8", errors="replace").strip()
-    last = tail.splitlines()[-1] if tail else f"exit code {proc.returncode}"
-    return _Run(results, current, timed_out, last)
+    return grade_notebook(path, wanted, seed, time_limit, limit,
+                          sandbox=sandbox)

@@ -145,6 +145,9 @@ def _arguments(seed, quiet, plot, time_limit) -> None:
 
 def _source(fn: Callable) -> str:
     """The learner's function as text (for the fix in their form)."""
+    text = getattr(fn, "learner_source", None)  # an answer run elsewhere
+    if isinstance(text, str):
+        return text
     try:
         return inspect.getsource(fn)
     except (OSError, TypeError):

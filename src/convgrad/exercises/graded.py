@@ -43,6 +43,7 @@ import importlib
 import inspect
 import os
 import sys
+import threading
 import types
 import warnings
 from collections.abc import Callable, Iterator
@@ -157,7 +158,10 @@ def grade(
     top = float(points_for(name) if points is None else points)
     if not top >= 0:
         raise ValueError(f"points must be a non-negative number, got {points!r}")
-    with _quiet_stderr():
+    # an answer run elsewhere (the sealed grader's) writes nothing here
+    quiet_here = (contextlib.nullcontext() if hasattr(fn, "library_hits")
+                  else _quiet_stderr())
+    with quiet_here:
         graded = _grade(ex.name, fn, seed, top, time_limit)
     if not quiet:
         print(graded.message)
@@ -173,7 +177,10 @@ def _grade(name: str, fn, seed: int, top: float,
                    f"then this one.")
         return Graded(name, "not-attempted", 0.0, top, message)
     watch = _Watch(name)
-    watched = watch.wrap(fn)
+    if hasattr(fn, "library_hits"):  # it runs elsewhere, and watches itself
+        watch.hits, watched = fn.library_hits, fn
+    else:
+        watched = watch.wrap(fn)
     try:
         result = check(name, watched, seed=seed, quiet=True,
                        time_limit=time_limit)
@@ -369,6 +376,7 @@ class _Watch:
         #: operator for adjoint_gap, a backward for grad_check): what it
         #: calls is the checker's doing, not the answer's
         self._given = 0
+        self._codes: dict[types.CodeType, str] = {}
 
     def wrap(self, fn: Callable) -> Callable:
         @functools.wraps(fn)
@@ -387,24 +395,34 @@ class _Watch:
             return value
         return _Given(value, self)
 
+    def profile(self, frame, event, arg) -> None:
+        """The profile hook's work: note a watched function entered."""
+        if event == "call" and not self._given:
+            label = self._codes.get(frame.f_code)
+            if label is not None:
+                self._hit(label)
+
+    def _hit(self, label: str) -> None:
+        self.hits.append(label)
+        if _hits_pipe is not None and os.getpid() != _hits_pipe[1]:
+            # a forked child of the answer: its memory dies with it
+            with contextlib.suppress(OSError):
+                os.write(_hits_pipe[0], f"{label}\n".encode())
+
     @contextlib.contextmanager
     def _watching(self, fn: Callable) -> Iterator[None]:
-        codes = _watched_codes(self.name)
-        hits = self.hits
-
-        def profile(frame, event, arg):
-            if event == "call" and not self._given:
-                label = codes.get(frame.f_code)
-                if label is not None:
-                    hits.append(label)
-
+        self._codes = _watched_codes(self.name)
         swapped = [] if self.name in _RUNS_OPS else self._swap(fn)
-        previous = sys.getprofile()
-        sys.setprofile(profile)
+        previous, threads = sys.getprofile(), threading.getprofile()
+        _armed.append(self)
+        sys.setprofile(relay)
+        threading.setprofile(relay)  # threads the answer starts
         try:
             yield
         finally:
             sys.setprofile(previous)
+            threading.setprofile(threads)
+            _armed.remove(self)
             for namespace, key, value in reversed(swapped):
                 namespace[key] = value
 
@@ -438,11 +456,31 @@ class _Watch:
         return swapped
 
     def _recorder(self, kernel: Callable, label: str) -> Callable:
-        hits = self.hits
-
         def recorded(*args, **kwargs):
             if not self._given:
-                hits.append(label)
+                self._hit(label)
             return kernel(*args, **kwargs)
 
         return recorded
+
+
+#: the watch of the answer running now (a stack: a watched answer may be
+#: graded inside another's run, as the tests do)
+_armed: list[_Watch] = []
+#: (fd, pid): where a forked child of a watched answer reports what it
+#: called (set by the sealed grading worker), and the worker's own pid
+_hits_pipe: tuple[int, int] | None = None
+
+
+def relay(frame, event, arg) -> None:
+    """A profile hook for every thread: passes each event to the armed
+    watch, if any (the grading worker sets it for the threads a notebook
+    starts before the answer runs)."""
+    if _armed:
+        _armed[-1].profile(frame, event, arg)
+
+
+def report_hits_to(fd: int, pid: int) -> None:
+    """Forked children of process ``pid`` write what they call to ``fd``."""
+    global _hits_pipe
+    _hits_pipe = (fd, pid)
