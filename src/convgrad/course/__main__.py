@@ -8,6 +8,8 @@ tools; a missing one is reported with the extra that installs it.
 from __future__ import annotations
 
 import argparse
+import math
+import shutil
 import sys
 from pathlib import Path
 
@@ -39,7 +41,8 @@ def _out_folder(out: Path) -> Path:
 
 def _at_least_one(kind: type):
     """An argparse type: a number of ``kind`` that is at least 1 (or, for
-    floats, above 0), so ``--timeout -5`` or ``--jobs 0`` is refused."""
+    floats, finite and above 0), so ``--timeout -5``, ``--jobs 0`` or
+    ``--time-limit inf`` is refused, naming the flag."""
 
     def parse(text: str):
         try:
@@ -50,8 +53,9 @@ def _at_least_one(kind: type):
             ) from None
         if kind is int and value < 1:
             raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
-        if kind is float and not value > 0:
-            raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
+        if kind is float and not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(
+                f"must be a finite number above 0, got {text}")
         return value
 
     parse.__name__ = kind.__name__
@@ -131,8 +135,57 @@ def _assignments(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Progress:
+    """The grade command's progress: on a terminal one line that updates
+    (notebooks done of all, how the exercises went so far, the notebooks
+    being graded); elsewhere a line per finished notebook."""
+
+    def __init__(self, out=None) -> None:
+        self.out = sys.stdout if out is None else out
+        self.live = self.out.isatty()
+        self.counts: dict[str, int] = {}
+        self.shown = False
+
+    @staticmethod
+    def _tally(counts: dict[str, int]) -> str:
+        from .grading import ROW_STATUSES
+
+        return ", ".join(f"{counts[x]} {x}" for x in ROW_STATUSES
+                         if counts.get(x))
+
+    def __call__(self, step) -> None:
+        if step.statuses is not None:
+            for status in step.statuses.values():
+                self.counts[status] = self.counts.get(status, 0) + 1
+        if not self.live:
+            if step.statuses is not None:
+                mine: dict[str, int] = {}
+                for status in step.statuses.values():
+                    mine[status] = mine.get(status, 0) + 1
+                print(f"[{step.done}/{step.total}] {step.notebook}: "
+                      f"{self._tally(mine) or 'no exercises'}",
+                      file=self.out, flush=True)
+            return
+        line = f"[{step.done}/{step.total}]"
+        if self.counts:
+            line += f" {self._tally(self.counts)}"
+        if step.running:
+            line += f"; grading {', '.join(step.running)}"
+        width = shutil.get_terminal_size().columns - 1
+        if len(line) > width:
+            line = line[:max(width - 1, 0)] + "…"
+        self.out.write(f"\r\x1b[K{line}")
+        self.out.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self.out.write("\n")
+            self.out.flush()
+
+
 def _grade(args: argparse.Namespace) -> int:
-    from .grading import grade_class, write_csv
+    from .grading import grade_class, write_csv, write_wide_csv
 
     seed = args.seed
     if seed is None and args.seed_file is not None:
@@ -141,18 +194,34 @@ def _grade(args: argparse.Namespace) -> int:
             raise ValueError(f"{args.seed_file} must hold the seed, a "
                              f"non-negative integer, got {text[:20]!r}")
         seed = int(text)
-    report = grade_class(
-        args.submissions, seed, time_limit=args.time_limit,
-        notebook_limit=args.notebook_limit, lessons=args.lesson or None,
-        jobs=args.jobs,
-    )
+    if args.points_possible and args.wide is None:
+        raise ValueError("--points-possible is a row of the --wide table: "
+                         "pass --wide FILE too")
+    progress = _Progress()
+    try:
+        report = grade_class(
+            args.submissions, seed, time_limit=args.time_limit,
+            notebook_limit=args.notebook_limit, lessons=args.lesson or None,
+            jobs=args.jobs, notebooks=args.notebooks, progress=progress,
+            sandbox=args.sandbox,
+        )
+    finally:
+        progress.close()
     write_csv(report.rows, args.out)
+    if args.wide is not None:
+        write_wide_csv(report.rows, args.wide,
+                       points_possible=args.points_possible)
     for path, reason in report.unreadable:
         print(f"could not read {path}: {reason}")
+    for path, reason in report.skipped:
+        print(f"not graded: {path}: {reason}")
     students = len({row.student for row in report.rows})
     print(f"{len(report.rows)} grades of {students} students in {args.out}"
+          + (f", by student in {args.wide}" if args.wide is not None else "")
           + (f"; {len(report.unreadable)} notebooks could not be read"
-             if report.unreadable else ""))
+             if report.unreadable else "")
+          + (f"; {len(report.skipped)} files not graded"
+             if report.skipped else ""))
     return 0
 
 
@@ -322,13 +391,21 @@ def main(argv: list[str] | None = None) -> int:
                    help="the file holding it (assignments writes "
                         "OUT/grading-seed.txt)")
     p.add_argument("--lesson", action="append",
-                   help="only this lesson's notebooks (file name or stem)")
-    p.add_argument("--time-limit", type=float, default=10.0,
+                   help="only this lesson's notebooks (NN, stem or file name)")
+    p.add_argument("--time-limit", type=_at_least_one(float), default=10.0,
                    help="seconds per call of an answer (default: 10)")
-    p.add_argument("--notebook-limit", type=float, default=300.0,
+    p.add_argument("--notebook-limit", type=_at_least_one(float), default=300.0,
                    help="seconds per notebook's grading process (default: 300)")
-    p.add_argument("--jobs", type=int, default=2,
+    p.add_argument("--jobs", type=_at_least_one(int), default=2,
                    help="notebooks graded at once, each in its own process")
+    p.add_argument("--wide", type=Path, default=None, metavar="FILE",
+                   help="also write a row per student, a column per exercise "
+                        "and totals, for Canvas's or Moodle's grade import")
+    p.add_argument("--points-possible", action="store_true",
+                   help="with --wide: a second row of each column's points, "
+                        "as Canvas exports it (Moodle takes no such row)")
+    p.add_argument("--no-sandbox", dest="sandbox", action="store_false",
+                   help="grade without the sandbox (student code runs as you)")
     p.set_defaults(run=_grade)
 
     args = parser.parse_args(argv)

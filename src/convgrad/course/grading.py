@@ -15,11 +15,15 @@ per output, nothing on stderr, no credit for calling the library):
   notebook holds it, not even the feedback. nbgrader's own steps do the
   rest (generate, release, collect, autograde, generate feedback).
 - :func:`grade_class` grades a folder of submissions without nbgrader:
-  ``SUBMISSIONS/<student>/**/NN-title.ipynb`` (named as the student copies
-  are). Each notebook runs in a process of its own with a time limit: its
-  imports, definitions and exercise cells (not the views, training runs or
-  practice checks), then each exercise function it defines through graded
-  mode. :func:`write_csv` writes the rows.
+  ``SUBMISSIONS/<student>/**/*.ipynb``, each notebook matched to a lesson
+  by the lesson its metadata names (the student copies carry it), else by
+  its name (``03-col2im-scatter.ipynb`` or a copy's,
+  ``03-col2im-scatter-Copy1.ipynb``); links out of a student's folder are
+  refused. Each notebook runs in a process of its own with a time limit:
+  its imports, definitions and exercise cells (not the views, training
+  runs or practice checks), then each exercise function it defines through
+  graded mode. :func:`write_csv` writes the rows, :func:`write_wide_csv` a
+  row per student for an LMS (Canvas, Moodle).
 """
 
 from __future__ import annotations
@@ -30,19 +34,26 @@ import copy
 import csv
 import functools
 import inspect
+import json
+import math
+import numbers
+import os
+import queue
+import re
 import secrets
 import textwrap
 import types
 import warnings
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
+from convgrad.exercises.graded import STATUSES
 from convgrad.exercises.submission import one_line as _one_line
 
-from .lessons import LESSON_NAME, Lesson, find_lessons
+from .lessons import IDENTITY, Lesson, find_lessons, identity, lesson_of
 
 CSV_COLUMNS = ("student", "lesson", "exercise", "score", "max_score", "status",
                "diagnosis")
@@ -288,6 +299,7 @@ def assignment(lesson: Lesson) -> nbformat.NotebookNode:
             out.append(test_cell(name, points_for(name)))
     nb.cells = out
     nb.metadata.pop("widgets", None)
+    nb.metadata[IDENTITY] = identity(lesson.stem)  # kept in the released copy
     return nb
 
 
@@ -345,6 +357,21 @@ def write_assignments(
 # --------------------------------------------------------------------------
 
 
+#: the status of a row for a file that was not graded (its name is no
+#: lesson's, another notebook of that lesson was graded, ...): a grade file
+#: has it besides the checker's :data:`~convgrad.exercises.graded.STATUSES`
+NOT_GRADED = "not-graded"
+ROW_STATUSES = (*STATUSES, NOT_GRADED)
+
+# the columns a Canvas gradebook export starts with; Moodle maps any of them
+WIDE_ID_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+POINTS_POSSIBLE = "Points Possible"
+
+# names looked at under a link to a folder outside a student's folder (only
+# to say which lessons were refused; nothing there is read)
+_LINKED_NAMES = 1000
+
+
 @dataclass
 class Row:
     student: str
@@ -362,11 +389,76 @@ class Row:
 
 @dataclass
 class Report:
-    """What :func:`grade_class` found: the rows, and the files it could
-    not read (path, reason)."""
+    """What :func:`grade_class` found: the rows, the files it could not
+    read (path, reason), and the files it did not grade (path, reason): a
+    name that is no lesson's, another notebook of the lesson graded instead,
+    a link out of the student's folder."""
 
     rows: list[Row]
     unreadable: list[tuple[Path, str]]
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One step of :func:`grade_class`, for its ``progress`` callback.
+
+    ``notebook`` (``alice/03-col2im-scatter.ipynb``, its path under the
+    submissions folder; ``path`` in full) has just started when ``statuses``
+    is None, or has finished with ``statuses`` (exercise -> status).
+    ``done`` of ``total`` notebooks have finished; ``running`` are being
+    graded now."""
+
+    done: int
+    total: int
+    notebook: str
+    path: Path
+    statuses: dict[str, str] | None
+    running: tuple[str, ...]
+
+
+def _seconds(name: str, value: object) -> float:
+    """``value`` as a time limit, or an error naming the parameter."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number of seconds, got {value!r}")
+    if not math.isfinite(value) or not value > 0:
+        raise ValueError(f"{name} must be a finite number of seconds above 0, "
+                         f"got {value!r}")
+    return float(value)
+
+
+def _course(notebooks: Path | None,
+            only: Iterable[str] | None) -> tuple[list[Lesson], set[str]]:
+    """Every lesson of the course, and the stems of those to grade."""
+    every = find_lessons(notebooks)
+    if not every:
+        raise ValueError(f"notebooks: no lesson (NN-title.ipynb) in "
+                         f"{notebooks or 'the notebooks/ folder'}")
+    stems = {x.stem for x in every}
+    if only is None:
+        return every, stems
+    if isinstance(only, str):
+        raise TypeError(f"lessons must be a list of lessons, got {only!r}")
+    keep, unknown = set(), []
+    for name in only:
+        found = [x.stem for x in every
+                 if name in (x.stem, x.path.name, f"{x.number:02d}")]
+        keep.update(found)
+        if not found:
+            unknown.append(name)
+    if unknown:
+        raise ValueError(f"lessons must name lessons of the course (number, "
+                         f"stem or file name), got unknown {unknown}")
+    return every, keep
+
+
+def _shown(path: Path, submissions: Path) -> str:
+    """``path`` as an instructor reads it: under the submissions folder
+    when it is there, else in full."""
+    for base in (submissions, submissions.resolve()):
+        with contextlib.suppress(ValueError):
+            return path.relative_to(base).as_posix()
+    return str(path)
 
 
 def _students(folder: Path) -> list[Path]:
@@ -374,29 +466,217 @@ def _students(folder: Path) -> list[Path]:
                   if p.is_dir() and not p.name.startswith("."))
 
 
-def _notebooks(student: Path) -> dict[str, Path]:
-    """Lesson file name -> the student's notebook of that name."""
-    found: dict[str, Path] = {}
-    for path in sorted(student.rglob("*.ipynb")):
-        if any(part.startswith(".") for part in path.relative_to(student).parts):
-            continue  # .ipynb_checkpoints and the like
-        if LESSON_NAME.match(path.name):
-            found.setdefault(path.name, path)
-    return found
+def _names_under(folder: Path) -> list[Path]:
+    """The notebooks under ``folder`` by name only: no link below it is
+    followed, no file is read, at most ``_LINKED_NAMES`` entries seen."""
+    found: list[Path] = []
+    seen, stack = 0, [folder]
+    while stack and seen < _LINKED_NAMES:
+        try:
+            entries = sorted(os.scandir(stack.pop()), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries[:_LINKED_NAMES - seen]:
+            seen += 1
+            if entry.name.startswith("."):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+            elif entry.name.endswith(".ipynb"):
+                found.append(Path(entry.path))
+    return sorted(found)
+
+
+def _search(student: Path, submissions: Path
+            ) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """The notebooks in ``student``'s folder that the student owns, and those
+    refused (path, reason): a link to a file outside the folder, a file
+    under a link to a folder outside it, something that is not a file.
+    Folders and files whose name starts with a dot (``.ipynb_checkpoints``)
+    are left out, and so are links to folders inside (their files are found
+    where they are)."""
+    root = student.resolve()
+    owned: list[Path] = []
+    refused: list[tuple[Path, str]] = []
+    stack = [student]
+    while stack:
+        try:
+            entries = sorted(os.scandir(stack.pop()), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = Path(entry.path)
+            if entry.is_symlink():
+                target = path.resolve()
+                if target == root or target.is_relative_to(root):
+                    if entry.name.endswith(".ipynb") and not path.is_dir():
+                        owned.append(path)
+                    continue
+                where = _shown(target, submissions)
+                if path.is_dir():
+                    link = _shown(path, submissions)
+                    for inner in _names_under(path):
+                        refused.append((inner, (
+                            f"it is under {link}, a link to {where}, a folder "
+                            f"outside {student.name}/: only files in the "
+                            f"student's own folder are graded")))
+                elif entry.name.endswith(".ipynb"):
+                    refused.append((path, (
+                        f"it is a link to {where}, a file outside "
+                        f"{student.name}/: only files in the student's own "
+                        f"folder are graded")))
+            elif entry.is_dir(follow_symlinks=False):
+                stack.append(path)
+            elif entry.name.endswith(".ipynb"):
+                if entry.is_file(follow_symlinks=False):
+                    owned.append(path)
+                else:
+                    refused.append((path, "it is not a regular file"))
+    return sorted(owned), refused
+
+
+def _by_name(name: str, lessons: list[Lesson]) -> tuple[Lesson | None, str]:
+    """The lesson a file's name is a copy of (``03-col2im-scatter.ipynb``,
+    ``03-col2im-scatter-Copy1.ipynb``, ``03-col2im-scatter (1).ipynb``), or
+    None and why not."""
+    stem = name.removesuffix(".ipynb").casefold()
+    fits = [x for x in lessons if stem == x.stem.casefold() or (
+        stem.startswith(x.stem.casefold())
+        and not stem[len(x.stem)].isalnum())]
+    if fits:
+        return max(fits, key=lambda x: len(x.stem)), ""
+    number = re.match(r"\d{2}(?!\d)", stem)
+    same = [x for x in lessons if number and x.number == int(number[0])]
+    if same:
+        return None, (f"lesson {same[0].number:02d} is {same[0].path.name}: "
+                      f"a copy's name must start with {same[0].stem}")
+    if number:
+        return None, f"the course has no lesson {number[0]}"
+    return None, ("its name is no lesson's (they are named like "
+                  "03-col2im-scatter.ipynb) and it does not say which lesson "
+                  "it is")
+
+
+def _said(path: Path) -> str | None:
+    """The lesson a notebook says it is (its metadata), if it says one."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            raw = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return lesson_of(raw.get("metadata")) if isinstance(raw, dict) else None
+
+
+@dataclass
+class _HandIn:
+    """What one student handed in: the notebook to grade of each lesson,
+    the lessons refused whole (stem -> reason), the files not graded
+    (path, lesson stem or "", reason) and everything to report skipped
+    (path, lesson stem or "", reason)."""
+
+    chosen: dict[str, Path] = field(default_factory=dict)
+    refused: dict[str, str] = field(default_factory=dict)
+    aside: list[tuple[Path, str, str]] = field(default_factory=list)
+    skipped: list[tuple[Path, str, str]] = field(default_factory=list)
+    link: str | None = None  # why the whole folder is refused
+
+
+def _hand_in(student: Path, submissions: Path,
+             lessons: list[Lesson]) -> _HandIn:
+    """Match ``student``'s notebooks to ``lessons``: by the lesson a
+    notebook says it is, then by its name. Of several for one lesson, the
+    one named as the lesson is graded; without one, none is (ambiguous)."""
+    out = _HandIn()
+    if student.is_symlink():
+        out.link = (f"{student.name} is a link to "
+                    f"{_shown(student.resolve(), submissions)}, not a folder "
+                    f"of its own: nothing in it is graded")
+        out.skipped.append((student, "", out.link))
+        return out
+    stems = {x.stem: x for x in lessons}
+    owned, refused = _search(student, submissions)
+    candidates: dict[str, list[Path]] = {}
+    seen: dict[Path, Path] = {}  # a file's real path -> how it was found
+    for path in sorted(owned, key=lambda p: (p.is_symlink(), p)):
+        real = path.resolve()
+        if real in seen:
+            out.aside.append((path, "", (
+                f"it is the same file as {_shown(seen[real], submissions)}")))
+            continue
+        seen[real] = path
+        said = _said(path)
+        lesson, why = ((stems[said], "") if said in stems else
+                       _by_name(path.name, lessons))
+        if lesson is None:
+            out.aside.append((path, "", why))
+        else:
+            candidates.setdefault(lesson.stem, []).append(path)
+    elsewhere: dict[str, list[tuple[Path, str]]] = {}
+    for path, why in refused:
+        lesson, _ = _by_name(path.name, lessons)
+        if lesson is None:
+            out.aside.append((path, "", why))
+        else:
+            elsewhere.setdefault(lesson.stem, []).append((path, why))
+    for stem, paths in candidates.items():
+        named = [p for p in paths if p.name == f"{stem}.ipynb"]
+        pool = named or paths
+        if len(pool) == 1:
+            chosen = out.chosen[stem] = pool[0]
+            for other in paths:
+                if other != chosen:
+                    out.aside.append((other, stem, (
+                        f"{_shown(chosen, submissions)} is graded for lesson "
+                        f"{stem} instead")))
+        else:
+            listed = ", ".join(_shown(p, submissions) for p in pool)
+            out.refused[stem] = (
+                f"{len(pool)} notebooks could be lesson {stem} ({listed}) and "
+                f"none was graded: name the one to grade {stem}.ipynb")
+            out.skipped += [(p, stem, out.refused[stem]) for p in pool]
+            out.aside += [(p, stem, f"{_shown(pool[0], submissions)} and "
+                          f"others could be lesson {stem}") for p in paths
+                          if p not in pool]
+    for stem, items in elsewhere.items():
+        if stem in candidates:
+            out.aside += [(path, stem, why) for path, why in items]
+        else:
+            out.refused[stem] = "; ".join(
+                f"{_shown(path, submissions)}: {why}" for path, why in items)
+            out.skipped += [(path, stem, why) for path, why in items]
+    out.skipped += out.aside
+    return out
 
 
 def grade_class(
     submissions: Path, seed: int | None = None, *, time_limit: float = 10.0,
     notebook_limit: float = 300.0, lessons: Iterable[str] | None = None,
-    jobs: int = 2, sandbox: bool = True,
+    jobs: int = 2, notebooks: Path | None = None,
+    progress: Callable[[Progress], object] | None = None,
+    sandbox: bool = True,
 ) -> Report:
     """Grade every student's lesson notebooks in ``submissions``.
+
+    A student's notebook is matched to a lesson of the course (the lessons
+    in ``notebooks``, default the checkout's) by the lesson its metadata
+    names, else by its name: the lesson's file name, or a copy's
+    (``03-col2im-scatter-Copy1.ipynb``). Of several for one lesson the one
+    named as the lesson is graded, and without it none is. Files the
+    student does not own (links out of their folder) are never graded.
+    Every file left out is in the report's ``skipped`` and has a
+    ``not-graded`` row (or, when it was the lesson's only notebook, the
+    lesson's rows are ``error`` and say why).
 
     A lesson is graded for every student when any student handed it in (a
     student without it gets ``not-attempted`` rows). ``time_limit`` bounds
     each call of an answer, ``notebook_limit`` each notebook's process
-    (seconds). ``lessons`` keeps only those lesson file names or stems.
-    ``jobs`` notebooks are graded at once, each in its own process.
+    (seconds, finite, above 0). ``lessons`` keeps only those lessons (number,
+    stem or file name). ``jobs`` notebooks are graded at once, each in its
+    own process; each student's lesson is graded on cases of its own
+    (:func:`~convgrad.exercises.graded.case_seed` of ``seed``).
+    ``progress(Progress)`` is called as each notebook starts and finishes.
     ``sandbox`` (the default) runs each in a bubblewrap sandbox
     (:mod:`.sealed`), and raises :class:`~.sealed.SandboxError` where none
     can be made; ``sandbox=False`` runs the student code without one.
@@ -411,61 +691,124 @@ def grade_class(
     if not submissions.is_dir():
         raise ValueError(f"submissions must be a folder, got {submissions}")
     seed = grade_seed(seed)
+    time_limit = _seconds("time_limit", time_limit)
+    notebook_limit = _seconds("notebook_limit", notebook_limit)
+    if isinstance(jobs, bool) or not isinstance(jobs, int):
+        raise TypeError(f"jobs must be an integer, got {jobs!r}")
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs!r}")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable, got {progress!r}")
+    if not isinstance(sandbox, bool):
+        raise TypeError(f"sandbox must be True or False, got {sandbox!r}")
     if sandbox and (problem := sandbox_problem()) is not None:
         raise SandboxError(
             f"{problem}. Without a sandbox each student's code runs with "
             f"your rights and can read the other submissions: pass "
             f"--no-sandbox (sandbox=False) to grade without one anyway")
+    every, keep = _course(notebooks, lessons)
     students = _students(submissions)
-    handed = {s.name: _notebooks(s) for s in students}
-    names = sorted({n for nbs in handed.values() for n in nbs})
-    if lessons is not None:
-        keep = set(lessons)
-        names = [n for n in names if n in keep or n.removesuffix(".ipynb") in keep]
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
-    rows: list = []  # a Row, or a future of a notebook's rows
+    handed = {s.name: _hand_in(s, submissions, every) for s in students}
+    given = {stem for h in handed.values() for stem in [*h.chosen, *h.refused]}
+    graded = [x for x in every
+              if x.stem in given & keep and lesson_exercises(x.number)]
+    shown = {x.stem for x in graded} | {""}
+    skipped = [(path, why) for h in handed.values()
+               for path, stem, why in h.skipped if stem in shown]
+    slots: list[list[Row]] = []  # the rows, in order; a task fills its slot
+    tasks: list[tuple[int, Path, str, list[str], Callable, int]] = []
+    finished: list[tuple[Path, str, dict[str, str]]] = []  # unreadable ones
     unreadable: list[tuple[Path, str]] = []
-    pool = ThreadPoolExecutor(max_workers=jobs)
     for student in students:
-        for file in names:
-            number = int(LESSON_NAME.match(file)["number"])
-            wanted = lesson_exercises(number)
-            lesson = file.removesuffix(".ipynb")
-            path = handed[student.name].get(file)
+        mine = handed[student.name]
 
-            def row(name, score, status, diagnosis, _s=student.name, _l=lesson):
+        def aside(stem: str, _s=student.name, _h=mine) -> list[Row]:
+            return [Row(_s, stem, "", 0.0, 0.0, NOT_GRADED,
+                        f"{_shown(path, submissions)}: {why}")
+                    for path, lesson, why in _h.aside if lesson == stem]
+
+        slots.append(aside(""))
+        for lesson in graded:
+            wanted = lesson_exercises(lesson.number)
+            stem = lesson.stem
+
+            def row(name, score, status, diagnosis, _s=student.name, _l=stem):
                 return Row(_s, _l, name, score, float(points_for(name)),
                            status, diagnosis)
 
-            if path is None:
-                rows += [row(x, 0.0, "not-attempted", f"no {file} handed in")
-                         for x in wanted]
-                continue
-            try:
-                nbformat.read(path, as_version=4)
-            except Exception as err:  # not JSON, not a notebook, unreadable
-                reason = f"the notebook could not be read: {_one_line(err)}"
-                unreadable.append((path, _one_line(err)))
-                rows += [row(x, 0.0, "error", reason) for x in wanted]
-                continue
-            def graded(path=path, wanted=wanted, row=row, lesson=lesson,
-                       student=student) -> list[Row]:
-                results = _grade_notebook(
-                    path, wanted, case_seed(seed, lesson, student.name),
-                    time_limit, notebook_limit, sandbox=sandbox)
-                return [row(name, results[name]["score"],
-                            results[name]["status"], results[name]["diagnosis"])
-                        for name in wanted]
+            path = mine.chosen.get(stem)
+            why = mine.link or mine.refused.get(stem)
+            if why is not None:
+                slots.append([row(x, 0.0, "error", why) for x in wanted])
+            elif path is None:
+                slots.append([row(x, 0.0, "not-attempted",
+                                  f"no {lesson.path.name} handed in")
+                              for x in wanted])
+            else:
+                try:
+                    nbformat.read(path, as_version=4)
+                except Exception as err:  # not JSON, not a notebook
+                    reason = f"the notebook could not be read: {_one_line(err)}"
+                    unreadable.append((path, _one_line(err)))
+                    slots.append([row(x, 0.0, "error", reason) for x in wanted])
+                    finished.append((path, _shown(path, submissions),
+                                     dict.fromkeys(wanted, "error")))
+                else:
+                    slots.append([])
+                    tasks.append((len(slots) - 1, path,
+                                  _shown(path, submissions), wanted, row,
+                                  case_seed(seed, stem, student.name)))
+            slots.append(aside(stem))
+    total = len(tasks) + len(finished)
+    done = 0
+    for path, label, statuses in finished:
+        done += 1
+        if progress is not None:
+            progress(Progress(done, total, label, path, statuses, ()))
 
-            rows.append(pool.submit(graded))
+    def graded_rows(task) -> list[Row]:
+        index, path, _, wanted, row, lesson_seed = task
+        events.put(("start", index))
+        results = _grade_notebook(path, wanted, lesson_seed, time_limit,
+                                  notebook_limit, sandbox=sandbox)
+        return [row(name, results[name]["score"], results[name]["status"],
+                    results[name]["diagnosis"]) for name in wanted]
+
+    events: queue.SimpleQueue = queue.SimpleQueue()
+    pool = ThreadPoolExecutor(max_workers=jobs)
     # the checker runs here, on what the workers send: its warnings (an
     # overflow in a learner's numbers) are no concern of the grade file
-    with pool, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        done = [x for item in rows
-                for x in (item.result() if hasattr(item, "result") else [item])]
-    return Report(done, unreadable)
+    quiet = warnings.catch_warnings()
+    quiet.__enter__()
+    warnings.simplefilter("ignore")
+    try:
+        futures = {}
+        for task in tasks:
+            future = futures[task[0]] = pool.submit(graded_rows, task)
+            future.add_done_callback(
+                lambda _, index=task[0]: events.put(("done", index)))
+        labels = {task[0]: (task[2], task[1]) for task in tasks}
+        running: dict[int, str] = {}
+        left = len(tasks)
+        while left:
+            kind, index = events.get()
+            label, path = labels[index]
+            statuses = None
+            if kind == "start":
+                running[index] = label
+            else:
+                slots[index] = futures[index].result()
+                statuses = {r.exercise: r.status for r in slots[index]}
+                running.pop(index, None)
+                left -= 1
+                done += 1
+            if progress is not None:
+                progress(Progress(done, total, label, path, statuses,
+                                  tuple(running.values())))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        quiet.__exit__(None, None, None)
+    return Report([r for rows in slots for r in rows], unreadable, skipped)
 
 
 def write_csv(rows: Iterable[Row], path: Path) -> None:
@@ -474,6 +817,73 @@ def write_csv(rows: Iterable[Row], path: Path) -> None:
         writer.writerow(CSV_COLUMNS)
         for row in rows:
             writer.writerow(row.cells())
+
+
+def _points(value: float) -> str:
+    return f"[{value:g} pt{'' if value == 1 else 's'}]"
+
+
+def wide_table(rows: Iterable[Row], points_possible: bool = False
+               ) -> list[list[str]]:
+    """The grade file's rows as a gradebook an LMS imports: one row per
+    student, a column per exercise (``03-col2im-scatter/col2im [1 pt]``),
+    a total per lesson and an overall total. The first columns are Canvas's
+    (``Student``, ``ID``, ``SIS User ID``, ``SIS Login ID``, ``Section``);
+    ``Student`` and ``SIS Login ID`` hold the student's folder name. With
+    ``points_possible``, a second row gives each column's points, as
+    Canvas's own export does (Moodle takes no such row)."""
+    rows = list(rows)
+    for row in rows:
+        if not isinstance(row, Row):
+            raise TypeError(f"rows must hold Row objects, got {row!r:.60}")
+    scores: dict[tuple[str, str, str], float] = {}
+    tops: dict[str, dict[str, float]] = {}  # lesson -> exercise -> points
+    for row in rows:
+        if not row.exercise:  # a file that was not graded
+            continue
+        key = (row.student, row.lesson, row.exercise)
+        if key in scores:
+            raise ValueError(f"rows holds two grades of {row.student}'s "
+                             f"{row.lesson}/{row.exercise}")
+        scores[key] = row.score
+        top = tops.setdefault(row.lesson, {})
+        top[row.exercise] = max(top.get(row.exercise, 0.0), row.max_score)
+    students = sorted({row.student for row in rows})
+    header = list(WIDE_ID_COLUMNS)
+    possible = [POINTS_POSSIBLE, "", "", "", ""]
+    for lesson in sorted(tops):
+        for exercise, top in tops[lesson].items():
+            header.append(f"{lesson}/{exercise} {_points(top)}")
+            possible.append(f"{top:g}")
+        top = sum(tops[lesson].values())
+        header.append(f"{lesson} total {_points(top)}")
+        possible.append(f"{top:g}")
+    top = sum(sum(x.values()) for x in tops.values())
+    header.append(f"convgrad total {_points(top)}")
+    possible.append(f"{top:g}")
+    table = [header, *([possible] if points_possible else [])]
+    for student in students:
+        line = [student, "", "", student, ""]
+        overall = 0.0
+        for lesson in sorted(tops):
+            total = 0.0
+            for exercise in tops[lesson]:
+                score = scores.get((student, lesson, exercise), 0.0)
+                total += score
+                line.append(f"{score:g}")
+            line.append(f"{total:g}")
+            overall += total
+        line.append(f"{overall:g}")
+        table.append(line)
+    return table
+
+
+def write_wide_csv(rows: Iterable[Row], path: Path, *,
+                   points_possible: bool = False) -> None:
+    """Write :func:`wide_table` of ``rows`` to ``path`` (UTF-8 CSV)."""
+    table = wide_table(rows, points_possible)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(table)
 
 
 def _grade_notebook(path: Path, wanted: list[str], seed: int,

@@ -13,6 +13,25 @@ LESSON_NAME = re.compile(
 )
 
 
+#: the key of a notebook's metadata that says which lesson it is: the student
+#: copies (and the nbgrader assignments) carry ``{"lesson": "03-col2im-scatter"}``
+#: there, so a copy saved under another name is still known
+IDENTITY = "convgrad"
+
+
+def identity(stem: str) -> dict[str, str]:
+    """The notebook metadata entry (under :data:`IDENTITY`) of lesson ``stem``."""
+    return {"lesson": stem}
+
+
+def lesson_of(metadata: object) -> str | None:
+    """The lesson stem a notebook's ``metadata`` names, or None when it names
+    none (or not as a string)."""
+    entry = metadata.get(IDENTITY) if isinstance(metadata, dict) else None
+    stem = entry.get("lesson") if isinstance(entry, dict) else None
+    return stem if isinstance(stem, str) and stem else None
+
+
 @dataclass(frozen=True)
 class Lesson:
     """One lesson notebook: ``number`` 0..99, ``slug`` the kebab title."""

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import nbformat
 
-from .lessons import Lesson, find_lessons
+from .lessons import IDENTITY, LESSON_NAME, Lesson, find_lessons, identity
 
 SOLUTION_TAG = "solution"
 STUB = "raise NotImplementedError  # your code here"
@@ -156,7 +156,11 @@ def _strip_markdown(source: str, where: str) -> str:
 def student_copy(
     nb: nbformat.NotebookNode, name: str = "notebook"
 ) -> nbformat.NotebookNode:
-    """A copy of ``nb`` with solutions stripped and every output cleared."""
+    """A copy of ``nb`` with solutions stripped and every output cleared.
+
+    When ``name`` is a lesson's file name (``03-col2im-scatter.ipynb``), the
+    copy says which lesson it is in its metadata (``convgrad.lesson``), so
+    the grade command knows it under any name a student saves it as."""
     nb = copy.deepcopy(nb)
     cells = []
     for index, cell in enumerate(nb.cells):
@@ -174,6 +178,8 @@ def student_copy(
         cells.append(cell)
     nb.cells = cells
     nb.metadata.pop("widgets", None)  # saved widget state of a past run
+    if LESSON_NAME.match(name):
+        nb.metadata[IDENTITY] = identity(name.removesuffix(".ipynb"))
     return nb
 
 
