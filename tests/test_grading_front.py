@@ -67,7 +67,8 @@ def graded(monkeypatch):
     wrong."""
     calls: list[tuple[Path, tuple[str, ...], int]] = []
 
-    def grade_notebook(path, wanted, seed, time_limit, limit):
+    def grade_notebook(path, wanted, seed, time_limit, limit, *, sandbox):
+        assert sandbox is True  # what grade_class defaults to
         calls.append((Path(path), tuple(wanted), seed))
         right = {"col2im", "conv2d_backward"}
         return {n: {"status": "passed" if n in right else "wrong",
