@@ -465,11 +465,14 @@ def test_hostile_submissions_get_nothing_and_harm_nobody(tmp_path):
                 problems.append(f"attack 4 (symlink to another student's "
                                 f"notebook): zed's {exercise} is {row[5]!r} "
                                 f"({row[3]}), not 'error'")
-        # copycat's cell cannot read alice's notebook, so its col2im errs
+        # copycat's cell cannot read alice's notebook: its own wrong col2im
+        # (defined before the copy raised, as in a kernel) is what is graded
         row = rows.get(("copycat", L03, "col2im"))
-        if row is not None and row[5] != "error":
+        if row is not None and (row[5] not in ("wrong", "error")
+                                or float(row[3]) != 0):
             problems.append(f"attack 7 (copies alice's notebook): copycat's "
-                            f"col2im is {row[5]!r} ({row[3]}), not 'error'")
+                            f"col2im is {row[5]!r} ({row[3]}), not 'wrong' "
+                            f"or 'error' with 0")
         # the library from a thread and a thread pool is still the library
         for exercise, allowed in (("col2im", ("uses-library",)),
                                   ("conv_matrix", ("uses-library",)),
