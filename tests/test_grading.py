@@ -88,9 +88,10 @@ def test_the_assignments_cover_all_thirteen_lessons(every_lesson):
             hidden = test.source.split("### BEGIN HIDDEN TESTS\n")[1]
             assert hidden.rstrip().endswith("### END HIDDEN TESTS")
             mine = made.lesson_seeds[lesson.stem]
-            assert (f'grade("{name}", globals().get("{name}"), seed={mine},\n'
-                    f'      points={t.points}, raised=cell_error("{name}"))'
-                    f'.score') in hidden
+            assert (f'grade("{name}", globals().get("{name}"),\n'
+                    f"      seed={mine}, points={t.points},\n"
+                    f'      raised=cell_error("{name}")).score') in hidden
+            assert max(len(x) for x in test.source.splitlines()) <= 79
         # no notebook holds the secret; the lesson's seed is only in the
         # hidden tests (which nbgrader removes from the released copy)
         text = path.read_text()

@@ -79,7 +79,7 @@ def test_the_released_notebooks_hold_no_solution_and_no_seed(graded_class):
         assert str(graded_class.lesson_seeds[lesson]) not in text
         # the source notebook holds the lesson's seed, and no other's
         source = (course / "source" / lesson / f"{lesson}.ipynb").read_text()
-        assert f"seed={graded_class.lesson_seeds[lesson]}," in source
+        assert f"seed={graded_class.lesson_seeds[lesson]}, points=" in source
     assert len({graded_class.lesson_seeds[x] for x in LESSONS}) == len(LESSONS)
     assert "CONVGRAD_GRADE_SEED" not in (course / "nbgrader_config.py"
                                          ).read_text()

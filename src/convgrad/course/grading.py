@@ -270,8 +270,9 @@ def test_cell(name: str, points: int, seed: int) -> nbformat.NotebookNode:
         "### BEGIN HIDDEN TESTS",
         "from convgrad.exercises.graded import cell_error, grade",
         "",
-        f'grade("{name}", globals().get("{name}"), seed={int(seed)},',
-        f'      points={points}, raised=cell_error("{name}")).score',
+        f'grade("{name}", globals().get("{name}"),',
+        f"      seed={int(seed)}, points={points},",
+        f'      raised=cell_error("{name}")).score',
         "### END HIDDEN TESTS",
     ])
     cell = nbformat.v4.new_code_cell(source)

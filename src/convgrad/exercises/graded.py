@@ -28,8 +28,9 @@ diagnosis, its evidence and fix) under one line with the score. In an
 nbgrader test cell the score is the cell's last expression, and the seed is
 the lesson's, derived from the instructor's secret (:func:`case_seed`)::
 
-    grade("col2im", globals().get("col2im"), seed=...,
-          points=1, raised=cell_error("col2im")).score
+    grade("col2im", globals().get("col2im"),
+          seed=..., points=1,
+          raised=cell_error("col2im")).score
 
 Self-study is unchanged: ``check`` and ``exercises.solution`` stay as they
 are.
