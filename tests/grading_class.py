@@ -119,7 +119,18 @@ def answers(student: str, lesson: str, released: nbformat.NotebookNode,
             cell.source = _replace_body(cell.source, grade_id, mine[0])
         elif mine is not None:  # a whole cell
             cell.source = mine
+    if student == "alice":  # looks for a seed where the kernel runs
+        nb.cells.append(nbformat.v4.new_code_cell(ALICE_LOOKS))
     return nb
+
+
+# a cell of alice's own, at the end of each notebook: what a kernel's
+# environment holds is in her feedback
+ALICE_LOOKS = """\
+import os
+
+print("the kernel's environment:", dict(os.environ))
+"""
 
 
 # dave, for the grade command only: a notebook that is not JSON, an answer

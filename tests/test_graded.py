@@ -112,6 +112,69 @@ def test_not_defined_and_not_attempted_score_nothing():
     assert (graded.status, graded.score) == ("not-attempted", 0.0)
 
 
+def test_a_cell_that_raised_before_its_def_is_an_error():
+    err = NameError("name 'col' is not defined")
+    graded = grade("col2im", None, seed=SEED, quiet=True, raised=err)
+    assert (graded.status, graded.score, graded.max_score) == ("error", 0, 1)
+    assert graded.message.splitlines() == [
+        "col2im: 0/1 points (error)",
+        "col2im: the cell that defines col2im raised NameError: name 'col' "
+        "is not defined, before it defined col2im. Fix that cell, run it, "
+        "then this one."]
+    said = grade("col2im", None, seed=SEED, quiet=True, raised="a reason")
+    assert said.status == "error" and "raised a reason," in said.message
+    # a function that is defined is graded, whatever raised before
+    ran = grade("col2im", own("col2im"), seed=SEED, quiet=True, raised=err)
+    assert ran.status == "passed"
+    with pytest.raises(TypeError, match="raised must be"):
+        grade("col2im", None, seed=SEED, raised=3)
+
+
+def _ran_as_a_cell(source: str, filename: str, monkeypatch) -> dict:
+    """Run ``source`` as IPython runs a cell: its lines in linecache under
+    its file name, and the error it raises kept in ``sys.last_*``."""
+    import linecache
+
+    lines = source.splitlines(keepends=True)
+    monkeypatch.setitem(linecache.cache, filename,
+                        (len(source), None, lines, filename))
+    namespace: dict = {}
+    try:
+        exec(compile(source, filename, "exec"), namespace)
+    except Exception as err:
+        monkeypatch.setattr(sys, "last_value", err, raising=False)
+        monkeypatch.setattr(sys, "last_traceback", err.__traceback__,
+                            raising=False)
+    return namespace
+
+
+def test_cell_error_finds_the_error_of_the_cell_that_defines_the_name(
+        monkeypatch):
+    from convgrad.exercises.graded import cell_error
+
+    monkeypatch.delattr(sys, "last_value", raising=False)
+    monkeypatch.delattr(sys, "last_traceback", raising=False)
+    assert cell_error("col2im") is None
+    _ran_as_a_cell("print(col.shape)\n\n\ndef col2im(col):\n    return col\n",
+                   "/tmp/ipykernel_1/123.py", monkeypatch)
+    err = cell_error("col2im")
+    assert isinstance(err, NameError) and "'col'" in str(err)
+    assert cell_error("conv_matrix") is None  # that cell defines col2im only
+    assert cell_error("col") is None
+    # the last error came from another cell: not col2im's
+    _ran_as_a_cell("1 / 0\n", "/tmp/ipykernel_1/456.py", monkeypatch)
+    assert cell_error("col2im") is None
+    # a cell that does not parse
+    monkeypatch.setitem(sys.modules["linecache"].cache, "/tmp/k/789.py", (
+        20, None, ["def col2im(:\n", "    pass\n"], "/tmp/k/789.py"))
+    try:
+        compile("def col2im(:\n    pass\n", "/tmp/k/789.py", "exec")
+    except SyntaxError as bad:
+        monkeypatch.setattr(sys, "last_value", bad, raising=False)
+        monkeypatch.setattr(sys, "last_traceback", None, raising=False)
+    assert isinstance(cell_error("col2im"), SyntaxError)
+
+
 def test_an_answer_with_right_values_that_changes_its_input_scores_nothing():
     right = own("square_plus_backward")
 

@@ -24,6 +24,7 @@ from convgrad.course.grading import (
 from convgrad.course.lessons import find_lessons
 from convgrad.course.student import find_leaks
 from convgrad.exercises import EXERCISES, grade
+from convgrad.exercises.graded import case_seed
 from convgrad.exercises.submission import run_definitions
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
@@ -56,6 +57,11 @@ def test_the_assignments_cover_all_thirteen_lessons(every_lesson):
         f"source/{x.stem}/{x.path.name}" for x in lessons]
     seed = str(made.seed)
     assert (out / "grading-seed.txt").read_text().strip() == seed
+    # each lesson's hidden tests hold the lesson's own seed, derived from
+    # the secret; no two lessons share one
+    assert made.lesson_seeds == {x.stem: case_seed(made.seed, x.stem)
+                                 for x in lessons}
+    assert len(set(made.lesson_seeds.values())) == 13
     graded = []
     for lesson, path in zip(lessons, made.notebooks, strict=True):
         original, nb = lesson.read(), nbformat.read(path, as_version=4)
@@ -81,30 +87,40 @@ def test_the_assignments_cover_all_thirteen_lessons(every_lesson):
             assert t.points == len(EXERCISES[name].outputs)
             hidden = test.source.split("### BEGIN HIDDEN TESTS\n")[1]
             assert hidden.rstrip().endswith("### END HIDDEN TESTS")
-            assert f'grade("{name}", globals().get("{name}")' in hidden
-        # no notebook holds the seed
-        assert not re.search(rf"\bseed\s*=\s*{seed}\b|\b{seed}\b",
-                             path.read_text())
+            mine = made.lesson_seeds[lesson.stem]
+            assert (f'grade("{name}", globals().get("{name}"),\n'
+                    f"      seed={mine}, points={t.points},\n"
+                    f'      raised=cell_error("{name}")).score') in hidden
+            assert max(len(x) for x in test.source.splitlines()) <= 79
+        # no notebook holds the secret; the lesson's seed is only in the
+        # hidden tests (which nbgrader removes from the released copy)
+        text = path.read_text()
+        assert not re.search(rf"\b{seed}\b", text)
+        mine = str(made.lesson_seeds[lesson.stem])
+        shown = "\n".join(c.source.split("### BEGIN HIDDEN TESTS")[0]
+                          for c in nb.cells)
+        assert (mine in text) == bool(asked) and mine not in shown
+        for other, theirs in made.lesson_seeds.items():
+            assert other == lesson.stem or str(theirs) not in text
         # our own student copy strips the solutions these cells hold
         assert find_leaks(student_copy(nb, path.name)) == []
         graded += asked
     assert len(graded) == len(set(graded)) >= 17
-    # nbgrader's configuration: the stub the student copies have, the seed
-    # handed to the kernels from the file
+    # nbgrader's configuration: the stub the student copies have, no seed
+    # for the kernels' environment, the hidden tests kept out of the feedback
     config = {}
     namespace = {"get_config": lambda: _Config(config),
                  "__file__": str(out / "nbgrader_config.py")}
-    saved = os.environ.pop("CONVGRAD_GRADE_SEED", None)
-    try:
-        exec((out / "nbgrader_config.py").read_text(), namespace)
-        assert os.environ["CONVGRAD_GRADE_SEED"] == seed
-    finally:
-        os.environ.pop("CONVGRAD_GRADE_SEED", None)
-        if saved is not None:
-            os.environ["CONVGRAD_GRADE_SEED"] = saved
+    text = (out / "nbgrader_config.py").read_text()
+    assert "CONVGRAD_GRADE_SEED" not in text and "environ" not in text
+    before = dict(os.environ)
+    exec(text, namespace)
+    assert dict(os.environ) == before
     assert config["CourseDirectory.root"] == str(out.resolve())
     assert config["ClearSolutions.code_stub"] == {
         "python": "raise NotImplementedError  # your code here"}
+    assert "nbgrader.preprocessors.ClearHiddenTests" in config[
+        "GenerateFeedback.preprocessors"]
 
 
 class _Config:
@@ -130,7 +146,8 @@ def test_each_source_solution_passes_graded_mode(every_lesson):
         namespace, failures = run_definitions(_cells_of(nb), names, path.name)
         assert failures == {}
         for name in names:
-            graded = grade(name, namespace[name], seed=made.seed, quiet=True)
+            graded = grade(name, namespace[name], quiet=True,
+                           seed=made.lesson_seeds[path.parent.name])
             assert graded.status == "passed", graded.message
 
 

@@ -26,7 +26,7 @@ SRC = str(Path(__file__).resolve().parents[1] / "src")
 def _env() -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [SRC, env.get("PYTHONPATH")]))
-    env.pop("CONVGRAD_GRADE_SEED", None)  # nbgrader_config.py sets it
+    env.pop("CONVGRAD_GRADE_SEED", None)  # no kernel needs it
     env["PYTHONWARNINGS"] = "ignore"  # nbgrader's own SQLAlchemy warnings
     return env
 
@@ -76,6 +76,13 @@ def test_the_released_notebooks_hold_no_solution_and_no_seed(graded_class):
         assert "raise NotImplementedError  # your code here" in text
         assert 'grade(\\"' not in text  # the graded call is hidden
         assert str(graded_class.seed) not in text
+        assert str(graded_class.lesson_seeds[lesson]) not in text
+        # the source notebook holds the lesson's seed, and no other's
+        source = (course / "source" / lesson / f"{lesson}.ipynb").read_text()
+        assert f"seed={graded_class.lesson_seeds[lesson]}, points=" in source
+    assert len({graded_class.lesson_seeds[x] for x in LESSONS}) == len(LESSONS)
+    assert "CONVGRAD_GRADE_SEED" not in (course / "nbgrader_config.py"
+                                         ).read_text()
 
 
 def test_nbgrader_scores_each_exercise(graded_class):
@@ -114,14 +121,34 @@ def test_the_feedback_shows_the_diagnosis(graded_class):
     assert "diagnosis [no-crop]" in bob3
     carol = page("carol", "03-col2im-scatter")
     assert "NameError" in carol  # her cell raised ...
-    assert "col2im: col2im is not defined" in carol  # ... and the test says why
+    # ... and the test says so, as the grade file does
+    assert "col2im: 0/1 points (error)" in carol
+    assert ("col2im: the cell that defines col2im raised NameError: name "
+            "'col' is not defined, before it defined col2im.") in carol
+    assert "conv_matrix: 0/1 points (not attempted)" in carol
     carol4 = page("carol", "04-conv-backward")
     assert "your function raised IndexError" in carol4
     alice = page("alice", "04-conv-backward")
     assert "conv2d_backward: passed all" in alice
     for student in STUDENTS:
         for lesson in LESSONS:
-            assert str(graded_class.seed) not in page(student, lesson)
+            text = page(student, lesson)
+            assert str(graded_class.seed) not in text
+            for seed in graded_class.lesson_seeds.values():
+                assert str(seed) not in text
+            # the hidden tests' source is not shown; their report is
+            assert "HIDDEN TESTS" not in text and "cell_error" not in text
+            assert re.search(r"\w+: \d+/\d+ points \(", text)
+
+
+def test_no_kernel_nbgrader_starts_holds_a_seed(graded_class):
+    for lesson in LESSONS:
+        page = _text(graded_class.root / "feedback" / "alice" / lesson
+                     / f"{lesson}.html")
+        seen = page.split("the kernel's environment:", 1)[1]
+        assert "'PATH'" in seen  # her cell printed the environment ...
+        assert "CONVGRAD_GRADE_SEED" not in seen  # ... and found no seed
+        assert str(graded_class.seed) not in seen
 
 
 def test_the_grade_command_agrees_with_nbgrader(graded_class, tmp_path):
@@ -135,11 +162,21 @@ def test_the_grade_command_agrees_with_nbgrader(graded_class, tmp_path):
     with open(out, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == len(EXPECTED)
+    label = {"passed": "passed", "wrong": "wrong", "error": "error",
+             "not-attempted": "not attempted", "timeout": "stopped: time limit",
+             "uses-library": "uses the library"}
     for row in rows:
         want = EXPECTED[(row["student"], row["lesson"], row["exercise"])]
         assert (float(row["score"]), float(row["max_score"]),
                 row["status"]) == want[:3], row
         assert want[3] in row["diagnosis"]
+        # nbgrader's feedback gives the same score and status
+        lesson = row["lesson"]
+        page = _text(graded_class.root / "feedback" / row["student"] / lesson
+                     / f"{lesson}.html")
+        assert (f"{row['exercise']}: {float(row['score']):g}/"
+                f"{float(row['max_score']):g} points "
+                f"({label[row['status']]})") in page, row
 
 
 # --------------------------------------------------------------------------
@@ -165,7 +202,7 @@ def test_a_graded_test_cell_writes_nothing_to_stderr(tmp_path, monkeypatch):
 
     from convgrad.course.grading import test_cell
 
-    monkeypatch.setenv("CONVGRAD_GRADE_SEED", "2718")
+    monkeypatch.delenv("CONVGRAD_GRADE_SEED", raising=False)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
         filter(None, [SRC, os.environ.get("PYTHONPATH")])))
     monkeypatch.setenv("PYTHONWARNINGS", "always")  # every warning shown
@@ -176,7 +213,7 @@ def test_a_graded_test_cell_writes_nothing_to_stderr(tmp_path, monkeypatch):
     cells = [
         "import numpy as np\n\nfrom convgrad import exercises",
         NOISY,
-        test_cell("square_plus_backward", 1).source,
+        test_cell("square_plus_backward", 1, 2718).source,
         # one that calls the library: the kernels load or compile in the cell
         "def col2im(col, input_size, kernel_size, stride=1, padding=0,\n"
         "           dilation=1):\n"
@@ -184,15 +221,29 @@ def test_a_graded_test_cell_writes_nothing_to_stderr(tmp_path, monkeypatch):
         "    n, c, k, _, oh, ow = col.shape\n"
         "    return F.fold(col.reshape(n, c * k * k, oh * ow), input_size,\n"
         "                  kernel_size, dilation, padding, stride).data",
-        test_cell("col2im", 1).source,
+        test_cell("col2im", 1, 2718).source,
+        # a cell that raises before its def
+        "print(undefined_here)\n\n\ndef conv_matrix(w, input_size, "
+        "stride=1, padding=0):\n    return w\n",
+        test_cell("conv_matrix", 1, 2718).source,
     ]
     nb.cells = [nbformat.v4.new_code_cell(x) for x in cells]
-    NotebookClient(nb, timeout=300, kernel_name="python3",
+    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
-    for index in (2, 4):
+    errors = [i for i, c in enumerate(nb.cells)
+              if any(o.output_type == "error" for o in c.outputs)]
+    assert errors == [5]
+    for index in (2, 4, 6):
         outputs = nb.cells[index].outputs
-        assert [o for o in outputs if o.output_type == "error"] == []
         assert [o for o in outputs if o.get("name") == "stderr"] == [], outputs
+    third = nb.cells[6].outputs
+    assert "".join(o.get("text", "") for o in third).splitlines() == [
+        "conv_matrix: 0/1 points (error)",
+        "conv_matrix: the cell that defines conv_matrix raised NameError: "
+        "name 'undefined_here' is not defined, before it defined conv_matrix. "
+        "Fix that cell, run it, then this one."]
+    assert [o.data["text/plain"] for o in third
+            if o.output_type == "execute_result"] == ["0.0"]
     first, second = nb.cells[2].outputs, nb.cells[4].outputs
     text = "".join(o.get("text", "") for o in first)
     assert "square_plus_backward: 1/1 points (passed)" in text

@@ -9,11 +9,13 @@ per output, nothing on stderr, no credit for calling the library):
   ``OUT/nbgrader_config.py``. Each exercise cell becomes a ``solution``
   cell holding the reference solution between ``### BEGIN SOLUTION`` and
   ``### END SOLUTION``; after it comes one locked ``autograded test`` cell
-  whose ``### BEGIN HIDDEN TESTS`` block calls ``grade``. The seed of the
-  graded cases is in ``OUT/grading-seed.txt``, which ``nbgrader_config.py``
-  hands to the kernels nbgrader starts (``CONVGRAD_GRADE_SEED``): no
-  notebook holds it, not even the feedback. nbgrader's own steps do the
-  rest (generate, release, collect, autograde, generate feedback).
+  whose ``### BEGIN HIDDEN TESTS`` block calls ``grade`` with the lesson's
+  own seed, derived from the instructor's secret
+  (``case_seed(secret, lesson)``). The secret is in
+  ``OUT/grading-seed.txt`` and in no notebook; the lesson's seed is only in
+  the hidden tests, which neither the released notebook nor the feedback
+  shows, and no kernel's environment holds a seed. nbgrader's own steps do
+  the rest (generate, release, collect, autograde, generate feedback).
 - :func:`grade_class` grades a folder of submissions without nbgrader:
   ``SUBMISSIONS/<student>/**/*.ipynb``, each notebook matched to a lesson
   by the lesson its metadata names (the student copies carry it), else by
@@ -76,10 +78,15 @@ c.CourseDirectory.course_id = "convgrad"
 c.ClearSolutions.code_stub = {{"python": "{stub}  # your code here"}}
 # a lesson's cells may compile kernels or train a small CNN
 c.Execute.timeout = {timeout}
-# the graded cases' seed: in a file only the instructor keeps, never in a
-# notebook; the kernels nbgrader starts inherit it
-with open(os.path.join(here, "{seed_file}")) as f:
-    os.environ.setdefault("CONVGRAD_GRADE_SEED", f.read().strip())
+# the feedback leaves out the hidden tests' source (the graded call, with
+# the lesson's seed), as the released notebook does; their output stays
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "nbgrader.preprocessors.ClearHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]
+# The instructor's secret is in {seed_file}, which nbgrader never reads:
+# each lesson's hidden tests hold that lesson's seed, derived from it.
 '''
 
 
@@ -253,8 +260,11 @@ def _solution_cell(cell: nbformat.NotebookNode, name: str) -> None:
     }
 
 
-def test_cell(name: str, points: int) -> nbformat.NotebookNode:
-    """The autograded test cell of exercise ``name``."""
+def test_cell(name: str, points: int, seed: int) -> nbformat.NotebookNode:
+    """The autograded test cell of exercise ``name``, whose hidden test
+    grades it on the cases of ``seed`` (its lesson's). A cell that raised
+    before it defined ``name`` gets an ``error`` (:func:`cell_error`), as
+    in the grade file."""
     share = "one per output" if points > 1 else "all or nothing"
     source = "\n".join([
         f"# Graded test of {name}: {points} point{'s' if points > 1 else ''} "
@@ -263,9 +273,11 @@ def test_cell(name: str, points: int) -> nbformat.NotebookNode:
         "graded;",
         "# exercises.check above is your practice run.",
         "### BEGIN HIDDEN TESTS",
-        "from convgrad.exercises import grade",
+        "from convgrad.exercises.graded import cell_error, grade",
         "",
-        f'grade("{name}", globals().get("{name}"), points={points}).score',
+        f'grade("{name}", globals().get("{name}"),',
+        f"      seed={int(seed)}, points={points},",
+        f'      raised=cell_error("{name}")).score',
         "### END HIDDEN TESTS",
     ])
     cell = nbformat.v4.new_code_cell(source)
@@ -279,9 +291,12 @@ def test_cell(name: str, points: int) -> nbformat.NotebookNode:
     return cell
 
 
-def assignment(lesson: Lesson) -> nbformat.NotebookNode:
-    """Lesson ``lesson`` as an nbgrader source notebook."""
-    from convgrad.exercises.graded import points_for
+def assignment(lesson: Lesson, seed: int) -> nbformat.NotebookNode:
+    """Lesson ``lesson`` as an nbgrader source notebook, graded on the
+    cases of ``seed`` (the lesson's: ``case_seed(secret, lesson.stem)``)."""
+    from convgrad.exercises.graded import grade_seed, points_for
+
+    seed = grade_seed(seed)
 
     nb = copy.deepcopy(lesson.read())
     cells = exercise_cells(nb, lesson.number)
@@ -296,7 +311,7 @@ def assignment(lesson: Lesson) -> nbformat.NotebookNode:
         for name in by_cell.get(index, []):
             _solution_cell(cell, name)
         for name in by_cell.get(index, []):
-            out.append(test_cell(name, points_for(name)))
+            out.append(test_cell(name, points_for(name), seed))
     nb.cells = out
     nb.metadata.pop("widgets", None)
     nb.metadata[IDENTITY] = identity(lesson.stem)  # kept in the released copy
@@ -311,8 +326,12 @@ class Assignments:
     config: Path
     seed_file: Path
     notebooks: tuple[Path, ...]
+    #: the instructor's secret (in ``seed_file``, in no notebook)
     seed: int
     points: dict[str, int]
+    #: each lesson's seed (its stem's), derived from the secret: what its
+    #: hidden tests hold
+    lesson_seeds: dict[str, int]
 
 
 def write_assignments(
@@ -320,10 +339,12 @@ def write_assignments(
     timeout: int = 600,
 ) -> Assignments:
     """Write ``lessons`` (default: all) as an nbgrader source course in
-    ``out``. ``seed`` (default: a fresh random one) picks the graded cases;
-    it is written to ``out/grading-seed.txt`` (kept by the instructor, read
-    by ``out/nbgrader_config.py``), never into a notebook."""
-    from convgrad.exercises.graded import grade_seed, points_for
+    ``out``. ``seed`` (default: a fresh random one) is the instructor's
+    secret: it is written to ``out/grading-seed.txt`` (kept by the
+    instructor, for the grade command), never into a notebook. Each
+    lesson's hidden tests hold that lesson's seed,
+    ``case_seed(secret, lesson.stem)``."""
+    from convgrad.exercises.graded import case_seed, grade_seed, points_for
 
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -332,7 +353,9 @@ def write_assignments(
     lessons = find_lessons() if lessons is None else list(lessons)
     if out.resolve() in {x.path.parent.resolve() for x in lessons}:
         raise ValueError(f"out={out} is the lessons' own folder")
-    built = [(lesson, assignment(lesson)) for lesson in lessons]
+    seeds = {lesson.stem: case_seed(seed, lesson.stem) for lesson in lessons}
+    built = [(lesson, assignment(lesson, seeds[lesson.stem]))
+             for lesson in lessons]
     paths, points = [], {}
     for lesson, nb in built:
         folder = out / "source" / lesson.stem
@@ -349,7 +372,8 @@ def write_assignments(
     seed_file.write_text(f"{seed}\n")
     with contextlib.suppress(OSError):
         seed_file.chmod(0o600)
-    return Assignments(out, config, seed_file, tuple(paths), seed, points)
+    return Assignments(out, config, seed_file, tuple(paths), seed, points,
+                       seeds)
 
 
 # --------------------------------------------------------------------------

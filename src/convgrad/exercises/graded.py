@@ -25,9 +25,12 @@
 
 The report is the checker's message (the first wrong element, the
 diagnosis, its evidence and fix) under one line with the score. In an
-nbgrader test cell the score is the cell's last expression::
+nbgrader test cell the score is the cell's last expression, and the seed is
+the lesson's, derived from the instructor's secret (:func:`case_seed`)::
 
-    grade("col2im", globals().get("col2im"), seed=..., points=1).score
+    grade("col2im", globals().get("col2im"),
+          seed=..., points=1,
+          raised=cell_error("col2im")).score
 
 Self-study is unchanged: ``check`` and ``exercises.solution`` stay as they
 are.
@@ -41,7 +44,9 @@ import hashlib
 import hmac
 import importlib
 import inspect
+import linecache
 import os
+import re
 import sys
 import threading
 import types
@@ -143,29 +148,79 @@ def case_seed(secret: int, lesson: str, student: str = "") -> int:
 def grade(
     name: str, fn: Callable | None, *, seed: int | None = None,
     points: float | None = None, quiet: bool = False,
-    time_limit: float | None = 10.0,
+    time_limit: float | None = 10.0, raised: BaseException | str | None = None,
 ) -> Graded:
     """Grade ``fn`` as exercise ``name`` on the instructor's cases.
 
-    ``fn`` may be ``None`` (the learner's function is not defined: its cell
-    never ran, or raised first): that is not attempted. Prints the report
-    to stdout unless ``quiet``; never writes to stderr; never raises for
-    anything the answer does. A bad ``name``, ``seed`` or ``points`` raises
-    an error that names it.
+    ``fn`` may be ``None`` (the learner's function is not defined): that is
+    not attempted, unless ``raised`` says why it is not defined, the error
+    that stopped its cell before the ``def`` ran (:func:`cell_error` finds
+    it in a kernel): that is an ``error``, whose report names it. Prints
+    the report to stdout unless ``quiet``; never writes to stderr; never
+    raises for anything the answer does. A bad ``name``, ``seed`` or
+    ``points`` raises an error that names it.
     """
     ex = exercise(name)
     seed = grade_seed(seed)
     top = float(points_for(name) if points is None else points)
     if not top >= 0:
         raise ValueError(f"points must be a non-negative number, got {points!r}")
+    if raised is not None and not isinstance(raised, BaseException | str):
+        raise TypeError(f"raised must be an exception or a message, got "
+                        f"{raised!r}")
     # an answer run elsewhere (the sealed grader's) writes nothing here
     quiet_here = (contextlib.nullcontext() if hasattr(fn, "library_hits")
                   else _quiet_stderr())
     with quiet_here:
-        graded = _grade(ex.name, fn, seed, top, time_limit)
+        if raised is not None and (fn is None or not callable(fn)):
+            graded = _cell_raised(ex.name, top, raised)
+        else:
+            graded = _grade(ex.name, fn, seed, top, time_limit)
     if not quiet:
         print(graded.message)
     return graded
+
+
+def _cell_raised(name: str, top: float, raised: BaseException | str) -> Graded:
+    if isinstance(raised, BaseException):
+        text = " ".join(str(raised).split())[:300]
+        raised = f"{type(raised).__name__}: {text}" if text else \
+            type(raised).__name__
+    message = (f"{name}: 0/{top:g} points (error)\n"
+               f"{name}: the cell that defines {name} raised {raised}, before "
+               f"it defined {name}. Fix that cell, run it, then this one.")
+    return Graded(name, "error", 0.0, top, message)
+
+
+def cell_error(name: str) -> BaseException | None:
+    """In a kernel: the error that stopped the cell defining ``name``, if
+    the last error the kernel showed came from such a cell.
+
+    IPython keeps the last error it showed in ``sys.last_value`` (and its
+    traceback in ``sys.last_traceback``), and each cell's source in
+    :mod:`linecache` under the cell's file name. The error counts when a
+    cell it was raised in (a ``<module>`` frame of its traceback, or the
+    file of a ``SyntaxError``) has ``def name(`` at its top level. A graded
+    test cell passes it to :func:`grade` as ``raised=``, so that a cell that
+    raised before its ``def`` is an ``error``, not "not attempted", as in
+    the grade command's grade file."""
+    value = getattr(sys, "last_value", None)
+    if not isinstance(value, BaseException):
+        return None
+    files = []
+    if isinstance(value, SyntaxError) and value.filename:
+        files.append(value.filename)
+    tb = getattr(sys, "last_traceback", None)
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "<module>":
+            files.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    defines = re.compile(rf"^(?:async[ \t]+)?def[ \t]+{re.escape(name)}\b",
+                         re.M)
+    for file in files:
+        if defines.search("".join(linecache.getlines(file))):
+            return value
+    return None
 
 
 def _grade(name: str, fn, seed: int, top: float,
