@@ -47,7 +47,7 @@ c.Spawner.environment.update({"NUMBA_CPU_NAME": "generic"})
 PY
 
 # 3. limits and culling, as measured (benchmarks/RESULTS.md: every lesson ran
-#    under a 1 GiB limit, the largest peaking at 480 MiB, server and kernel;
+#    under a 1 GiB limit, the largest peaking at 474 MiB, server and kernel;
 #    ~7 CPU-seconds from login to the end of lesson 03). TLJH has no memory
 #    guarantee: size the server for about 0.5 GB per student.
 tljh-config set limits.memory 1G
