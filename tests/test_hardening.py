@@ -167,9 +167,16 @@ _PEAK_GROWTH = """
     sys.path.insert(0, sys.argv[1])
     import test_hardening as t
 
-    def peak_mib():  # the process's peak resident size so far
-        kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return kib / 1024 if sys.platform != "darwin" else kib / 2**20
+    def peak_mib():  # this process's peak resident size so far
+        try:  # Linux: this image's own high-water mark, reset at exec
+            with open("/proc/self/status") as status:
+                line = next(x for x in status if x.startswith("VmHWM:"))
+            return int(line.split()[1]) / 1024
+        except OSError:
+            # ru_maxrss instead; on Linux it would start at the parent's
+            # peak (kept across fork and exec), hiding what this one adds
+            kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            return kib / 1024 if sys.platform != "darwin" else kib / 2**20
 
     before = peak_mib()
     view = t._huge_view((1, 1, t.M, 2))
