@@ -25,7 +25,8 @@ from packaging.requirements import Requirement
 REPO = Path(__file__).resolve().parents[1]
 BINDER = REPO / "binder"
 REQUIRE = os.environ.get("CONVGRAD_REQUIRE_BINDER") == "1"
-# versions measured to work together (ECOSYSTEM-NOTES)
+# versions measured to work together (binder/requirements.txt pins them;
+# docs/course-tooling.md, "Binder", lists them)
 KNOWN_GOOD = {
     "numba": "0.68.1",
     "numpy": "2.4.6",

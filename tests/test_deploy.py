@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -188,6 +189,45 @@ def test_tljh_recipe_sets_the_same_limits():
     assert f"limits.cpu {leaves['singleuser.cpu.limit']}" in setup
     assert f"services.cull.timeout {leaves['cull.timeout']}" in setup
     assert "tljh-config reload" in setup
+
+
+def test_tljh_recipe_installs_the_binder_images_jupyter_settings(tmp_path):
+    """The recipe's settings step, run as the recipe runs it, with a venv's
+    python standing in for TLJH's user environment (/opt/tljh/user): the
+    JupyterLab overrides and the server config land in that environment's
+    prefix, where its jupyterhub-singleuser servers read them."""
+    setup = (DEPLOY / "tljh" / "setup.sh").read_text()
+    steps = [ln for ln in setup.splitlines() if "binder/jupyter/install.py" in ln
+             and ln.startswith('"$USER_PY"')]
+    assert steps == ['"$USER_PY" "$SRC/binder/jupyter/install.py" --server']
+    venv = tmp_path / "user"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages",
+                    "--without-pip", str(venv)], check=True)
+    user_py = venv / "bin" / "python"
+    # JupyterLab's application folder, which TLJH's user environment has
+    # (jupyterlab is installed there); without it a venv layered on this
+    # environment would use, and change, the base's
+    (venv / "share" / "jupyter" / "lab").mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("JUPYTERLAB_DIR", "JUPYTER_CONFIG_DIR")}
+    subprocess.run(["bash", "-c", "set -euo pipefail\n" + steps[0]], check=True,
+                   env={**env, "USER_PY": str(user_py), "SRC": str(REPO)},
+                   capture_output=True)
+    binder = REPO / "binder" / "jupyter"
+    lab = json.loads((venv / "share/jupyter/lab/settings/overrides.json").read_text())
+    assert lab == json.loads((binder / "overrides.json").read_text())
+    tracker = lab["@jupyterlab/notebook-extension:tracker"]
+    assert tracker["autoStartDefaultKernel"] is True  # no "Select Kernel"
+    assert lab["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+    server = json.loads((venv / "etc/jupyter/jupyter_server_config.json").read_text())
+    assert server == json.loads((binder / "jupyter_server_config.json").read_text())
+    assert server["MappingKernelManager"]["cull_idle_timeout"] == 1800
+    # and a server of that environment reads that folder
+    paths = subprocess.run(
+        [str(user_py), "-c", "from jupyter_core.paths import jupyter_config_path;"
+                             "print('\\n'.join(jupyter_config_path()))"],
+        check=True, capture_output=True, text=True, env=env).stdout.split()
+    assert str(venv / "etc" / "jupyter") in paths
 
 
 def test_values_against_the_charts_schema():

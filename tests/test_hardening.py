@@ -133,8 +133,13 @@ def test_a_shape_past_2_31_is_refused_by_name():
 
 
 def _huge_view(shape):
-    """An input of ``shape`` that takes no memory (one float, broadcast)."""
-    return cg.Tensor(np.broadcast_to(np.float32(1), shape))
+    """An input of ``shape`` that takes no memory: one float, broadcast
+    (every stride 0), in a Tensor that shares it. ``cg.from_numpy``, not
+    ``cg.Tensor``: the constructor copies its data, as ``torch.tensor``
+    does, and would write out all of ``shape`` (16 GiB for the max-pool
+    case below) before the op could refuse it.
+    ``test_the_huge_view_takes_no_memory`` checks this."""
+    return cg.from_numpy(np.broadcast_to(np.float32(1), shape))
 
 
 TOO_BIG = [
@@ -154,6 +159,56 @@ TOO_BIG = [
 def test_a_buffer_that_cannot_fit_in_memory_is_refused_before_allocating(call, name):
     with pytest.raises(ValueError, match=f"GiB of memory: check .*{name}"):
         call()
+
+
+_PEAK_GROWTH = """
+    import resource, sys
+    import numpy as np
+    sys.path.insert(0, sys.argv[1])
+    import test_hardening as t
+
+    def peak_mib():  # this process's peak resident size so far
+        try:  # Linux: this image's own high-water mark, reset at exec
+            with open("/proc/self/status") as status:
+                line = next(x for x in status if x.startswith("VmHWM:"))
+            return int(line.split()[1]) / 1024
+        except OSError:
+            # ru_maxrss instead; on Linux it would start at the parent's
+            # peak (kept across fork and exec), hiding what this one adds
+            kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            return kib / 1024 if sys.platform != "darwin" else kib / 2**20
+
+    before = peak_mib()
+    view = t._huge_view((1, 1, t.M, 2))
+    assert view.data.nbytes > 15 * 2**30, view.data.nbytes  # 16 GiB, on paper
+    assert set(view.data.strides) == {0}, view.data.strides
+    refused = 0
+    for call, name in t.TOO_BIG:
+        try:
+            call()
+        except ValueError as e:
+            refused += "GiB of memory" in str(e)
+    growth = peak_mib() - before
+    # the probe itself: a real 256 MiB buffer, written, must show
+    probe = np.ones(2**25)
+    probe_growth = peak_mib() - before - growth
+    print(refused, len(t.TOO_BIG), round(growth), round(probe_growth))
+"""
+
+
+def test_the_huge_view_takes_no_memory():
+    """The refusal test above runs for real (the op sees a 16 GiB input and
+    must refuse it before allocating) yet costs the suite no memory: in a
+    fresh interpreter, building the view and running every refusal case
+    raises the peak resident size by less than 64 MiB, while a real
+    256 MiB buffer raises it by at least 200 MiB (the probe works)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = _run(_PEAK_GROWTH, here)
+    assert r.returncode == 0, r.stderr[-3000:]
+    refused, cases, growth, probe = map(int, r.stdout.split()[-4:])
+    assert refused == cases, r.stdout
+    assert growth < 64, f"the refusal cases raised the peak by {growth} MiB"
+    assert probe >= 200, f"a 256 MiB buffer raised the peak by only {probe} MiB"
 
 
 # values at the limit, where torch accepts them too, give torch's numbers

@@ -263,6 +263,92 @@ def test_configure_refuses_bad_values(tmp_path, kwargs, words):
     assert (copy / VERSIONS).read_text() == before
 
 
+@pytest.mark.parametrize(
+    "registry, image",
+    [
+        # a bare host: the account is the repository's owner, in lower case
+        ("ghcr.io", "ghcr.io/alice/cnn-course/singleuser"),
+        ("ghcr.io/", "ghcr.io/alice/cnn-course/singleuser"),
+        ("quay.io", "quay.io/alice/cnn-course/singleuser"),
+        ("cr.school.edu:5000", "cr.school.edu:5000/alice/cnn-course/singleuser"),
+        # a path names the namespace itself
+        ("ghcr.io/Alice", "ghcr.io/alice/cnn-course/singleuser"),
+        ("ghcr.io/my-org", "ghcr.io/my-org/cnn-course/singleuser"),
+        ("cr.school.edu/team/img", "cr.school.edu/team/img/cnn-course/singleuser"),
+    ],
+)
+def test_registry_keeps_the_owner(tmp_path, registry, image):
+    copy = _copy_of_the_written_files(tmp_path)
+    configure(copy, repository="Alice/cnn-course", registry=registry)
+    assert read_project(copy).image == image
+    values = yaml.safe_load((copy / "deploy/z2jh/values.yaml").read_text())
+    assert values["singleuser"]["image"]["name"] == image
+
+
+def test_a_bare_registry_needs_a_real_owner(tmp_path):
+    copy = _copy_of_the_written_files(tmp_path)
+    before = (copy / VERSIONS).read_text()
+    # the repository is still a placeholder: its owner is nobody's account
+    with pytest.raises(ValueError, match=r"owner from the repository, which is "
+                                         r"still a placeholder.*--repo OWNER/NAME"):
+        configure(copy, registry="ghcr.io")
+    assert (copy / VERSIONS).read_text() == before
+    # once the repository is set, it is the owner
+    configure(copy, repository="bob/convgrad")
+    configure(copy, registry="ghcr.io")
+    assert read_project(copy).image == "ghcr.io/bob/convgrad/singleuser"
+
+
+@pytest.mark.parametrize("registry", ["docker.io", "Docker.io/alice"])
+def test_docker_hub_is_refused_with_the_image_to_give(tmp_path, registry):
+    copy = _copy_of_the_written_files(tmp_path)
+    with pytest.raises(ValueError, match=r"Docker Hub.*two parts.*--image "
+                                         r"docker\.io/alice/cnn-course-singleuser"):
+        configure(copy, repository="Alice/cnn-course", registry=registry)
+    configure(copy, repository="Alice/cnn-course",
+              image="docker.io/alice/cnn-course-singleuser")  # and that works
+
+
+def test_the_cli_refuses_a_tag_and_says_why(tmp_path, monkeypatch, capsys):
+    copy = _copy_of_the_written_files(tmp_path)
+    (copy / "notebooks").mkdir()
+    monkeypatch.chdir(copy)
+    before = (copy / VERSIONS).read_text()
+    with pytest.raises(SystemExit) as stop:
+        main(["configure", "--repo", "Alice/cnn-course", "--tag", "v1.0"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "--tag is not accepted" in err and "nbgitpuller" in err
+    assert "--release NAME" in err
+    assert (copy / VERSIONS).read_text() == before
+    # the refusal of a registry reaches the command line as one line
+    assert main(["configure", "--registry", "ghcr.io"]) == 2
+    assert "still a placeholder" in capsys.readouterr().err
+
+
+DOCS = ["README.md", "course/README.md", "docs/course-tooling.md",
+        "deploy/README.md", "deploy/versions.env"]
+
+
+def test_every_doc_spells_configure_the_same_way():
+    """Each doc's configure command gives ``--registry ghcr.io`` (the image
+    then lands in the repository owner's namespace) and ``--release``, never
+    ``--tag`` nor a registry of its own spelling."""
+    seen = 0
+    for doc in DOCS:
+        text = re.sub(r"\s+", " ", (REPO / doc).read_text(encoding="utf-8"))
+        text = text.replace("\\ ", "").replace("# ", "")
+        for m in re.finditer(r"configure --repo [^`\n]*?(?=`|$| \(|;)", text):
+            command = m.group(0)
+            if "--registry" in command:
+                seen += 1
+                assert re.search(r"--registry ghcr\.io(?![\w/.])", command), (
+                    doc, command)
+            assert "--tag" not in command, (doc, command)
+        assert "--registry HOST" not in text, doc
+    assert seen >= len(DOCS)
+
+
 def test_the_cli_reports_a_missing_one_place(tmp_path, monkeypatch, capsys):
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "pyproject.toml").write_text("")

@@ -15,6 +15,7 @@ lesson map fits a phone. Its screenshots land in ``artifacts/site/``.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import time
@@ -23,11 +24,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from convgrad.course import project
 from convgrad.course.__main__ import main
 from convgrad.course.lessons import Lesson, find_lessons
 from convgrad.course.publish.chromium import find_chromium
 from convgrad.course.publish.site import (
     MARKER,
+    NO_LINKS_NOTE,
+    TEMPLATE,
     TOOLS,
     _prepare_out,
     binder_url,
@@ -35,6 +39,7 @@ from convgrad.course.publish.site import (
     lesson_page,
     lesson_title,
     section,
+    site_links,
     syllabus_page,
 )
 
@@ -147,6 +152,65 @@ def test_a_lesson_page_links_its_notebook_and_binder(tmp_path):
     assert 'href="notebooks/03-col2im-scatter.ipynb" download' in links
     assert f'href="{url}"' in links
     assert len(page.cells) == len(LESSON.cells) + 1
+
+
+def _versions(tmp_path: Path, **values: str) -> Path:
+    """A checkout's deploy/versions.env: the repository's own, with
+    ``values`` set (as configure would: no longer placeholders)."""
+    env = (ROOT / project.VERSIONS).read_text(encoding="utf-8")
+    for key, value in values.items():
+        env = re.sub(rf"^{key}=.*$", f"{key}={value}", env, flags=re.M)
+    (tmp_path / "deploy").mkdir(exist_ok=True)
+    (tmp_path / project.VERSIONS).write_text(env, encoding="utf-8")
+    return tmp_path
+
+
+def test_while_versions_env_holds_placeholders_the_site_links_nowhere(tmp_path):
+    root = _versions(tmp_path)  # as committed: every value a placeholder
+    assert {"REPOSITORY", "RELEASE"} <= project.read_project(root).placeholders
+    assert site_links(root=root) is None
+    assert site_links(branch="spring", root=root) is None  # the repository
+    assert site_links(repository="a/b", root=root) is None  # the release
+    # given in full, or set in the file, they are links
+    assert site_links("a/b", "spring", root=root) == ("a/b", "spring")
+    root = _versions(tmp_path, REPOSITORY="alice/cnn", RELEASE="spring")
+    assert site_links(root=root) == ("alice/cnn", "spring")
+    assert site_links(branch="fall", root=root) == ("alice/cnn", "fall")
+
+
+def test_a_page_without_links_says_how_to_set_them(tmp_path):
+    lesson = _lesson(tmp_path, "03-col2im-scatter")
+    links = lesson_page(LESSON, lesson, None).cells[1].source
+    assert 'href="notebooks/03-col2im-scatter.ipynb" download' in links
+    assert "convgrad-binder" not in links and "mybinder" not in links
+    assert "github" not in links.lower().replace("no binder or github link", "")
+    assert NO_LINKS_NOTE in links and 'class="convgrad-unset"' in links
+    assert "configure --repo OWNER/NAME --release BRANCH" in links
+
+
+def _theme_options(tmp_path: Path, **site: object) -> dict:
+    """html_theme_options of the site's Sphinx configuration, for a
+    site.json of ``site`` (conf.py reads it from beside itself)."""
+    folder = tmp_path / "conf"
+    folder.mkdir(parents=True)
+    conf = (TEMPLATE / "conf.py").read_text(encoding="utf-8")
+    (folder / "conf.py").write_text(conf, encoding="utf-8")
+    (folder / "site.json").write_text(json.dumps(
+        {"title": "t", "binderhub_url": project.BINDERHUB, **site}))
+    namespace = {"__file__": str(folder / "conf.py")}
+    exec(compile(conf, str(folder / "conf.py"), "exec"), namespace)  # noqa: S102
+    return namespace["html_theme_options"]
+
+
+def test_the_theme_shows_repository_and_launch_buttons_only_for_a_real_one(tmp_path):
+    none = _theme_options(tmp_path / "a", repository_url=None, branch=None)
+    assert "repository_url" not in none and "launch_buttons" not in none
+    assert not none.get("use_repository_button")
+    real = _theme_options(tmp_path / "b", repository_url="https://github.com/a/b",
+                          branch="spring")
+    assert real["repository_url"] == "https://github.com/a/b"
+    assert real["repository_branch"] == "spring" and real["use_repository_button"]
+    assert real["launch_buttons"]["binderhub_url"] == project.BINDERHUB
 
 
 def test_the_site_replaces_only_a_site(tmp_path):
@@ -306,8 +370,16 @@ def test_a_lesson_page_plays_offline(built_site, offline_browser, number, screen
         assert page.locator("section#summary").count() == 1
         notebook = page.locator("a.convgrad-notebook").first.get_attribute("href")
         assert (html.parent / notebook).is_file()
-        binder = page.locator("a.convgrad-binder").first.get_attribute("href")
-        assert binder == binder_url(lesson)
+        # Binder and GitHub only for a repository that exists: while
+        # deploy/versions.env holds placeholders, the page says how to set them
+        if site_links() is None:
+            assert page.locator("a.convgrad-binder").count() == 0
+            assert page.locator(".convgrad-unset").first.is_visible()
+            assert page.locator("a[href*='mybinder.org'], "
+                                "a[href*='github.com']").count() == 0
+        else:
+            binder = page.locator("a.convgrad-binder").first.get_attribute("href")
+            assert binder == binder_url(lesson)
         if screen == "desktop":
             # the navigation lists every built lesson, and the search box is there
             nav = page.locator("nav.bd-links a.reference.internal")

@@ -10,7 +10,11 @@
 #
 # 1. installs convgrad's pinned environment into TLJH's user environment,
 #    less the jupyterhub pin (TLJH keeps its user env's jupyterhub matched to
-#    its own hub; the pin in binder/requirements.txt is the z2jh chart's);
+#    its own hub; the pin in binder/requirements.txt is the z2jh chart's),
+#    and the Jupyter settings the Binder image has (binder/jupyter/install.py
+#    --server, as binder/postBuild runs it): a lesson's kernel starts with no
+#    "Select Kernel" dialog, no news popup, and idle kernels are culled after
+#    30 minutes (three heavy lessons left open would pass the 1 GiB limit);
 # 2. warms Numba's cache into /etc/skel, so each student account TLJH creates
 #    starts with compiled kernels in ~/.cache/convgrad/numba (the package in
 #    /opt/tljh/user is root's and read-only to students, so convgrad caches
@@ -35,6 +39,7 @@ fi
 grep -v '^jupyterhub==' "$SRC/binder/requirements.txt" >/tmp/convgrad-requirements.txt
 "$USER_PY" -m pip install --no-cache-dir -r /tmp/convgrad-requirements.txt
 "$USER_PY" -m pip install --no-cache-dir --no-deps "$SRC"
+"$USER_PY" "$SRC/binder/jupyter/install.py" --server
 
 # 2. compiled kernels for every new student (same CPU name at run time)
 export NUMBA_CPU_NAME=generic
@@ -47,7 +52,7 @@ c.Spawner.environment.update({"NUMBA_CPU_NAME": "generic"})
 PY
 
 # 3. limits and culling, as measured (benchmarks/RESULTS.md: every lesson ran
-#    under a 1 GiB limit, the largest peaking at 480 MiB, server and kernel;
+#    under a 1 GiB limit, the largest peaking at 474 MiB, server and kernel;
 #    ~7 CPU-seconds from login to the end of lesson 03). TLJH has no memory
 #    guarantee: size the server for about 0.5 GB per student.
 tljh-config set limits.memory 1G

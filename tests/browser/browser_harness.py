@@ -43,8 +43,9 @@ LESSONS_DIR = REPO / "notebooks"
 ARTIFACTS = REPO / "artifacts" / "browser"
 
 CHROMIUM = os.environ.get("CONVGRAD_CHROMIUM", "/usr/bin/chromium")
-# Flags measured to work in this sandbox (see ECOSYSTEM-NOTES), the ones the
-# slide export uses; --headless comes from Playwright's own `headless=True`.
+# The flags the slide export uses (CHROMIUM_FLAGS, convgrad.course.publish.
+# chromium), which run Debian's Chromium headless as root in a container;
+# --headless comes from Playwright's own `headless=True`.
 CHROMIUM_ARGS = [f for f in CHROMIUM_FLAGS if f != "--headless"]
 
 # Lessons whose live view is also moved (slider dragged, Play pressed) and checked.

@@ -225,6 +225,20 @@ def _grade(args: argparse.Namespace) -> int:
     return 0
 
 
+class _RefuseTag(argparse.Action):
+    """``configure --tag``, once an alias of ``--release``: refused, saying
+    why, since a lesson link to a tag works only on its first click."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.error(
+            "--tag is not accepted: the release must be a branch, because "
+            "nbgitpuller merges origin/<branch> on every lesson link after "
+            "the first, which a tag does not have. Cut a branch from the "
+            "tag (git branch NAME TAG && git push origin NAME) and give "
+            "--release NAME"
+        )
+
+
 def _configure(args: argparse.Namespace) -> int:
     from .project import VERSIONS, configure, out_of_step, read_project
 
@@ -343,13 +357,17 @@ def main(argv: list[str] | None = None) -> int:
         "Source URL.",
     )
     p.add_argument("--repo", help="GitHub OWNER/NAME of this repository")
-    p.add_argument("--release", "--tag", dest="release",
-                   help="the release branch: the image is built from it and "
-                        "tagged with it, the badge and lesson links open it")
+    p.add_argument("--release",
+                   help="the release BRANCH (not a tag: nbgitpuller cannot "
+                        "follow one): the image is built from it and tagged "
+                        "with it, the badge and lesson links open it")
+    p.add_argument("--tag", action=_RefuseTag, nargs="?", help=argparse.SUPPRESS)
     group = p.add_mutually_exclusive_group()
     group.add_argument("--registry",
-                       help="HOST[/PATH]: the image becomes "
-                            "HOST[/PATH]/NAME/singleuser")
+                       help="HOST or HOST/PATH: the image becomes "
+                            "HOST/OWNER/NAME/singleuser (OWNER/NAME of "
+                            "--repo) or HOST/PATH/NAME/singleuser; Docker "
+                            "Hub takes --image instead")
     group.add_argument("--image", help="the image's full name, without a tag")
     p.add_argument("--check", action="store_true",
                    help="only say which written lines no longer match")

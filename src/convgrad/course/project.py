@@ -225,6 +225,38 @@ def out_of_step(root: Path | None = None) -> list[str]:
     ]
 
 
+#: registries whose names have exactly two parts, NAMESPACE/NAME (Docker Hub)
+TWO_PART_REGISTRIES = frozenset(
+    {"docker.io", "index.docker.io", "registry-1.docker.io", "hub.docker.com"}
+)
+
+
+def image_in(registry: str, repository: str) -> str:
+    """The single-user image's name in ``registry`` for ``repository``
+    (GitHub ``OWNER/NAME``).
+
+    ``HOST`` alone (``ghcr.io``, ``quay.io``, a school's own registry)
+    gives ``HOST/owner/name/singleuser``: on a shared registry the first
+    part of a name is the account that may push there, so it is the
+    repository's owner, not a name of its own. ``HOST/PATH`` (``ghcr.io/
+    my-org``) gives ``HOST/PATH/name/singleuser``. Docker Hub allows only
+    ``NAMESPACE/NAME``, so it is refused with the name to give to
+    ``image`` instead."""
+    owner, name = (part.lower() for part in repository.split("/", 1))
+    parts = registry.strip().strip("/").lower().split("/")
+    if not parts[0]:
+        raise ValueError(f"registry must be HOST or HOST/PATH, got {registry!r}")
+    if parts[0] in TWO_PART_REGISTRIES:
+        raise ValueError(
+            f"registry {registry!r} is Docker Hub, whose image names have two "
+            f"parts (NAMESPACE/NAME), so HOST/OWNER/NAME/singleuser cannot "
+            f"exist there: give the image instead, for example --image "
+            f"docker.io/{owner}/{name}-singleuser"
+        )
+    path = parts if len(parts) > 1 else [parts[0], owner]
+    return "/".join([*path, name, "singleuser"])
+
+
 def configure(
     root: Path | None = None,
     *,
@@ -236,9 +268,10 @@ def configure(
     """Set the repository, image and release in ``deploy/versions.env``, then
     write the lines of :data:`SPOTS` from it; return the files changed.
 
-    ``registry`` (``HOST[/PATH]``) names the image ``REGISTRY/NAME/singleuser``
-    (``NAME`` the repository's); ``image`` names it in full. A value given is
-    no longer a placeholder; one not given keeps its value and mark."""
+    ``registry`` names the image from the repository (:func:`image_in`):
+    ``HOST`` gives ``HOST/OWNER/NAME/singleuser``, ``HOST/PATH`` gives
+    ``HOST/PATH/NAME/singleuser``; ``image`` names it in full. A value given
+    is no longer a placeholder; one not given keeps its value and mark."""
     if image is not None and registry is not None:
         raise ValueError("give image or registry, not both")
     root = repo_root() if root is None else Path(root)
@@ -246,8 +279,14 @@ def configure(
     given = {"REPOSITORY": repository, "IMAGE": image, "RELEASE": release}
     repository = old.repository if repository is None else repository
     if registry is not None:
-        name = repository.rsplit("/", 1)[-1].lower()
-        image = given["IMAGE"] = f"{registry.rstrip('/')}/{name}/singleuser"
+        if (given["REPOSITORY"] is None and "REPOSITORY" in old.placeholders
+                and "/" not in registry.strip("/")):
+            raise ValueError(
+                f"registry {registry!r} takes the image's owner from the "
+                f"repository, which is still a placeholder ({repository}): "
+                f"give --repo OWNER/NAME too"
+            )
+        image = given["IMAGE"] = image_in(registry, repository)
     new = replace(
         old,
         repository=repository,

@@ -132,6 +132,35 @@ def _repository_and_branch(
     return repository, branch
 
 
+def site_links(
+    repository: str | None = None, branch: str | None = None,
+    root: Path | None = None,
+) -> tuple[str, str] | None:
+    """The repository and branch the site links to (Binder, GitHub), or
+    None while what ``deploy/versions.env`` gives in place of a missing
+    argument is still a placeholder: a link to a repository or release
+    that does not exist would only lead a learner to an error page."""
+    if repository is None or branch is None:
+        named = project.read_project(root)
+        used = {"REPOSITORY"} if repository is None else set()
+        used |= {"RELEASE"} if branch is None else set()
+        if used & named.placeholders:
+            return None
+        repository = named.repository if repository is None else repository
+        branch = named.release if branch is None else branch
+    return repository, branch
+
+
+#: what a page shows instead of a Binder link while there is none to give
+NO_LINKS_NOTE = (
+    "No Binder or GitHub link: this site was built while "
+    "<code>deploy/versions.env</code> named no repository or release (its "
+    "values are placeholders). Set them with <code>python -m convgrad.course "
+    "configure --repo OWNER/NAME --release BRANCH</code> and build the site "
+    "again."
+)
+
+
 def binder_url(
     lesson: Lesson, repository: str | None = None, branch: str | None = None,
     binderhub: str = BINDERHUB,
@@ -143,13 +172,20 @@ def binder_url(
     return project.binder_url(repository, branch, lesson.path.name, binderhub)
 
 
-def links_cell(lesson: Lesson, binder: str) -> nbformat.NotebookNode:
-    """The links at the top of a lesson page: the notebook and Binder."""
+def links_cell(lesson: Lesson, binder: str | None) -> nbformat.NotebookNode:
+    """The links at the top of a lesson page: the notebook and Binder, or,
+    while ``binder`` is None (no repository named yet), a note saying how
+    to name one instead of the Binder link."""
+    launch = (
+        f'<a class="convgrad-binder" href="{binder}">Open it on Binder</a>'
+        if binder is not None
+        else f'<span class="convgrad-unset">{NO_LINKS_NOTE}</span>'
+    )
     cell = nbformat.v4.new_markdown_cell(
         '<div class="convgrad-links">'
         f'<a class="convgrad-notebook" href="notebooks/{lesson.path.name}" '
         f"download>Download the notebook</a>"
-        f'<a class="convgrad-binder" href="{binder}">Open it on Binder</a>'
+        f"{launch}"
         '<span class="convgrad-note">Here the animations play with no kernel; '
         "in the notebook the views are live and your exercises are checked."
         "</span></div>"
@@ -159,7 +195,7 @@ def links_cell(lesson: Lesson, binder: str) -> nbformat.NotebookNode:
 
 
 def lesson_page(
-    executed: nbformat.NotebookNode, lesson: Lesson, binder: str
+    executed: nbformat.NotebookNode, lesson: Lesson, binder: str | None
 ) -> nbformat.NotebookNode:
     """The executed lesson as its page: the links after the title cell."""
     nb = nbformat.from_dict(executed)
@@ -390,8 +426,16 @@ def render_site(
     branch: str | None = None,
     log=print,  # noqa: ANN001
 ) -> list[Path]:
-    """Render executed lessons into ``out`` with Sphinx; the lesson pages."""
-    repository, branch = _repository_and_branch(repository, branch)
+    """Render executed lessons into ``out`` with Sphinx; the lesson pages.
+
+    While ``deploy/versions.env`` holds placeholders for what is not given,
+    the pages have no Binder or GitHub link (:func:`site_links`), and each
+    lesson page says how to set them."""
+    links = site_links(repository, branch)
+    if links is None:
+        log(f"site: {project.VERSIONS} names no repository or release yet "
+            f"(placeholders): no Binder or GitHub link; set them with python "
+            f"-m convgrad.course configure --repo OWNER/NAME --release BRANCH")
     syllabus_path = lessons[0].path.parent.parent / "course" / "README.md"
     syllabus = None
     if syllabus_path.is_file():
@@ -402,15 +446,17 @@ def render_site(
         shutil.copytree(TEMPLATE, source)
         (source / "site.json").write_text(json.dumps({
             "title": "convgrad",
-            "repository_url": f"https://github.com/{repository}",
-            "branch": branch,
+            # None: the theme shows no repository or launch button
+            "repository_url": links and f"https://github.com/{links[0]}",
+            "branch": links and links[1],
             "binderhub_url": BINDERHUB,
         }), encoding="utf-8")  # fmt: skip
         install_mathjax(source / "_static")
         notebooks = source / "_extra" / "notebooks"
         notebooks.mkdir(parents=True)
         for lesson, nb in zip(lessons, executed, strict=True):
-            page = lesson_page(nb, lesson, binder_url(lesson, repository, branch))
+            binder = links and binder_url(lesson, *links)
+            page = lesson_page(nb, lesson, binder)
             nbformat.write(page, source / lesson.path.name)
             copy = student_copy(lesson.read(), lesson.path.name)
             nbformat.write(copy, notebooks / lesson.path.name)

@@ -46,16 +46,22 @@ html_show_search_summary = False
 # theme also logs a console error on a reader's first visit
 html_context = {"default_mode": "light"}
 html_theme_options = {
-    "repository_url": SITE["repository_url"],
-    "repository_branch": SITE["branch"],
-    "path_to_docs": "notebooks",
-    "use_repository_button": True,
     "use_download_button": False,
-    "launch_buttons": {
-        "binderhub_url": SITE["binderhub_url"],
-        "notebook_interface": "jupyterlab",
-    },
     "show_toc_level": 2,
     "navbar_persistent": [],  # one search box, in the sidebar
     "home_page_in_toc": True,
 }
+# the GitHub and Binder buttons, only when site.json names a repository (not
+# while deploy/versions.env holds placeholders: the pages then say how to
+# set them instead of linking to a repository that does not exist)
+if SITE["repository_url"]:
+    html_theme_options.update({
+        "repository_url": SITE["repository_url"],
+        "repository_branch": SITE["branch"],
+        "path_to_docs": "notebooks",
+        "use_repository_button": True,
+        "launch_buttons": {
+            "binderhub_url": SITE["binderhub_url"],
+            "notebook_interface": "jupyterlab",
+        },
+    })
