@@ -14,6 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from grading_class import EXPECTED, build_course, dave, hand_in
+from sandbox import CLI_FLAGS, SANDBOX
 
 from convgrad.course import student_copy
 from convgrad.course.grading import (
@@ -196,7 +197,7 @@ def test_the_grade_command_writes_the_grade_file(the_class, tmp_path):
     made, subs = the_class
     out = tmp_path / "grades.csv"
     run = subprocess.run(
-        [sys.executable, "-m", "convgrad.course", "grade", str(subs),
+        [sys.executable, "-m", "convgrad.course", "grade", *CLI_FLAGS, str(subs),
          "--out", str(out), "--seed-file", str(made.seed_file),
          # dave's conv2d_backward loops forever; every other answer stays
          # well inside 5 s, even on a loaded machine (1 s was hit once)
@@ -276,7 +277,7 @@ def test_a_notebook_past_its_time_limit_still_gets_its_rows(tmp_path):
     _one_notebook(subs / "ines", "import sys\n", (
         "def conv_matrix(w, input_size, stride=1, padding=0):\n"
         "    sys.exit('done')\n"))
-    report = grade_class(subs, seed=5, time_limit=1, notebook_limit=12)
+    report = grade_class(subs, seed=5, time_limit=1, notebook_limit=12, sandbox=SANDBOX)
     rows = {(r.student, r.exercise): r for r in report.rows}
     assert rows["hana", "col2im"].status == "error"
     assert "stopped while grading col2im" in rows["hana", "col2im"].diagnosis
@@ -303,7 +304,7 @@ def test_the_worker_keeps_the_seed_from_student_code(tmp_path):
         "           dilation=1):\n"
         "    assert SEEN is None, SEEN\n"
         "    raise NotImplementedError\n"), RIGHT_CONV_MATRIX)
-    report = grade_class(folder.parent, seed=31337, notebook_limit=60)
+    report = grade_class(folder.parent, seed=31337, notebook_limit=60, sandbox=SANDBOX)
     rows = {r.exercise: r for r in report.rows}
     assert rows["col2im"].status == "not-attempted", rows["col2im"].diagnosis
 
@@ -311,11 +312,11 @@ def test_the_worker_keeps_the_seed_from_student_code(tmp_path):
 def test_grade_needs_a_seed_and_a_folder(tmp_path):
     env = _env()
     run = subprocess.run(
-        [sys.executable, "-m", "convgrad.course", "grade", str(tmp_path)],
+        [sys.executable, "-m", "convgrad.course", "grade", *CLI_FLAGS, str(tmp_path)],
         capture_output=True, text=True, env=env, timeout=120)
     assert run.returncode == 2
     assert "CONVGRAD_GRADE_SEED" in run.stderr
     with pytest.raises(ValueError, match="submissions must be a folder"):
-        grade_class(tmp_path / "nowhere", seed=1)
+        grade_class(tmp_path / "nowhere", seed=1, sandbox=SANDBOX)
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from grading_class import COL2IM_NO_CROP, _replace_body
+from sandbox import CLI_FLAGS, SANDBOX
 
 from convgrad.course import __main__ as cli
 from convgrad.course import grading, student_copy, write_student_copies
@@ -68,7 +69,7 @@ def graded(monkeypatch):
     calls: list[tuple[Path, tuple[str, ...], int]] = []
 
     def grade_notebook(path, wanted, seed, time_limit, limit, *, sandbox):
-        assert sandbox is True  # what grade_class defaults to
+        assert sandbox is SANDBOX
         calls.append((Path(path), tuple(wanted), seed))
         right = {"col2im", "conv2d_backward"}
         return {n: {"status": "passed" if n in right else "wrong",
@@ -99,7 +100,7 @@ def test_a_link_to_another_students_notebook_is_never_graded(tmp_path, graded):
     eve = _notebook(subs / "eve" / f"{L03}.ipynb")
     (subs / "zed").mkdir()
     (subs / "zed" / f"{L03}.ipynb").symlink_to(Path("..") / "eve" / eve.name)
-    report = grade_class(subs, seed=3)
+    report = grade_class(subs, seed=3, sandbox=SANDBOX)
     assert [c[0] for c in graded] == [eve]  # zed's link never reached a worker
     zed = _rows(report, "zed", L03)
     assert [r.exercise for r in zed] == lesson_exercises(3)
@@ -122,7 +123,7 @@ def test_a_linked_folder_out_of_the_student_folder_is_not_searched(
     # a link to a folder inside one's own folder is fine: its files are
     # found where they are, once
     (subs / "zed" / "again").symlink_to(".")
-    report = grade_class(subs, seed=3)
+    report = grade_class(subs, seed=3, sandbox=SANDBOX)
     assert sorted(c[0] for c in graded) == [eve, subs / "zed" / f"{L04}.ipynb"]
     assert {r.status for r in _rows(report, "zed", L03)} == {"error"}
     assert _rows(report, "zed", L03)[0].diagnosis.startswith(
@@ -137,7 +138,7 @@ def test_a_student_folder_that_is_a_link_is_refused(tmp_path, graded):
     subs = tmp_path / "subs"
     _notebook(subs / "eve" / f"{L03}.ipynb")
     (subs / "mallory").symlink_to("eve")
-    report = grade_class(subs, seed=3)
+    report = grade_class(subs, seed=3, sandbox=SANDBOX)
     assert len(graded) == 1  # eve's notebook, once
     rows = _rows(report, "mallory")
     assert [r.status for r in rows] == ["error"] * len(lesson_exercises(3))
@@ -152,7 +153,7 @@ def test_a_link_inside_the_student_folder_is_the_students_own(tmp_path,
     subs = tmp_path / "subs"
     real = _notebook(subs / "ann" / "drafts" / f"{L03}.ipynb")
     (subs / "ann" / f"{L03}.ipynb").symlink_to(Path("drafts") / real.name)
-    report = grade_class(subs, seed=3)
+    report = grade_class(subs, seed=3, sandbox=SANDBOX)
     assert [c[0] for c in graded] == [real]  # graded once, not twice
     assert _statuses(report, "ann", L03)["col2im"] == "passed"
     (aside,) = [r for r in report.rows if r.status == NOT_GRADED]
@@ -173,7 +174,7 @@ def test_a_copy_under_a_jupyterlab_name_is_graded_as_its_lesson(
     subs = tmp_path / "subs"
     path = _notebook(subs / "ann" / name)
     _notebook(subs / "bob" / "notes.ipynb")
-    report = grade_class(subs, seed=3)
+    report = grade_class(subs, seed=3, sandbox=SANDBOX)
     assert [c[0] for c in graded] == [path]
     # the lesson is the real one, for everyone: no lesson named after the file
     assert {r.lesson for r in report.rows if r.exercise} == {L03}
@@ -186,7 +187,7 @@ def test_the_real_name_wins_and_the_others_are_named(tmp_path, graded):
     real = _notebook(subs / "ann" / f"{L03}.ipynb")
     _notebook(subs / "ann" / f"{L03}-final.ipynb")
     _notebook(subs / "ann" / "old" / f"{L03}-Copy1.ipynb")
-    report = grade_class(subs, seed=3)
+    report = grade_class(subs, seed=3, sandbox=SANDBOX)
     assert [c[0] for c in graded] == [real]
     aside = [r for r in report.rows if r.status == NOT_GRADED]
     assert [(r.lesson, r.exercise, r.score, r.max_score) for r in aside] == [
@@ -204,7 +205,7 @@ def test_two_copies_without_the_real_name_are_ambiguous(tmp_path, graded):
     subs = tmp_path / "subs"
     _notebook(subs / "ann" / f"{L03}-Copy1.ipynb")
     _notebook(subs / "ann" / f"{L03}-Copy2.ipynb")
-    report = grade_class(subs, seed=3)
+    report = grade_class(subs, seed=3, sandbox=SANDBOX)
     assert graded == []
     rows = _rows(report, "ann", L03)
     assert [r.exercise for r in rows] == lesson_exercises(3)
@@ -222,7 +223,7 @@ def test_no_lesson_is_invented_from_a_file_name(tmp_path, graded):
     for name in ("14-extra-credit.ipynb", "03-my-notes.ipynb", "scratch.ipynb",
                  "3-col2im-scatter.ipynb"):
         _notebook(subs / "ann" / name)
-    report = grade_class(subs, seed=3)
+    report = grade_class(subs, seed=3, sandbox=SANDBOX)
     assert len(graded) == 1
     assert {r.lesson for r in report.rows} == {"", L04}
     reasons = {r.diagnosis.split(": ", 1)[0]: r.diagnosis.split(": ", 1)[1]
@@ -251,7 +252,7 @@ def test_the_lesson_a_notebook_says_it_is_comes_before_its_name(tmp_path,
     other = _notebook(subs / "bob" / f"{L03}.ipynb", lesson=L04)
     # an identity that names no lesson: the name decides
     third = _notebook(subs / "cy" / f"{L03}.ipynb", lesson="99-gone")
-    report = grade_class(subs, seed=3)
+    report = grade_class(subs, seed=3, sandbox=SANDBOX)
     assert sorted(c[0] for c in graded) == sorted([mine, other, third])
     assert {(c[0].parent.name, c[1]) for c in graded} == {
         ("ann", tuple(lesson_exercises(4))), ("bob", tuple(lesson_exercises(4))),
@@ -266,7 +267,7 @@ def test_each_student_and_lesson_is_graded_on_cases_of_its_own(tmp_path,
     for student in ("ann", "bob"):
         for lesson in (L03, L04):
             _notebook(subs / student / f"{lesson}.ipynb")
-    grade_class(subs, seed=77, jobs=1)
+    grade_class(subs, seed=77, jobs=1, sandbox=SANDBOX)
     seeds = {(c[0].parent.name, c[0].stem): c[2] for c in graded}
     assert seeds == {(s, lesson): case_seed(77, lesson, s)
                      for s in ("ann", "bob") for lesson in (L03, L04)}
@@ -278,11 +279,11 @@ def test_only_lessons_of_the_course_can_be_picked(tmp_path, graded):
     _notebook(subs / "ann" / f"{L03}.ipynb")
     _notebook(subs / "ann" / f"{L04}-Copy1.ipynb")
     _notebook(subs / "ann" / f"{L04}.ipynb")
-    report = grade_class(subs, seed=3, lessons=["04"])
+    report = grade_class(subs, seed=3, lessons=["04"], sandbox=SANDBOX)
     assert [c[0].name for c in graded] == [f"{L04}.ipynb"]
     assert {r.lesson for r in report.rows} == {L04}
     with pytest.raises(ValueError, match=r"lessons must name lessons.*'14'"):
-        grade_class(subs, seed=3, lessons=["14"])
+        grade_class(subs, seed=3, lessons=["14"], sandbox=SANDBOX)
 
 
 def test_student_copies_say_which_lesson_they_are(tmp_path):
@@ -307,7 +308,7 @@ def test_student_copies_say_which_lesson_they_are(tmp_path):
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "-inf", "ten"])
 def test_the_command_refuses_a_bad_time_limit(tmp_path, capsys, flag, value):
     with pytest.raises(SystemExit) as stop:
-        cli.main(["grade", str(tmp_path), "--seed", "1", f"{flag}={value}"])
+        cli.main(["grade", *CLI_FLAGS, str(tmp_path), "--seed", "1", f"{flag}={value}"])
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {flag}: must be" in err
@@ -317,7 +318,7 @@ def test_the_command_refuses_a_bad_time_limit(tmp_path, capsys, flag, value):
 @pytest.mark.parametrize("value", ["0", "-2", "1.5"])
 def test_the_command_refuses_a_bad_jobs(tmp_path, capsys, value):
     with pytest.raises(SystemExit) as stop:
-        cli.main(["grade", str(tmp_path), "--seed", "1", f"--jobs={value}"])
+        cli.main(["grade", *CLI_FLAGS, str(tmp_path), "--seed", "1", f"--jobs={value}"])
     assert stop.value.code == 2
     assert "argument --jobs: must be" in capsys.readouterr().err
 
@@ -334,7 +335,7 @@ def test_inf_is_no_time_for_any_command():
 @pytest.mark.parametrize("value", [0, -1, 0.0, math.nan, math.inf])
 def test_grade_class_refuses_a_bad_time_limit(tmp_path, graded, name, value):
     with pytest.raises(ValueError, match=f"^{name} must be a finite number"):
-        grade_class(tmp_path, seed=1, **{name: value})
+        grade_class(tmp_path, seed=1, **{name: value}, sandbox=SANDBOX)
 
 
 @pytest.mark.parametrize(("kwargs", "error", "match"), [
@@ -349,7 +350,7 @@ def test_grade_class_refuses_a_bad_time_limit(tmp_path, graded, name, value):
 def test_grade_class_names_the_bad_parameter(tmp_path, graded, kwargs, error,
                                              match):
     with pytest.raises(error, match=match):
-        grade_class(tmp_path, seed=1, **kwargs)
+        grade_class(tmp_path, seed=1, **kwargs, sandbox=SANDBOX)
 
 
 # --------------------------------------------------------------------------
@@ -446,7 +447,7 @@ def test_progress_is_called_as_each_notebook_starts_and_finishes(tmp_path,
     (subs / "cy").mkdir()
     (subs / "cy" / f"{L03}.ipynb").write_text("not json")
     steps: list[Progress] = []
-    grade_class(subs, seed=1, jobs=1, progress=steps.append)
+    grade_class(subs, seed=1, jobs=1, progress=steps.append, sandbox=SANDBOX)
     assert [(s.done, s.total, s.notebook, s.statuses is None, s.running)
             for s in steps] == [
         (1, 3, f"cy/{L03}.ipynb", False, ()),
@@ -469,7 +470,7 @@ def test_the_command_prints_a_line_per_notebook_off_a_terminal(tmp_path,
     _notebook(subs / "bob" / f"{L03}.ipynb")
     _notebook(subs / "bob" / "scratch.ipynb")
     out = tmp_path / "grades.csv"
-    code = cli.main(["grade", str(subs), "--out", str(out), "--seed", "5",
+    code = cli.main(["grade", *CLI_FLAGS, str(subs), "--out", str(out), "--seed", "5",
                      "--jobs", "1"])
     assert code == 0
     lines = capsys.readouterr().out.splitlines()
@@ -542,7 +543,7 @@ def test_the_grade_command_for_real(tmp_path):
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [SRC, env.get("PYTHONPATH")]))
     env.pop("CONVGRAD_GRADE_SEED", None)
     run = subprocess.run(
-        [sys.executable, "-m", "convgrad.course", "grade", str(subs),
+        [sys.executable, "-m", "convgrad.course", "grade", *CLI_FLAGS, str(subs),
          "--out", str(out), "--wide", str(wide), "--seed", "11",
          "--time-limit", "5", "--notebook-limit", "120", "--jobs", "1"],
         capture_output=True, text=True, env=env, timeout=600)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from sandbox import SANDBOX
 
 from convgrad.course.grading import grade_class, solution_lines
 from convgrad.exercises.submission import run_definitions
@@ -208,7 +209,7 @@ def test_grade_class_honours_magics(tmp_path):
                 + "\n%time col2im(np.zeros((1, 1, 1, 1, 2, 2)), (2, 2), 1)\n"],
         "tom": ["import numpy as np", "%%timeit\n" + RIGHT_COL2IM],
     })
-    report = grade_class(subs, seed=11, notebook_limit=120)
+    report = grade_class(subs, seed=11, notebook_limit=120, sandbox=SANDBOX)
     rows = {(r.student, r.exercise): r for r in report.rows}
     for student in ("tim", "mat"):
         row = rows[student, "col2im"]

@@ -19,6 +19,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from grading_class import EXPECTED, LESSONS, STUDENTS, build_course
+from sandbox import CLI_FLAGS
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
@@ -154,7 +155,7 @@ def test_no_kernel_nbgrader_starts_holds_a_seed(graded_class):
 def test_the_grade_command_agrees_with_nbgrader(graded_class, tmp_path):
     out = tmp_path / "grades.csv"
     run = subprocess.run(
-        [sys.executable, "-m", "convgrad.course", "grade",
+        [sys.executable, "-m", "convgrad.course", "grade", *CLI_FLAGS,
          str(graded_class.root / "submitted"), "--out", str(out),
          "--seed-file", str(graded_class.seed_file)],
         capture_output=True, text=True, env=_env(), timeout=600)
