@@ -65,7 +65,7 @@ def test_what_is_not_numbers_keeps_its_type_and_repr():
 
     unreadable = _round_trip(Bad(), numbers=True)
     with pytest.raises(IndexError, match="no data here"):
-        unreadable.data
+        _ = unreadable.data
 
 
 def test_a_worker_can_send_no_pickle():
