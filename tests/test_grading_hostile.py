@@ -235,7 +235,7 @@ def blame_process(args: list[str], sleep: str) -> str:
         return "attack 1 (forged result records): its watcher"
     if args[-1:] in (["popen"], ["double-fork"], [sleep]):
         return "attack 2 (detached children)"
-    if "convgrad.exercises.submission" in text:
+    if "convgrad.course.worker" in text:
         return "a grading worker (or a process forked from one)"
     return "a process a submission started"
 

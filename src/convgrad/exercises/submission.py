@@ -1,31 +1,19 @@
-"""Grade one submitted notebook, in this process (a worker of
-``python -m convgrad.course grade``, which starts one per notebook and
-stops it at a time limit).
+"""What grading runs of a submitted notebook: :func:`run_definitions` reads
+its cells as a kernel does (IPython's syntax included) and runs its
+imports, functions and classes, and the whole of each exercise cell.
 
-``python -m convgrad.exercises.submission NOTEBOOK RESULTS NAME...`` reads
-the seed from ``CONVGRAD_GRADE_SEED`` and removes it from the environment
-before any student code runs; runs what grading needs of the notebook
-(:func:`run_definitions`); then grades each named exercise function with
-:func:`convgrad.exercises.grade`, appending one JSON line per event to
-RESULTS (``{"start": name}`` before each, then its result), so a run that
-is stopped still tells which exercise it was grading.
-
-It reads the notebook as plain JSON and imports neither nbformat nor
-IPython unless a cell needs it: a worker starts in about a second.
+The sealed grading worker (:mod:`convgrad.course.worker`) uses it inside
+its sandbox. It reads the notebook as plain JSON and imports neither
+nbformat nor IPython unless a cell needs it: a worker starts in about a
+second.
 """
 
 from __future__ import annotations
 
-import argparse
 import ast
-import contextlib
 import json
 import linecache
-import os
 import re
-import sys
-import time
-import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -33,10 +21,6 @@ from pathlib import Path
 def one_line(err: BaseException) -> str:
     text = " ".join(str(err).split())
     return f"{type(err).__name__}: {text[:300]}" if text else type(err).__name__
-
-
-def result(status: str, diagnosis: str, score: float = 0.0) -> dict:
-    return {"status": status, "diagnosis": diagnosis, "score": score}
 
 
 _KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef,
@@ -268,59 +252,3 @@ def run_definitions(nb: list[tuple[str, str]], wanted: Iterable[str],
             for name in mine or [""]:
                 failures.setdefault(name, reason)
     return namespace, failures
-
-
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m convgrad.exercises.submission")
-    parser.add_argument("notebook", type=Path)
-    parser.add_argument("results", type=Path)
-    parser.add_argument("--time-limit", type=float, default=10.0)
-    parser.add_argument("names", nargs="+")
-    args = parser.parse_args(argv)
-    warnings.simplefilter("ignore")
-    os.environ.setdefault("MPLBACKEND", "Agg")
-    from convgrad.exercises.graded import SEED_VARIABLE, grade, grade_seed
-
-    seed = grade_seed()
-    del os.environ[SEED_VARIABLE]  # out of the student code's reach
-
-    with open(args.results, "a", encoding="utf-8") as out:
-
-        def emit(record: dict) -> None:
-            out.write(json.dumps(record) + "\n")
-            out.flush()
-
-        emit({"setup": str(args.notebook)})
-        nb = _cells(args.notebook)
-        with contextlib.redirect_stdout(open(os.devnull, "w")):  # noqa: SIM115
-            namespace, failures = run_definitions(nb, args.names,
-                                                  args.notebook.name)
-        for name in args.names:
-            emit({"start": name})
-            fn = namespace.get(name)
-            if not callable(fn):
-                why = failures.get(name) or (
-                    f"the notebook does not define {name}"
-                    if fn is None else f"{name} is not a function")
-                status = "error" if name in failures else "not-attempted"
-                emit({"name": name, **result(status, why)})
-                continue
-            started = time.monotonic()
-            try:
-                with contextlib.redirect_stdout(open(os.devnull, "w")):  # noqa: SIM115
-                    graded = grade(name, fn, seed=seed, quiet=True,
-                                   time_limit=args.time_limit)
-            except BaseException as err:  # sys.exit() in the answer, say
-                emit({"name": name,
-                      **result("error", f"{name} raised {one_line(err)}")})
-                continue
-            emit({"name": name, "status": graded.status,
-                  "score": graded.score,
-                  "diagnosis": "" if graded.status == "passed"
-                  else graded.summary,
-                  "seconds": round(time.monotonic() - started, 3)})
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
