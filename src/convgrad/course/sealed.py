@@ -281,7 +281,16 @@ class Worker:
         self._reader = threading.Thread(target=self._read_stderr, daemon=True)
         self._reader.start()
         self.ready: dict[str, Ready] = {}
-        header, _ = self._read(time.monotonic() + setup_limit)
+        try:
+            self._hello(time.monotonic() + setup_limit)
+        except BaseException:  # no worker is left behind half started
+            self.close()
+            raise
+
+    def _hello(self, deadline: float) -> None:
+        """Read the worker's first message: what it found."""
+        names = self.names
+        header, _ = self._read(deadline)
         found = header.get("ready")
         if not isinstance(found, dict):
             raise WorkerStopped("the worker's first message was not the "
