@@ -42,6 +42,7 @@ DOCUMENTED = {
     "singleuser.cpu.guarantee": float,
     "singleuser.cpu.limit": float,
     "singleuser.storage.capacity": "quantity",
+    "singleuser.storage.homeMountPath": str,
     "singleuser.startTimeout": int,
     "cull.enabled": bool,
     "cull.timeout": int,
@@ -122,6 +123,26 @@ def test_values_cover_the_measured_student():
         if re.match(r"^\s*(guarantee|limit|timeout|replicas|defaultUrl|name):", line):
             above = [x for x in lines[max(0, i - 8):i] if x.strip().startswith("#")]
             assert above or "#" in line, f"no comment explains: {line.strip()}"
+
+
+def test_the_server_starts_in_the_students_home():
+    """The chart has no key for the single-user server's working directory,
+    and KubeSpawner's default keeps the image's WORKDIR (TARGET_REPO_DIR,
+    outside the home): values.yaml passes KubeSpawner.working_dir through
+    hub.config, naming the folder the home volume is mounted on, which is
+    the image user's home. ``tests/test_link.py`` starts a server there and
+    pulls a lesson link."""
+    v = _versions()
+    values = yaml.safe_load(VALUES.read_text())
+    leaves = _leaves(values)
+    home = f"/home/{v['NB_USER']}"
+    assert leaves["singleuser.storage.homeMountPath"] == home
+    spawner = values["hub"]["config"]["KubeSpawner"]
+    assert spawner["working_dir"] == home
+    # nothing else moves the server's root elsewhere
+    assert "notebook_dir" not in spawner
+    assert "notebook_dir" not in values["hub"]["config"].get("Spawner", {})
+    assert not v["TARGET_REPO_DIR"].startswith(home + "/")
 
 
 def test_the_chart_version_is_the_one_documented():

@@ -7,8 +7,16 @@ A link has the form nbgitpuller's own link generator makes::
 
 ``user-redirect`` sends the student (after login, which may start their
 server) to ``/user/<name>/git-pull``: nbgitpuller's page there clones the
-repository into ``~/FOLDER`` on the first click and merges on later clicks,
+repository into ``FOLDER`` on the first click and merges on later clicks,
 never overwriting the student's own edits, then opens ``urlpath``.
+
+``FOLDER`` (nbgitpuller's ``targetpath``) is relative to the server's root
+directory, and ``urlpath`` to the same root. That root is the folder the
+server starts in, so it is the student's home only where the hub starts the
+server there: ``deploy/z2jh/values.yaml`` sets KubeSpawner's ``working_dir``
+to the home volume (otherwise the server would start in the image's
+WORKDIR, ``/srv/convgrad``, and the clone would live in the container's
+layer). ``tests/test_link.py`` checks where a clone lands.
 
 By default a link pulls the **release** that ``deploy/versions.env`` names
 (:mod:`convgrad.course.project`): the branch the hub's image was built from
@@ -107,7 +115,8 @@ def lesson_link(
     ``deploy/versions.env`` (the image's). ``lesson`` is a :class:`Lesson`
     or its number or stem (``"03"``, ``"03-col2im-scatter"``), looked up in
     ``notebooks``. ``folder`` is the
-    clone's folder in the student's home (default: the repository's name).
+    clone's folder in the server's root, the student's home on the hub
+    (default: the repository's name).
     ``depth`` is passed to ``git clone --depth`` (nbgitpuller's default is 1).
     """
     base = _hub_base(hub)
