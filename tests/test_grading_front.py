@@ -296,7 +296,7 @@ def test_student_copies_say_which_lesson_they_are(tmp_path):
     assert "convgrad" not in student_copy(lesson.read(), "x.ipynb").metadata
     # the lessons themselves carry none; the nbgrader assignment does
     assert "convgrad" not in lesson.read().metadata
-    assert assignment(lesson).metadata["convgrad"] == {"lesson": L03}
+    assert assignment(lesson, 7).metadata["convgrad"] == {"lesson": L03}
 
 
 # --------------------------------------------------------------------------
@@ -350,7 +350,7 @@ def test_grade_class_refuses_a_bad_time_limit(tmp_path, graded, name, value):
 def test_grade_class_names_the_bad_parameter(tmp_path, graded, kwargs, error,
                                              match):
     with pytest.raises(error, match=match):
-        grade_class(tmp_path, seed=1, **kwargs, sandbox=SANDBOX)
+        grade_class(tmp_path, seed=1, **{"sandbox": SANDBOX, **kwargs})
 
 
 # --------------------------------------------------------------------------
@@ -519,7 +519,7 @@ def test_on_a_terminal_progress_is_one_updating_line():
 def _lesson_03_cells() -> tuple[str, str]:
     """Lesson 03's import cell and its col2im cell, answered right."""
     (lesson,) = find_lessons(only=["03"])
-    nb = assignment(lesson)
+    nb = assignment(lesson, 7)
     code = [c for c in nb.cells if c.cell_type == "code"]
     right = next(c.source for c in code
                  if c.metadata.get("nbgrader", {}).get("grade_id") == "col2im")

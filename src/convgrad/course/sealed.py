@@ -173,8 +173,12 @@ def _bwrap_command(bwrap: str, notebook: Path, limits: Limits,
     the only student file in the box, at ``/submission/<its name>``;
     ``kernels``, a snapshot of the compiled kernels, is read-only at
     :data:`KERNELS_IN_BOX`."""
+    size = str(limits.tmp)
+    # the tmpfs first: a folder bound later (Python, convgrad) may lie
+    # under /tmp, and must not be hidden by it
     args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session",
-            "--cap-drop", "ALL", "--proc", "/proc", "--dev", "/dev"]
+            "--cap-drop", "ALL", "--proc", "/proc", "--dev", "/dev",
+            "--size", size, "--tmpfs", "/tmp"]
     for path in _SYSTEM:
         p = Path(path)
         if p.is_symlink():
@@ -185,9 +189,7 @@ def _bwrap_command(bwrap: str, notebook: Path, limits: Limits,
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     for folder in _python_folders():
         args += ["--ro-bind", str(folder), str(folder)]
-    size = str(limits.tmp)
-    args += ["--size", size, "--tmpfs", "/tmp",
-             "--size", size, "--tmpfs", "/submission",
+    args += ["--size", size, "--tmpfs", "/submission",
              "--ro-bind", str(notebook), f"/submission/{notebook.name}",
              "--chdir", "/submission"]
     if kernels is not None:
