@@ -114,6 +114,22 @@ def honest_expected(students=("alice", "bob", "eve")) -> dict:
 # the attacks
 # --------------------------------------------------------------------------
 
+# in every hostile cell and in the detached watcher: the exercises graded,
+# and the guard that keeps every write inside the test's folder
+SCOPE = '''\
+ALL = ["col2im", "conv_matrix", "adjoint_gap", "conv2d_backward",
+       "grad_check", "dx_by_conv2d"]
+
+
+def inside(path):
+    """Only files under the test's own folder are ever touched."""
+    try:
+        real = os.path.realpath(path)
+    except (OSError, ValueError):
+        return False
+    return real == ROOT or real.startswith(ROOT + os.sep)
+'''
+
 # at the top of every hostile cell: the test's folder and the helpers that
 # keep the attack inside it
 PRELUDE = '''\
@@ -134,18 +150,7 @@ SLEEP = __SLEEP__
 MARKERS = __MARKERS__
 PORT = __PORT__
 ME = os.path.basename(os.getcwd())
-ALL = ["col2im", "conv_matrix", "adjoint_gap", "conv2d_backward",
-       "grad_check", "dx_by_conv2d"]
-
-
-def inside(path):
-    """Only files under the test's own folder are ever touched."""
-    try:
-        real = os.path.realpath(path)
-    except (OSError, ValueError):
-        return False
-    return real == ROOT or real.startswith(ROOT + os.sep)
-
+__SCOPE__
 
 def mark(name, text=""):
     """Leave a trace in the test's markers folder (outside the class)."""
@@ -185,6 +190,7 @@ def quiet_popen(args):
 def zeros_col2im(col, input_size):
     return np.zeros((col.shape[0], col.shape[1], *input_size))
 '''
+PRELUDE = PRELUDE.replace("__SCOPE__", SCOPE)
 
 # a survivor: started detached by an answer, it waits until the grade
 # command has exited, then rewrites the student's rows of grades.csv to full
@@ -315,17 +321,7 @@ def results_files():
 WATCHER = '''\
 import glob, json, os, sys, tempfile, time
 ROOT, ME = __ROOT__, __ME__
-ALL = ["col2im", "conv_matrix", "adjoint_gap", "conv2d_backward",
-       "grad_check", "dx_by_conv2d"]
-
-
-def inside(path):
-    try:
-        real = os.path.realpath(path)
-    except (OSError, ValueError):
-        return False
-    return real == ROOT or real.startswith(ROOT + os.sep)
-
+__SCOPE__
 
 __HELPERS__
 seen = set()
@@ -338,6 +334,7 @@ while time.time() - start < 120:
             seen.add(path)
     time.sleep(0.01)
 '''
+WATCHER = WATCHER.replace("__SCOPE__", SCOPE)
 
 FORGER = '''\
 exec(__HELPERS_REPR__, globals())

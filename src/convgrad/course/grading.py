@@ -802,36 +802,34 @@ def grade_class(
     pool = ThreadPoolExecutor(max_workers=jobs)
     # the checker runs here, on what the workers send: its warnings (an
     # overflow in a learner's numbers) are no concern of the grade file
-    quiet = warnings.catch_warnings()
-    quiet.__enter__()
-    warnings.simplefilter("ignore")
-    try:
-        futures = {}
-        for task in tasks:
-            future = futures[task[0]] = pool.submit(graded_rows, task)
-            future.add_done_callback(
-                lambda _, index=task[0]: events.put(("done", index)))
-        labels = {task[0]: (task[2], task[1]) for task in tasks}
-        running: dict[int, str] = {}
-        left = len(tasks)
-        while left:
-            kind, index = events.get()
-            label, path = labels[index]
-            statuses = None
-            if kind == "start":
-                running[index] = label
-            else:
-                slots[index] = futures[index].result()
-                statuses = {r.exercise: r.status for r in slots[index]}
-                running.pop(index, None)
-                left -= 1
-                done += 1
-            if progress is not None:
-                progress(Progress(done, total, label, path, statuses,
-                                  tuple(running.values())))
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-        quiet.__exit__(None, None, None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            futures = {}
+            for task in tasks:
+                future = futures[task[0]] = pool.submit(graded_rows, task)
+                future.add_done_callback(
+                    lambda _, index=task[0]: events.put(("done", index)))
+            labels = {task[0]: (task[2], task[1]) for task in tasks}
+            running: dict[int, str] = {}
+            left = len(tasks)
+            while left:
+                kind, index = events.get()
+                label, path = labels[index]
+                statuses = None
+                if kind == "start":
+                    running[index] = label
+                else:
+                    slots[index] = futures[index].result()
+                    statuses = {r.exercise: r.status for r in slots[index]}
+                    running.pop(index, None)
+                    left -= 1
+                    done += 1
+                if progress is not None:
+                    progress(Progress(done, total, label, path, statuses,
+                                      tuple(running.values())))
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
     return Report([r for rows in slots for r in rows], unreadable, skipped)
 
 

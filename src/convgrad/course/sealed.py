@@ -317,8 +317,7 @@ class Worker:
 
     def last_line(self) -> str:
         """The last line the worker wrote to stderr (or its exit code)."""
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self._reader.join(timeout=1)
+        self._reader.join(timeout=1)
         text = self._tail.decode(errors="replace").strip()
         line = text.splitlines()[-1][:300] if text else ""
         code = self.proc.poll()
@@ -417,14 +416,12 @@ class Session:
     limits: Limits
     deadline: float  # the notebook's whole grading ends by then
     worker: Worker | None = None
-    started: int = 0
 
     def current(self) -> Worker:
         if self.worker is None:
             left = self.deadline - time.monotonic()
             if left <= 0:
                 raise WorkerStopped("the notebook's time is up")
-            self.started += 1
             self.worker = Worker(self.notebook, self.names, self.sandbox,
                                  self.limits, left)
         return self.worker
@@ -491,6 +488,8 @@ class RemoteAnswer:
         except BaseException:  # the caller's time limit, or an interrupt
             self.session.stop()
             raise
+        # the answer's own error, raised here, out of the block above: the
+        # worker is still sound, and is kept for the next call
         raise error
 
     @staticmethod
@@ -527,38 +526,30 @@ def grade_notebook(path: Path, wanted: list[str], seed: int,
     limits = limits or Limits(cpu=max(1, int(limit) + 5))
     session = Session(path, list(wanted), sandbox, limits,
                       time.monotonic() + limit)
+    late = f"did not finish within {limit:g} s"
     results: dict[str, dict] = {}
     try:
         for name in wanted:
             if time.monotonic() > session.deadline:
-                results[name] = _result(
-                    "timeout", f"grading {name} did not finish within "
-                               f"{limit:g} s")
+                results[name] = _result("timeout", f"grading {name} {late}")
                 continue
             try:
                 ready = session.current().ready[name]
-            except WorkerStopped as err:
-                timed_out = time.monotonic() >= session.deadline
+            except (WorkerStopped, TimeoutError) as err:  # while starting
+                timed_out = isinstance(err, TimeoutError) or \
+                    time.monotonic() >= session.deadline
                 last = session.stop()
-                for rest in wanted:
-                    if rest not in results:
-                        results[rest] = _result(
-                            "timeout" if timed_out else "error",
-                            f"the notebook's imports and definitions did not "
-                            f"finish within {limit:g} s" if timed_out else
-                            f"the grading process stopped: {err or last}")
-                break
-            except TimeoutError:
-                session.stop()
+                why = (f"the notebook's imports and definitions {late}"
+                       if timed_out else
+                       f"the grading process stopped: {err or last}")
                 for rest in wanted:
                     results.setdefault(rest, _result(
-                        "timeout", f"the notebook's imports and definitions "
-                                   f"did not finish within {limit:g} s"))
+                        "timeout" if timed_out else "error", why))
                 break
             if not ready.callable:
                 why = ready.failure or (
                     f"the notebook does not define {name}" if ready.missing
-                    else f"{name} is not a function")
+                    else f"{name} is {ready.type}, not a function")
                 results[name] = _result(
                     "error" if ready.failure else "not-attempted", why)
                 continue
@@ -566,19 +557,16 @@ def grade_notebook(path: Path, wanted: list[str], seed: int,
                                   learner_source=ready.source)
             graded = grade(name, answer, seed=seed, quiet=True,
                            time_limit=time_limit)
-            score = float(graded.score)
-            top = float(points_for(name))
+            score, top = float(graded.score), float(points_for(name))
             status = graded.status if graded.status in STATUSES else "error"
             if not 0 <= score <= top:
                 status, score = "error", 0.0
-            if graded.status == "timeout" and \
-                    time.monotonic() > session.deadline:
+            if status == "timeout" and time.monotonic() > session.deadline:
+                results[name] = _result("timeout", f"grading {name} {late}")
+            else:
                 results[name] = _result(
-                    "timeout", f"grading {name} did not finish within "
-                               f"{limit:g} s")
-                continue
-            results[name] = _result(
-                status, "" if status == "passed" else graded.summary, score)
+                    status, "" if status == "passed" else graded.summary,
+                    score)
     finally:
         session.stop()
     return results

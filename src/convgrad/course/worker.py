@@ -30,6 +30,8 @@ import threading
 import warnings
 from typing import Any
 
+import numpy as np
+
 from . import wire
 
 # events of a new program (not a fork: a forked child keeps the watch)
@@ -195,8 +197,6 @@ def main(argv: list[str]) -> int:
                 f"your {name} started another program "
                 f"({programs.started[0]}); a graded answer must compute "
                 f"in its own process"]}
-        import numpy as np
-
         reply["given"] = {k: wire.encode(v, out) for k, v in kwargs.items()
                           if isinstance(v, np.ndarray)}
         reply["hits"] = list(dict.fromkeys(hits))[:20]

@@ -183,9 +183,9 @@ def grade(
 
 def _cell_raised(name: str, top: float, raised: BaseException | str) -> Graded:
     if isinstance(raised, BaseException):
-        text = " ".join(str(raised).split())[:300]
-        raised = f"{type(raised).__name__}: {text}" if text else \
-            type(raised).__name__
+        from .submission import one_line
+
+        raised = one_line(raised)
     message = (f"{name}: 0/{top:g} points (error)\n"
                f"{name}: the cell that defines {name} raised {raised}, before "
                f"it defined {name}. Fix that cell, run it, then this one.")
