@@ -1,0 +1,109 @@
+"""The blind corpus: learners' answers written without reading the checker.
+
+``tests/data/blind/`` holds, per exercise, a module of wrong answers in
+``tune/`` (the checker may be tuned on them), another in ``heldout/``
+(never read while tuning: it measures the tutor on bugs it has not seen)
+and right answers in unusual styles in ``right/``. Each answer is a
+function named ``wrong_...`` or ``right_...``; its docstring says what the
+learner did.
+
+An answer is *named* when the checker gives it a specific code: not
+``None`` and not the catch-all ``shape``. Run this file to print the
+naming rate per exercise (the table ``docs/tutor.md`` reports)::
+
+    PYTHONPATH=src python tests/blind_corpus.py [tune|heldout]
+"""
+
+from __future__ import annotations
+
+import runpy
+import sys
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+from convgrad.exercises import EXERCISES, check
+
+ROOT = Path(__file__).parent / "data" / "blind"
+PARTS = ("tune", "heldout", "right")
+CATCH_ALL = (None, "shape")
+SEEDS = (0, 12345)  # the practice cases and the instructor's
+
+
+@dataclass(frozen=True)
+class Answer:
+    part: str
+    exercise: str
+    name: str
+    doc: str
+    fn: object
+
+
+def answers(part: str) -> list[Answer]:
+    out = []
+    for path in sorted((ROOT / part).glob("*.py")):
+        if path.stem not in EXERCISES:
+            raise ValueError(f"{path}: no exercise called {path.stem!r}")
+        space = runpy.run_path(str(path))
+        prefix = "right_" if part == "right" else "wrong_"
+        for name, fn in space.items():
+            if name.startswith(prefix) and callable(fn):
+                out.append(Answer(part, path.stem, name,
+                                  (fn.__doc__ or "").strip(), fn))
+    return out
+
+
+@dataclass(frozen=True)
+class Verdict:
+    answer: Answer
+    seed: int
+    status: str
+    diagnosis: str | None
+    message: str
+
+    @property
+    def named(self) -> bool:
+        return self.status != "passed" and self.diagnosis not in CATCH_ALL
+
+
+def verdict(answer: Answer, seed: int = 0) -> Verdict:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = check(answer.exercise, answer.fn, seed=seed, quiet=True,
+                  time_limit=30.0)
+    return Verdict(answer, seed, r.status, r.diagnosis, r.message)
+
+
+def table(part: str, seed: int = 0) -> dict[str, tuple[int, int, int]]:
+    """Per exercise: (answers, named, passed)."""
+    rows: dict[str, list[int]] = {}
+    for a in answers(part):
+        v = verdict(a, seed)
+        row = rows.setdefault(a.exercise, [0, 0, 0])
+        row[0] += 1
+        row[1] += v.named
+        row[2] += v.status == "passed"
+    return {k: tuple(v) for k, v in sorted(rows.items())}
+
+
+def main(argv: list[str]) -> None:
+    part = argv[0] if argv else "tune"
+    verbose = "-v" in argv
+    total = [0, 0, 0]
+    for a in answers(part):
+        v = verdict(a)
+        if verbose or (part != "heldout" and not v.named):
+            print(f"{a.exercise:26} {a.name:40} {v.status:8} "
+                  f"{v.diagnosis}  # {a.doc[:70]}")
+    rows = table(part)
+    print(f"\n{'exercise':26} answers named passed")
+    for name, (n, named, passed) in rows.items():
+        print(f"{name:26} {n:7} {named:5} {passed:6}")
+        total = [t + x for t, x in zip(total, (n, named, passed), strict=True)]
+    n, named, passed = total
+    print(f"{'all':26} {n:7} {named:5} {passed:6}   "
+          f"named {named / max(n, 1):.0%}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
