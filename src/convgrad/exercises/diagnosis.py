@@ -115,6 +115,11 @@ class Rule:
     # the fix for the form the learner used (their source, the output, the
     # hypothesis that held), or None for the vocabulary's own fix
     fix: Callable[[str, str | None, str], str | None] | None = None
+    # evidence weighed over all the runs at once (a hypothesis that must
+    # explain every wrong case): the first run that speaks for it and the
+    # label, or None; used instead of ``evidence`` when given
+    across: Callable[[Sequence[Run], str | None],
+                     tuple[Run, str] | None] | None = None
 
     def __post_init__(self) -> None:
         if self.code not in CODES:
@@ -157,6 +162,15 @@ def diagnose(rules: Sequence[Rule], runs: Sequence[Run],
         if output is None and not rule.integrity:
             continue
         if rule.outputs is not None and output not in rule.outputs:
+            continue
+        if rule.across is not None:
+            try:
+                with np.errstate(all="ignore"):
+                    hit = rule.across(runs, output)
+            except Exception:  # the checker never raises for an answer
+                hit = None
+            if hit is not None:
+                return Found(rule, *hit)
             continue
         said: dict[str, list[tuple[bool | None, Run]]] = {}
         for run in runs:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -9,6 +10,7 @@ import numpy as np
 
 from .diagnosis import Rule
 from .feeds import Scatter
+from .generated import family
 from .shared import GENERIC
 
 
@@ -48,10 +50,14 @@ class Exercise:
         object.__setattr__(self, "mistakes", tuple(self.mistakes))
         object.__setattr__(self, "outcomes", tuple(self.outcomes))
 
-    @property
+    @functools.cached_property
     def rules(self) -> tuple[Rule, ...]:
-        """The exercise's own rules, then the generic ones."""
-        return (*self.mistakes, *GENERIC)
+        """The exercise's own rules, then the generated family
+        (:mod:`.generated`: small changes to the right computation), then
+        the generic ones."""
+        zeros, scale, *rest = GENERIC
+        early, late = family(self.expected or self.solution, self.feeds)
+        return (*self.mistakes, zeros, *early, scale, *late, *rest)
 
     def hint_for(self, output: str) -> str:
         if isinstance(self.hint, str):

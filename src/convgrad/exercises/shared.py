@@ -32,6 +32,7 @@ from . import feeds
 from .diagnosis import Rule, Run, model, overwrites
 from .display import num, plural
 from .feeds import Scatter
+from .localise import LOCALISE
 
 Rng = np.random.Generator
 
@@ -328,14 +329,48 @@ def _scale_of(run: Run, output: str) -> float | None:
     return c
 
 
-def _scale_evidence(run: Run, output: str) -> bool | None:
-    c = _scale_of(run, output)
-    return None if c is None else not np.isnan(c)
+def _integral(run: Run, output: str) -> bool:
+    """An output of whole numbers (a count, an index): a factor is no
+    diagnosis there, every wrong count is some multiple of the right one."""
+    want = run.expected(output)
+    return want.dtype.kind in "biu" or (
+        want.dtype.kind == "f" and bool(np.all(want == np.round(want))))
+
+
+def _scale_across(runs, output):
+    """One constant factor, the same on every case the learner got wrong
+    (a true factor: 2 * eps, a count, a sign), and never for whole
+    numbers. A single number is some multiple of any other, so an output
+    of one element needs two wrong cases that agree."""
+    if output is None:
+        return None
+    factors = []
+    for run in runs:
+        if run.raised is not None or run.out(output) is None \
+                or run.right(output):
+            continue
+        if _integral(run, output):
+            return None
+        c = _scale_of(run, output)
+        if c is None or np.isnan(c):
+            return None
+        factors.append((run, c))
+    if not factors or any(not np.isclose(c, factors[0][1], rtol=1e-3)
+                          for _, c in factors):
+        return None
+    if _size(factors[0][0], output) == 1 and len(factors) < 2:
+        return None
+    return factors[0][0], ""
+
+
+def _size(run: Run, output: str) -> int:
+    return int(run.expected(output).size)
 
 
 def _scale_where(run: Run, output: str, label: str) -> str:
     c = _scale_of(run, output)
-    return f"on case {run.number} your {output} is {c:.4g} times the expected one"
+    return (f"on case {run.number} your {output} is {c:.4g} times the "
+            f"expected one, and so is every case you got wrong")
 
 
 def _shape_evidence(run: Run, output: str) -> bool | None:
@@ -410,8 +445,9 @@ def _swapped_where(run: Run, output: str, label: str) -> str:
 WRITES_TO_COPY = Rule("writes-to-copy", _zeros_evidence, _zeros_where,
                       fix=_copy_fix)
 HW_SWAPPED = Rule("hw-swapped", _swapped_evidence, _swapped_where)
-SCALE = Rule("scale", _scale_evidence, _scale_where)
+SCALE = Rule("scale", lambda run, output: None, _scale_where,
+             across=_scale_across)
 SHAPE = Rule("shape", _shape_evidence, _shape_where)
 MUTATES_INPUT = Rule("mutates-input", lambda run, _: bool(_changed(run)),
                      _mutates_where, any_case=True, integrity=True)
-GENERIC = (WRITES_TO_COPY, SCALE, HW_SWAPPED, SHAPE, MUTATES_INPUT)
+GENERIC = (WRITES_TO_COPY, SCALE, HW_SWAPPED, *LOCALISE, SHAPE, MUTATES_INPUT)

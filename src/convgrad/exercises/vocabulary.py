@@ -341,4 +341,127 @@ CODES: dict[str, tuple[str, str]] = {
         "p takes p rows of each full window away), plus the "
         "output_padding rows at the bottom and right",
     ),
+    # the generated family (generated.py): a small change to the right
+    # computation, found from the exercise's own arguments and inputs
+    "argument-ignored": (
+        "an argument left out: your answer is what its neutral value gives",
+        "bring the argument into the computation where it belongs",
+    ),
+    "argument-off-by-one": (
+        "an argument used one too large or one too small",
+        "use the argument exactly as given: look for a stray + 1 or - 1, "
+        "or a range() bound",
+    ),
+    "argument-mixed-up": (
+        "one argument used where another belongs",
+        "check each place an argument enters: each has its own role",
+    ),
+    "channels-swapped": (
+        "the kernel's channel axes swapped",
+        "w is (C_out, C_in/groups, K, K): index it w[o, c, ki, kj]; only a "
+        "backward written as a conv2d swaps the two axes, on purpose",
+    ),
+    "input-ignored": (
+        "the upstream gradient left out: your answer is what an all-ones "
+        "dy gives",
+        "multiply by the upstream gradient: each output's piece is scaled "
+        "by its own dy",
+    ),
+    "inputs-swapped": (
+        "two inputs of the same shape swapped",
+        "check which array enters where: the two have the same shape, so "
+        "nothing fails, but they mean different things",
+    ),
+    "outputs-swapped": (
+        "an output returned in another's place",
+        "return the outputs in the order the exercise states",
+    ),
+    "sign": (
+        "the right numbers with the opposite sign",
+        "look for a minus: a gradient of y = f(x) flows back with f's own "
+        "sign; an update subtracts lr times the step",
+    ),
+    "plane-transposed": (
+        "the right numbers transposed: rows where columns belong",
+        "index [..., row, column] = [..., i, j] with i along H; a .T or a "
+        "reshape of the wrong order transposes the plane",
+    ),
+    "truncated": (
+        "the fractions cut off: the numbers kept as integers",
+        "keep floats: np.zeros(shape) (float64), not np.zeros_like of an "
+        "integer array or dtype=int, and no int() or // on the values",
+    ),
+    # where the wrong elements sit (localise.py), when no model fits
+    "edge-line": (
+        "everything right but one edge line of the plane (the last or first "
+        "row or column)",
+        "look at a loop bound or a slice: range(H - 1), [:-1], a start at "
+        "1, or a size computed one short",
+    ),
+    "border-ring": (
+        "everything right but the plane's border ring: the padding is "
+        "handled wrong at the edges",
+        "the elements next to the edge are the ones windows reach through "
+        "the padding: pad (or crop) by exactly `padding` on every side, "
+        "and let windows that hang over the edge still count",
+    ),
+    "one-image": (
+        "the images of the batch treated differently: one image (or all "
+        "but the first) is wrong",
+        "loop over (or broadcast along) every image n, and sum over n only "
+        "where the exercise sums over the batch",
+    ),
+    "one-group": (
+        "one group of channels wrong, the others right",
+        "group g's output channels read input channels g*C_in/groups to "
+        "(g + 1)*C_in/groups - 1, with their own slice of w",
+    ),
+    "one-channel": (
+        "one channel (or every channel but the first) wrong, the others "
+        "right",
+        "loop over every channel (or keep the channel axis when you "
+        "broadcast): each channel has its own numbers",
+    ),
+    "stride-phase": (
+        "only one phase of the stride wrong: every s-th row or column",
+        "with stride s, rows r and r + s belong to different windows: look "
+        "at how a position is mapped to its window (i*s + ki), and at // "
+        "and % by s",
+    ),
+    "argument-sign": (
+        "an argument with the wrong sign: the padding subtracted where it "
+        "is added",
+        "padding p adds p pixels on each side: size + 2*p",
+    ),
+    "input-transposed": (
+        "an input read transposed: [..., j, i] where [..., i, j] is meant",
+        "index every array [..., row, column] in the same order: window "
+        "(i, j) reads dy[..., i, j]",
+    ),
+    "batch-mixed": (
+        "every image of the batch given the whole batch's sum",
+        "keep the image index n on both sides: image n's pieces land in "
+        "image n only",
+    ),
+    "averaged": (
+        "the pieces that land on an element averaged, not added",
+        "a gradient adds every piece that lands on an element: sum them "
+        "(+=, np.add.at), never divide by how many there are",
+    ),
+    "last-window-skipped": (
+        "a row or column of windows left out: a loop that stops one short",
+        "visit every window: range(OH) and range(OW), with OH = (H + 2p - "
+        "span) // s + 1",
+    ),
+    "count-factor": (
+        "the right numbers divided or multiplied by a count (a size, the "
+        "batch, the kernel's taps)",
+        "look for a division or product by that count: a sum is not a "
+        "mean, and each piece is counted once",
+    ),
+    "result-off-by-one": (
+        "the right answer plus or minus one",
+        "count from 0 (Python's indices start at 0), and check the +1 of "
+        "a count",
+    ),
 }

@@ -1,0 +1,455 @@
+"""Mistakes nobody listed: a family generated from the exercise itself.
+
+An exercise's own rules (its module's ``MISTAKES``) model the bugs its
+lesson warns about. What learners write is a larger space, and most of it
+is a small change to the right computation: an argument left out or off
+by one, two arguments or two inputs mixed up, a sign, an input used
+transposed or flipped, the outputs in the wrong order, a term of a sum
+dropped. This module makes that space from the exercise's cases and its
+reference, with no list of bugs: each *member* is the reference run on a
+changed case (or with its answer changed), and is a model rule
+(:func:`.diagnosis.model`) like any written by hand, so a correct answer
+in any style matches none of them on a case where the change matters.
+
+:func:`family` gives an exercise's members, grouped by code, singles
+before pairs. Each member's label says the change in words ("stride = 1
+(the stride left out)"), and its fix is said in the form the learner used
+(an argument their code never mentions is named as such).
+
+What the family cannot model, where the wrong elements sit can still say:
+:mod:`.localise` names a border ring, a last row, one channel, one stride
+phase.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from .diagnosis import Rule, Run
+from .feeds import Scatter
+
+# an argument "left out": the value that makes it do nothing
+NEUTRAL = {
+    "stride": 1, "padding": 0, "dilation": 1, "groups": 1,
+    "output_padding": 0, "split": 1, "momentum": 0.0, "lr": 1.0,
+    "eps": None,
+}
+
+# an argument left out has a code of its own where the lessons name it
+IGNORED_CODE = {
+    "stride": "stride-ignored", "padding": "padding-ignored",
+    "dilation": "dilation-ignored", "output_padding": "output-padding",
+}
+
+# integer geometry that a learner may take one too large or too small
+COUNTS = ("kernel_size", "stride", "padding", "dilation", "output_padding",
+          "size")
+
+# arrays that are a gradient flowing in: "left out" is all ones
+UPSTREAM = ("dy", "ddy", "dw")
+
+
+Member = tuple[str, str, Callable[[dict], dict] | None,
+               Callable[[np.ndarray], np.ndarray] | None]
+
+
+def _int(v: Any) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) \
+        and not isinstance(v, bool)
+
+
+def _pair(v: Any) -> bool:
+    return isinstance(v, tuple) and len(v) >= 2 and all(_int(x) for x in v)
+
+
+def _set(case: dict, **changes) -> dict:
+    return {**case, **changes}
+
+
+def _arguments(case: dict) -> Iterator[Member]:
+    """Each number argument left out, off by one, or given another's value;
+    each size pair read the other way round."""
+    for name, v in case.items():
+        if name in NEUTRAL and _number(v) and NEUTRAL[name] is not None \
+                and v != NEUTRAL[name]:
+            code = IGNORED_CODE.get(name, "argument-ignored")
+            n = NEUTRAL[name]
+            yield (code, f"{name} = {n:g} (the {name} left out)",
+                   lambda c, name=name, n=n: _set(c, **{name: n}), None)
+        if name in COUNTS and _int(v):
+            for step in (1, -1):
+                if v + step >= (0 if name in ("padding", "output_padding")
+                                else 1):
+                    yield ("argument-off-by-one",
+                           f"{name} {'+' if step > 0 else '-'} 1 where "
+                           f"{name} is meant",
+                           lambda c, name=name, step=step:
+                           _set(c, **{name: c[name] + step}), None)
+        if _pair(v) and v[-2] != v[-1]:
+            yield ("hw-swapped", f"{name} read as (W, H)",
+                   lambda c, name=name: _set(c, **{name: tuple(
+                       c[name][:-2]) + (c[name][-1], c[name][-2])}), None)
+            yield ("hw-swapped", f"H used for W too ({name} read as (H, H))",
+                   lambda c, name=name: _set(c, **{name: tuple(
+                       c[name][:-1]) + (c[name][-2],)}), None)
+            yield ("hw-swapped", f"W used for H too ({name} read as (W, W))",
+                   lambda c, name=name: _set(c, **{name: tuple(
+                       c[name][:-2]) + (c[name][-1], c[name][-1])}), None)
+        if name == "padding" and _int(v) and v > 0:
+            yield ("argument-sign", "the padding subtracted (size - 2*padding)",
+                   lambda c: _set(c, padding=-c["padding"]), None)
+    ints = [n for n, v in case.items() if n in COUNTS and _int(v)]
+    for a, b in itertools.permutations(ints, 2):
+        if a == "size" or b == "size":
+            continue
+        yield ("argument-mixed-up", f"{a} where {b} is meant ({b} = {a})",
+               lambda c, a=a, b=b: _set(c, **{b: c[a]}), None)
+
+
+def _inputs(case: dict) -> Iterator[Member]:
+    """Each array input negated, left out (an upstream gradient taken as
+    ones), transposed, flipped; two inputs of one shape swapped."""
+    arrays = [n for n, v in case.items() if isinstance(v, np.ndarray)
+              and v.dtype.kind == "f"]
+    for name in arrays:
+        v = case[name]
+        if name in UPSTREAM:
+            yield ("input-ignored", f"{name} left out (taken as all ones)",
+                   lambda c, name=name: _set(c, **{name: np.ones_like(c[name])}),
+                   None)
+        if name == "w" and v.ndim >= 2:
+            flips = [("kernel-flipped", "the kernel flipped, w[..., ::-1, ::-1]",
+                      (-2, -1)),
+                     ("kernel-flipped", "the kernel flipped on its rows only, "
+                      "w[..., ::-1, :]", (-2,)),
+                     ("kernel-flipped", "the kernel flipped on its columns "
+                      "only, w[..., :, ::-1]", (-1,))]
+            for code, label, axes in flips:
+                yield (code, label, lambda c, axes=axes: _set(
+                    c, w=np.flip(c["w"], axes).copy()), None)
+            if v.shape[-1] == v.shape[-2]:
+                yield ("taps-swapped", "the kernel transposed, w[..., kj, ki]",
+                       lambda c: _set(c, w=np.swapaxes(c["w"], -1, -2).copy()),
+                       None)
+                yield ("kernel-flipped", "the kernel turned by np.rot90",
+                       lambda c: _set(c, w=np.rot90(c["w"], 1, (-2, -1)).copy()),
+                       None)
+            if v.ndim == 4 and v.shape[0] == v.shape[1]:
+                yield ("channels-swapped",
+                       "the kernel's channel axes swapped, w.transpose(1, 0, 2, 3)",
+                       lambda c: _set(c, w=c["w"].transpose(1, 0, 2, 3).copy()),
+                       None)
+        if name != "w" and v.ndim >= 2 and v.shape[-1] == v.shape[-2] > 1:
+            yield ("input-transposed", f"{name} read transposed, "
+                   f"{name}[..., j, i] for {name}[..., i, j]",
+                   lambda c, name=name: _set(c, **{name: np.swapaxes(
+                       c[name], -1, -2).copy()}), None)
+    for a, b in itertools.combinations(arrays, 2):
+        if case[a].shape == case[b].shape:
+            yield ("inputs-swapped", f"{a} and {b} swapped",
+                   lambda c, a=a, b=b: _set(c, **{a: c[b], b: c[a]}), None)
+
+
+def _answers(case: dict, want: np.ndarray) -> Iterator[Member]:
+    """The right answer changed: its sign, its plane transposed, its
+    fractions cut off, every image given the batch's sum."""
+    yield ("sign", "the right answer with its sign flipped", None, np.negative)
+    # a plane that is not square read transposed is hw-swapped (a shape)
+    if want.ndim >= 2 and want.shape[-1] == want.shape[-2] > 1:
+        yield ("plane-transposed", "the right answer transposed (rows for "
+               "columns)", None, lambda a: np.swapaxes(a, -1, -2))
+    if want.dtype.kind == "f":
+        yield ("truncated", "the right answer with its fractions cut off "
+               "(an integer array, or int())", None, np.trunc)
+        yield ("truncated", "the right answer rounded down (//)", None,
+               np.floor)
+    if want.ndim == 4 and want.shape[0] > 1:
+        yield ("batch-mixed", "every image given the whole batch's sum",
+               None, lambda a: np.broadcast_to(a.sum(0, keepdims=True),
+                                               a.shape).copy())
+    if _whole(want):
+        yield ("result-off-by-one", "one more than the right answer", None,
+               lambda a: a + 1)
+        yield ("result-off-by-one", "one less than the right answer", None,
+               lambda a: a - 1)
+
+
+def _whole(want: np.ndarray) -> bool:
+    return want.dtype.kind in "iu" or (
+        want.dtype.kind == "f" and want.size > 0
+        and bool(np.all(want == np.round(want))))
+
+
+def counts(case: dict) -> list[tuple[str, int]]:
+    """The counts of a case a learner may divide or multiply by: each
+    geometry number, the batch, the channels, a plane's size, N*H*W."""
+    out: list[tuple[str, int]] = []
+    for name, v in case.items():
+        if name in ("kernel_size", "stride", "dilation", "groups") and _int(v):
+            out.append((name, int(v)))
+            if name in ("kernel_size", "stride"):
+                out.append((f"{name}**2", int(v) ** 2))
+        elif isinstance(v, np.ndarray) and v.dtype.kind == "f" \
+                and name not in ("w",):
+            if v.ndim == 4:
+                n, c, h, w = v.shape
+                out += [(f"{name}.shape[0] (the batch size N)", n),
+                        (f"{name}.shape[1] (the channels)", c),
+                        (f"the size of {name}'s plane, H*W", h * w),
+                        (f"N*H*W of {name}", n * h * w)]
+            elif v.ndim == 2:
+                out.append((f"{name}.shape[0] (the batch size N)", v.shape[0]))
+        elif isinstance(v, tuple) and all(_int(x) for x in v):
+            for i, x in enumerate(v):
+                out.append((f"{name}[{i}]", int(x)))
+            if len(v) >= 2:
+                out.append((f"{name}[-2]*{name}[-1]", int(v[-2] * v[-1])))
+    return [(d, n) for d, n in out if n >= 2]
+
+
+def _factors(case: dict, want: np.ndarray) -> Iterator[Member]:
+    for desc, n in counts(case):
+        yield ("count-factor", f"the right answer divided by {desc}", None,
+               lambda a, n=n: a / n)
+        yield ("count-factor", f"the right answer multiplied by {desc}",
+               None, lambda a, n=n: a * n)
+    if _whole(want):  # for counts, a constant factor is a count too
+        yield ("count-factor", "twice the right count", None,
+               lambda a: a * 2)
+        yield ("count-factor", "half the right count", None, lambda a: a / 2)
+
+
+def members(case: dict, want: np.ndarray) -> list[Member]:
+    return [*_arguments(case), *_inputs(case), *_answers(case, want),
+            *_factors(case, want)]
+
+
+# the rules ----------------------------------------------------------------
+
+# codes in the order they are tried: the most specific first
+ORDER = ("stride-ignored", "padding-ignored", "dilation-ignored",
+         "output-padding", "argument-ignored", "kernel-flipped",
+         "taps-swapped", "channels-swapped", "input-ignored",
+         "input-transposed", "inputs-swapped", "outputs-swapped",
+         "hw-swapped", "argument-mixed-up", "argument-sign",
+         "argument-off-by-one", "sign", "plane-transposed", "truncated",
+         "batch-mixed", "averaged", "last-window-skipped")
+# tried after the generic scale (a constant factor is the simpler story)
+LATE = ("count-factor", "result-off-by-one")
+
+
+def _call(reference: Callable, case: dict, outputs: tuple[str, ...]):
+    fresh = {k: v.copy() if isinstance(v, np.ndarray) else
+             (v.fresh() if hasattr(v, "fresh") else v) for k, v in case.items()}
+    with np.errstate(all="ignore"):
+        got = reference(**fresh)
+    return (got,) if len(outputs) == 1 else tuple(got)
+
+
+_WINDOW = re.compile(r"(window|pixel|position) \(\{(\d+)\}, \{(\d+)\}\)")
+
+
+def _scattered(sc: Scatter) -> Iterator[tuple[str, str, np.ndarray]]:
+    """The scatter's own slips: pieces averaged, cut to integers, the last
+    (or first) row or column of windows left out."""
+    canvas = sc.total()
+    hits = np.bincount(sc.dest, minlength=canvas.size).reshape(canvas.shape)
+    yield ("averaged", "each element the mean of the pieces that land on "
+           "it, not their sum", sc.crop(canvas / np.maximum(hits, 1)))
+    for how, cut in (("cut to integers", np.trunc), ("floored (//)", np.floor)):
+        flat = np.bincount(sc.dest, weights=cut(sc.value),
+                           minlength=canvas.size)
+        yield ("truncated", f"each piece {how} before it is added",
+               sc.crop(flat.reshape(canvas.shape)))
+    m = _WINDOW.search(sc.label)
+    if m is None:
+        return
+    what = m.group(1)
+    rows, cols = sc.source[:, int(m.group(2))], sc.source[:, int(m.group(3))]
+    for label, keep in (
+            (f"the last row of {what}s left out", rows < rows.max()),
+            (f"the last column of {what}s left out", cols < cols.max()),
+            (f"the last row and column of {what}s left out",
+             (rows < rows.max()) & (cols < cols.max())),
+            (f"the first row of {what}s left out", rows > 0),
+            (f"the first column of {what}s left out", cols > 0)):
+        if rows.max() > 0 and cols.max() > 0:
+            yield ("last-window-skipped", label, sc.output(keep=keep))
+
+
+def _singles(parts: tuple, run: Run, output: str
+             ) -> list[tuple[str, str, Any, Callable | None]]:
+    """Every single member's answer for ``output`` on this run: (code,
+    label, answer, change). Cached on the run."""
+    reference, feeds = parts
+    cache = run.__dict__.setdefault("_generated", {})
+    if output in cache:
+        return cache[output]
+    want = run.expected(output)
+    at = run.names.index(output)
+    out = []
+    for code, label, change, transform in members(run.case, want):
+        if transform is not None:
+            answer = transform(want)
+        else:
+            try:
+                answer = np.asarray(_call(reference, change(run.case),
+                                          run.names)[at])
+            except Exception:  # a case the reference refuses: no model
+                continue
+        out.append((code, label, answer, change))
+    for name in run.names:  # each output returned in another's place
+        if name != output:
+            out.append(("outputs-swapped", f"{name} returned where "
+                        f"{output} goes", run.expected(name), None))
+    if output in feeds:
+        try:
+            sc = feeds[output](run.case)
+            out += [(c, label, a, None) for c, label, a in _scattered(sc)]
+        except Exception:  # a case the scatter cannot be built for
+            pass
+    cache[output] = out
+    return out
+
+
+def _pairs(parts: tuple, run: Run, output: str
+           ) -> list[tuple[str, str, Any, None]]:
+    """Two changes of the case at once, coded by the first."""
+    reference = parts[0]
+    cache = run.__dict__.setdefault("_generated_pairs", {})
+    if output in cache:
+        return cache[output]
+    at = run.names.index(output)
+    changes = [(c, label, f) for c, label, _, f in
+               _singles(parts, run, output) if f is not None]
+    out = []
+    for (c1, l1, f1), (_, l2, f2) in itertools.combinations(changes, 2):
+        if l1.split()[0] == l2.split()[0]:
+            continue  # one argument changed twice is not two mistakes
+        try:
+            answer = np.asarray(_call(reference, f2(f1(run.case)),
+                                      run.names)[at])
+        except Exception:
+            continue
+        out.append((c1, f"{l1}, and {l2}", answer, None))
+    cache[output] = out
+    return out
+
+
+def _judge(code: str, source: Callable[[Run, str], list]):
+    """A hypothesis (one label) holds when some run's answer is exactly
+    the member's, and every run the learner got wrong is explained by it:
+    its member is the learner's answer there, or the change does not
+    matter there and the learner is right."""
+
+    def across(runs, output):
+        if output is None:
+            return None
+        table: dict[str, dict[int, Any]] = {}
+        for i, run in enumerate(runs):
+            if run.raised is not None or run.out(output) is None:
+                continue
+            for c, label, answer, _ in source(run, output):
+                if c == code:
+                    table.setdefault(label, {})[i] = answer
+        for label, answers in table.items():
+            first, against = None, False
+            for i, run in enumerate(runs):
+                got = run.out(output)
+                if run.raised is not None or got is None:
+                    continue
+                right = run.right(output)
+                a = answers.get(i)
+                if a is None or run.same(a, run.expected(output)):
+                    if not right:
+                        against = True
+                        break
+                    continue
+                if not run.same(got, a):
+                    against = True
+                    break
+                first = first or run
+            if first is not None and not against:
+                return first, label
+        return None
+
+    def where(run: Run, output: str, label: str) -> str:
+        return (f"on case {run.number} your {output} is exactly what "
+                f"{label} gives, and so is every other case you got wrong")
+
+    return across, where
+
+
+def _fix(code: str) -> Callable[[str, str | None, str], str | None]:
+    def fix(source: str, output: str | None, label: str) -> str | None:
+        first = label.split(",")[0]
+        m = re.match(r"(\w+) = [-\d.e]+ \(the \w+ left out\)", first)
+        if m:
+            name = m.group(1)
+            if source and not re.search(rf"\b{name}\b", _body(source)):
+                return (f"your function never uses its argument `{name}`: "
+                        f"{_USE.get(name, 'bring it into the computation')}")
+            return (f"your answer is what {name} = its neutral value gives: "
+                    f"find where {name} must enter and use the argument "
+                    f"itself, not a constant")
+        m = re.match(r"(\w+) ([+-]) 1 where", first)
+        if m:
+            name, sign = m.groups()
+            return (f"your {name} is one {'too large' if sign == '+' else 'too small'}"
+                    f" somewhere: use {name} exactly as given (look for a "
+                    f"{'+ 1' if sign == '+' else '- 1'} or a range() bound)")
+        m = re.match(r"(\w+) where (\w+) is meant", first)
+        if m:
+            a, b = m.groups()
+            return f"you used {a} where {b} belongs: use {b} there"
+        return None
+    return fix
+
+
+def _body(source: str) -> str:
+    """The function's text after its signature (its argument names do not
+    count as uses)."""
+    head, sep, rest = source.partition(":\n")
+    return rest if sep else source
+
+
+_USE = {
+    "stride": "window (i, j) starts at (i*stride, j*stride)",
+    "padding": "pad the input by padding on every side, or crop by it",
+    "dilation": "tap (ki, kj) sits ki*dilation, kj*dilation from the "
+                "window's corner",
+    "groups": "output channel o sees only its group's C_in/groups input "
+              "channels",
+    "output_padding": "output_padding adds rows and columns at the bottom "
+                      "and right",
+    "momentum": "v = momentum * v + dw",
+    "lr": "w - lr * v",
+    "split": "split the work into that many threads",
+}
+
+
+def family(reference: Callable, feeds: Mapping[str, Callable] | None = None
+           ) -> tuple[tuple[Rule, ...], tuple[Rule, ...]]:
+    """The generated rules of an exercise whose truth is ``reference`` (and
+    whose scatters are ``feeds``): the early ones, singles by code
+    (:data:`ORDER`) then pairs, and the late ones (:data:`LATE`), tried
+    after a constant factor."""
+    parts = (reference, dict(feeds or {}))
+
+    def rule(code: str, kind: Callable) -> Rule:
+        across, where = _judge(code, lambda run, out: kind(parts, run, out))
+        return Rule(code, lambda run, out: None, where, fix=_fix(code),
+                    across=across)
+
+    early = [rule(code, _singles) for code in ORDER]
+    early += [rule(code, _pairs) for code in ORDER]
+    return tuple(early), tuple(rule(code, _singles) for code in LATE)
