@@ -18,7 +18,16 @@ import pytest
 
 import convgrad as cg
 from convgrad import F, geometry
-from convgrad.exercises import CODES, EXERCISES, check, solution, vocabulary
+from convgrad.exercises import (
+    CODES,
+    EXERCISES,
+    check,
+    crash,
+    generated,
+    localise,
+    solution,
+    vocabulary,
+)
 
 # --------------------------------------------------------------------------
 # wrong answers, as learners write them
@@ -554,7 +563,7 @@ MISTAKES = [
     ("col2im", "dilation-ignored", _col2im(NO_DILATION)),
     ("col2im", "kernel-flipped", _col2im(FLIPPED)),
     ("col2im", "mutates-input", c2i_consumes_col),
-    ("col2im", "scale", c2i_mean_of_taps),
+    ("col2im", "count-factor", c2i_mean_of_taps),
     ("conv2d_backward", "overwrites", _conv_backward(
         dx_col2im=_col2im(RIGHT_PLACE, assign=True))),
     ("conv2d_backward", "no-crop", _conv_backward(
@@ -1437,6 +1446,249 @@ MISTAKES += [
 ]
 
 
+# issue 42: the mistakes the exercises' own new rules name, two styles each
+
+def c2i_halved_loops(col, input_size, kernel_size, stride=1, padding=0,
+                     dilation=1):
+    n, c, k, _, oh, ow = col.shape
+    h, w = input_size
+    xp = np.zeros((n, c, h + 2 * padding, w + 2 * padding))
+    for ki in range(k):
+        for kj in range(k):
+            for i in range(oh):
+                for j in range(ow):
+                    r, q = i * stride + ki * dilation, j * stride + kj * dilation
+                    xp[:, :, r, q] += col[:, :, ki, kj, i, j] / 2  # "average"
+    return xp[:, :, padding:padding + h, padding:padding + w]
+
+
+def c2i_add_at_over_taps(col, input_size, kernel_size, stride=1, padding=0,
+                         dilation=1):
+    out = solution("col2im")(col, input_size, kernel_size, stride, padding,
+                             dilation)
+    return out / (kernel_size * kernel_size)  # "one window's share"
+
+
+def sp_output_for_input(x, dy):
+    y = x * x + x
+    return dy * y + dy * y + dy  # y where x is meant
+
+
+def sp_forward_value(x, dy):
+    return dy * (x * x + x)  # the forward's value, not its derivative
+
+
+def bn_unbiased_count(dy, x_hat, gamma, sigma):
+    n, c, h, w = dy.shape
+    m = n * h * w - 1  # "the sample variance divides by M - 1"
+    dbeta, dgamma = dy.sum(axis=(0, 2, 3)), (dy * x_hat).sum(axis=(0, 2, 3))
+    g = (gamma / sigma)[None, :, None, None]
+    dx = g * (dy - dbeta[None, :, None, None] / m
+              - x_hat * dgamma[None, :, None, None] / m)
+    return dx, dgamma, dbeta
+
+
+def bn_count_every_element_loops(dy, x_hat, gamma, sigma):
+    m = dy.size  # every element of dy, the channels too
+    dx = np.zeros_like(dy)
+    for ch in range(dy.shape[1]):
+        d, xh = dy[:, ch], x_hat[:, ch]
+        dx[:, ch] = gamma[ch] / sigma[ch] * (
+            d - d.sum() / m - xh * (d * xh).sum() / m)
+    return (dx, *_bn_sums(dy, x_hat))
+
+
+def bn_scale_on_dy_only(dy, x_hat, gamma, sigma):
+    g = (gamma / sigma)[None, :, None, None]
+    mean_dy = dy.mean(axis=(0, 2, 3), keepdims=True)
+    mean_dyx = (dy * x_hat).mean(axis=(0, 2, 3), keepdims=True)
+    return (g * dy - mean_dy - x_hat * mean_dyx, *_bn_sums(dy, x_hat))
+
+
+def bn_sums_swapped_loops(dy, x_hat, gamma, sigma):
+    n, c, h, w = dy.shape
+    m = n * h * w
+    dx = np.zeros_like(dy)
+    for ch in range(c):
+        dbeta, dgamma = dy[:, ch].sum(), (dy[:, ch] * x_hat[:, ch]).sum()
+        dx[:, ch] = gamma[ch] / sigma[ch] * (
+            dy[:, ch] - dgamma / m - x_hat[:, ch] * dbeta / m)
+    return (dx, *_bn_sums(dy, x_hat))
+
+
+def _gc_numeric(forward, x, w, dy, eps=1e-6):
+    def num(f, a):
+        a = np.array(a, dtype=float)
+        g = np.zeros_like(a)
+        for i in np.ndindex(a.shape):
+            old = a[i]
+            a[i] = old + eps
+            plus = np.sum(f(a) * dy)
+            a[i] = old - eps
+            g[i] = (plus - np.sum(f(a) * dy)) / (2 * eps)
+            a[i] = old
+        return g
+    return num(lambda a: forward(a, w), x), num(lambda a: forward(x, a), w)
+
+
+def _gcv(compare):
+    def grad_check(forward, backward, x, w):
+        dy = np.random.default_rng(3).standard_normal(forward(x, w).shape)
+        dx, dw = backward(x, w, dy)
+        ndx, ndw = _gc_numeric(forward, x, w, dy)
+        return bool(compare(dx, ndx, dw, ndw))
+    return grad_check
+
+
+gc_first_elements = _gcv(lambda dx, ndx, dw, ndw: np.isclose(
+    dx.flat[0], ndx.flat[0]) and np.isclose(dw.flat[0], ndw.flat[0]))
+gc_three_random = _gcv(lambda dx, ndx, dw, ndw: all(
+    np.isclose(a.flat[i], b.flat[i]) for a, b in ((dx, ndx), (dw, ndw))
+    for i in (3, 7, 11)))
+gc_totals = _gcv(lambda dx, ndx, dw, ndw: np.isclose(dx.sum(), ndx.sum())
+                and np.isclose(dw.sum(), ndw.sum()))
+gc_norms = _gcv(lambda dx, ndx, dw, ndw: np.isclose(dx.mean(), ndx.mean())
+                and np.isclose(dw.mean(), ndw.mean()))
+gc_or = _gcv(lambda dx, ndx, dw, ndw: np.allclose(dx, ndx)
+            or np.allclose(dw, ndw))
+gc_any_loop = _gcv(lambda dx, ndx, dw, ndw: any(
+    np.allclose(a, b) for a, b in ((dx, ndx), (dw, ndw))))
+
+
+def _cos(a, b):
+    return np.sum(a * b) / (np.linalg.norm(a) * np.linalg.norm(b))
+
+
+gc_cosine = _gcv(lambda dx, ndx, dw, ndw: _cos(dx, ndx) > 0.999
+                and _cos(dw, ndw) > 0.999)
+gc_normalised = _gcv(lambda dx, ndx, dw, ndw: np.allclose(
+    dx / np.linalg.norm(dx), ndx / np.linalg.norm(ndx)) and np.allclose(
+        dw / np.linalg.norm(dw), ndw / np.linalg.norm(ndw)))
+
+
+def gc_no_minus_step(forward, backward, x, w):
+    dy = np.random.default_rng(3).standard_normal(forward(x, w).shape)
+    dx, _ = backward(x, w, dy)
+    a, g = np.array(x, dtype=float), np.zeros(np.shape(x))
+    for i in np.ndindex(a.shape):
+        old = a[i]
+        a[i] = old + 1e-6
+        plus = np.sum(forward(a, w) * dy)
+        a[i] = old  # back, but never to old - eps
+        g[i] = (plus - np.sum(forward(a, w) * dy)) / 2e-6
+    return bool(np.allclose(dx, g))
+
+
+def gc_other_dy(forward, backward, x, w):
+    rng = np.random.default_rng(3)
+    dx, dw = backward(x, w, rng.standard_normal(forward(x, w).shape))
+    ndx, ndw = _gc_numeric(forward, x, w,
+                           rng.standard_normal(forward(x, w).shape))
+    return bool(np.allclose(dx, ndx) and np.allclose(dw, ndw))
+
+
+def gc_always_true(forward, backward, x, w):
+    backward(x, w, np.ones(forward(x, w).shape))
+    return True
+
+
+def gc_printed_only(forward, backward, x, w):
+    dy = np.random.default_rng(3).standard_normal(forward(x, w).shape)
+    dx, dw = backward(x, w, dy)
+    ndx, _ = _gc_numeric(forward, x, w, dy)
+    np.abs(dx - ndx).max()  # looked at, never used
+    return 1
+
+
+def fwb_first_ok(layers):
+    for i, (fn, inputs) in enumerate(layers):
+        if cg.gradcheck(fn, inputs, raise_exception=False).ok:  # "found it"
+            return i
+    return -1
+
+
+def fwb_first_ok_list(layers):
+    oks = [cg.gradcheck(fn, inputs, raise_exception=False).ok
+           for fn, inputs in layers]
+    return oks.index(True)
+
+
+def fwb_return_in_both(layers):
+    for i, (fn, inputs) in enumerate(layers):
+        if not cg.gradcheck(fn, inputs, raise_exception=False).ok:
+            return i
+        else:
+            return -1
+
+
+def fwb_while_once(layers):
+    i = 0
+    while i < len(layers):
+        fn, inputs = layers[i]
+        return i if not cg.gradcheck(fn, inputs,
+                                     raise_exception=False).ok else -1
+    return -1
+
+
+def fwb_reversed(layers):
+    for i, (fn, inputs) in enumerate(reversed(layers)):
+        if not cg.gradcheck(fn, inputs, raise_exception=False).ok:
+            return i  # the position in the reversed list
+    return -1
+
+
+def fwb_negative_index(layers):
+    for i in range(1, len(layers) + 1):
+        fn, inputs = layers[-i]
+        if not cg.gradcheck(fn, inputs, raise_exception=False).ok:
+            return i - 1
+    return -1
+
+
+def fwb_default_raise(layers):
+    for i, (fn, inputs) in enumerate(layers):
+        if not cg.gradcheck(fn, inputs).ok:
+            return i
+    return -1
+
+
+def fwb_default_raise_list(layers):
+    reports = [cg.gradcheck(fn, inputs) for fn, inputs in layers]
+    return [r.ok for r in reports].index(False)
+
+
+MISTAKES += [
+    ("col2im", "scale", c2i_halved_loops),
+    ("col2im", "count-factor", c2i_add_at_over_taps),
+    ("square_plus_backward", "forward-for-derivative", sp_output_for_input),
+    ("square_plus_backward", "forward-for-derivative", sp_forward_value),
+    ("batch_norm_backward", "wrong-count", bn_unbiased_count),
+    ("batch_norm_backward", "wrong-count", bn_count_every_element_loops),
+    ("batch_norm_backward", "misplaced-factor", bn_scale_on_dy_only),
+    ("batch_norm_backward", "misplaced-factor", bn_sums_swapped_loops),
+    ("grad_check", "spot-check", gc_first_elements),
+    ("grad_check", "spot-check", gc_three_random),
+    ("grad_check", "totals-only", gc_totals),
+    ("grad_check", "totals-only", gc_norms),
+    ("grad_check", "either-gradient", gc_or),
+    ("grad_check", "either-gradient", gc_any_loop),
+    ("grad_check", "direction-only", gc_cosine),
+    ("grad_check", "direction-only", gc_normalised),
+    ("grad_check", "rejects-right", gc_no_minus_step),
+    ("grad_check", "rejects-right", gc_other_dy),
+    ("grad_check", "accepts-all", gc_always_true),
+    ("grad_check", "accepts-all", gc_printed_only),
+    ("find_wrong_backward", "inverted-test", fwb_first_ok),
+    ("find_wrong_backward", "inverted-test", fwb_first_ok_list),
+    ("find_wrong_backward", "stops-early", fwb_return_in_both),
+    ("find_wrong_backward", "stops-early", fwb_while_once),
+    ("find_wrong_backward", "counted-from-end", fwb_reversed),
+    ("find_wrong_backward", "counted-from-end", fwb_negative_index),
+    ("find_wrong_backward", "gradcheck-raises", fwb_default_raise),
+    ("find_wrong_backward", "gradcheck-raises", fwb_default_raise_list),
+]
+
+
 # H and W swapped in a loop: right on square planes, an IndexError on the
 # first case that is not square and whose OH != OW (case 3, 4 x 6)
 
@@ -1571,7 +1823,8 @@ def _ids(row):
 RAISES = {("maxpool_backward", "wrong-index-width"),
           ("maxpool_forward", "default-stride"),
           ("avgpool_backward", "default-stride"),
-          ("im2col", "hw-swapped"), ("col2im", "hw-swapped")}
+          ("im2col", "hw-swapped"), ("col2im", "hw-swapped"),
+          ("find_wrong_backward", "gradcheck-raises")}
 
 
 @pytest.mark.parametrize("name, code, fn", MISTAKES, ids=[_ids(r) for r in MISTAKES])
@@ -1595,7 +1848,8 @@ def test_an_index_error_that_is_no_swap_is_not_called_hw_swapped(name, fn):
     result = check(name, fn, quiet=True)
     assert result.status == "error" and "IndexError" in result.message
     assert "H = " not in result.message
-    assert result.diagnosis is None, result.message
+    # what the exception itself says, not a swap
+    assert result.diagnosis == "out-of-bounds", result.message
 
 
 def test_a_crash_with_h_and_w_swapped_says_what_showed_it():
@@ -1620,7 +1874,8 @@ def test_an_answer_that_hangs_on_the_square_cases_is_stopped_not_named():
 
     result = check("im2col", im2col, quiet=True, time_limit=0.3)
     assert result.status == "error", result.message
-    assert result.diagnosis is None, result.message
+    # no swap: only what the exception itself says
+    assert result.diagnosis == "out-of-bounds", result.message
 
 
 # --------------------------------------------------------------------------
@@ -1655,9 +1910,18 @@ def _zero_inputs(out, kwargs):
     return out
 
 
+# their outputs are whole numbers (counts, indices, verdicts, marks): any
+# wrong count is some multiple of the right one, so no factor is named
+WHOLE = {"checkerboard_dx", "conv2d_macs", "conv_output_size",
+         "find_wrong_backward", "grad_check", "race_map"}
+
+
 @pytest.mark.parametrize("name", ALL)
-def test_scale_is_named_on_every_exercise(name):
+def test_scale_is_named_on_every_exercise_of_real_numbers(name):
     result = check(name, _wrap(name, lambda out, _: out * 3), quiet=True)
+    if name in WHOLE:
+        assert result.diagnosis != "scale", result.message
+        return
     assert result.diagnosis == "scale", result.message
     assert "is 3 times the expected one" in result.message
 
@@ -1707,7 +1971,12 @@ def test_the_table_of_mistakes_is_what_the_tests_feed():
 
 
 GENERIC_CODES = {"scale", "shape", "mutates-input", "time-limit", "bad-return",
-                 "writes-to-copy", "hw-swapped"}
+                 "writes-to-copy", "hw-swapped",
+                 # the generated family, the places and the exceptions: any
+                 # exercise whose arguments, outputs or errors allow them
+                 # (tests/test_generated.py)
+                 *generated.ORDER, *generated.LATE,
+                 *(rule.code for rule in localise.LOCALISE), *crash.CODES}
 
 
 # --------------------------------------------------------------------------
@@ -2462,10 +2731,13 @@ def test_every_exercise_with_several_outputs_gives_a_verdict_each(name):
         return tuple(out)
 
     result = check(name, last_wrong, quiet=True)
-    want = {o: "right" for o in outputs[:-1]} | {outputs[-1]: "scale"}
+    # a factor of whole numbers (maxpool's argmax) is no scale: just wrong
+    said = "wrong" if name == "maxpool_forward" else "scale"
+    want = {o: "right" for o in outputs[:-1]} | {outputs[-1]: said}
     assert result.verdicts == want, result.message
     line = "  ".join([*(f"{o} ✓" for o in outputs[:-1]),
-                      f"{outputs[-1]} ✗ (scale)"])
+                      f"{outputs[-1]} ✗" + ("" if said == "wrong"
+                                            else f" ({said})")])
     assert f"each output: {line}" in result.message
 
 
@@ -2523,7 +2795,8 @@ def test_the_group_offset_fix_gives_the_channel_offset():
 
 # every wrong answer in this file, with what it must be named
 GENERIC_WRONG = [
-    *((n, "scale", _wrap(n, lambda out, _: out * 3)) for n in ALL),
+    *((n, "scale", _wrap(n, lambda out, _: out * 3)) for n in ALL
+      if n not in WHOLE),
     *((n, "shape", _wrap(n, lambda out, _: out[None])) for n in ALL),
     *((n, "writes-to-copy", _wrap(n, lambda out, _: np.zeros_like(out)))
       for n in ARRAYS_OUT),

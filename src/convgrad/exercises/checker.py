@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import display, isolation
+from .crash import name as crash_name
 from .diagnosis import (
     CODES,
     Found,
@@ -239,8 +240,15 @@ def _error(ex: Exercise, runs: list[Run], crash: Run) -> CheckResult:
                   if (f := diagnose(rules, runs, out)) is not None), None)
     if found is not None:
         lines += _diagnosis_lines(found, found.run.names[0], "", "")
+        code = found.code
+    else:  # what the exception itself says (crash.py)
+        said = crash_name(crash.raised)
+        code = said and said[0]
+        if said is not None:
+            lines += [f"  diagnosis [{code}]: {CODES[code][0]}.",
+                      f"    evidence: {said[1]}.", f"    fix: {said[2]}."]
     return CheckResult(ex.name, "error", "\n".join(lines), case=crash.case,
-                       n_cases=crash.number, diagnosis=found and found.code)
+                       n_cases=crash.number, diagnosis=code)
 
 
 class _Count(tuple):

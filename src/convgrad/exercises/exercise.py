@@ -45,6 +45,10 @@ class Exercise:
     rtol: float = 1e-5
     atol: float = 1e-7
     outcomes: tuple[int, ...] = ()
+    # the answer as a sum of named terms, per output (``terms(case)``):
+    # the generated family drops, negates, doubles each one, or computes it
+    # from a changed input (:mod:`.generated`)
+    terms: Callable[[dict], Mapping[str, list]] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mistakes", tuple(self.mistakes))
@@ -56,7 +60,8 @@ class Exercise:
         (:mod:`.generated`: small changes to the right computation), then
         the generic ones."""
         zeros, scale, *rest = GENERIC
-        early, late = family(self.expected or self.solution, self.feeds)
+        early, late = family(self.expected or self.solution, self.feeds,
+                             self.terms)
         return (*self.mistakes, zeros, *early, scale, *late, *rest)
 
     def hint_for(self, output: str) -> str:

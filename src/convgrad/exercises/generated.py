@@ -50,8 +50,8 @@ IGNORED_CODE = {
 COUNTS = ("kernel_size", "stride", "padding", "dilation", "output_padding",
           "size")
 
-# arrays that are a gradient flowing in: "left out" is all ones
-UPSTREAM = ("dy", "ddy", "dw")
+# arrays a learner may leave out of a product: "left out" is all ones
+UPSTREAM = ("dy", "ddy", "dw", "gamma", "sigma")
 
 
 Member = tuple[str, str, Callable[[dict], dict] | None,
@@ -153,6 +153,15 @@ def _inputs(case: dict) -> Iterator[Member]:
                    f"{name}[..., j, i] for {name}[..., i, j]",
                    lambda c, name=name: _set(c, **{name: np.swapaxes(
                        c[name], -1, -2).copy()}), None)
+        if v.ndim >= 3:
+            for p in _perms(v.ndim):
+                inv = tuple(int(i) for i in np.argsort(p))
+                yield ("reshape-for-transpose", f"{name} reshaped to the "
+                       f"order {p} where a transpose is meant",
+                       lambda c, name=name, p=p, inv=inv: _set(c, **{
+                           name: c[name].reshape(tuple(
+                               c[name].shape[i] for i in p)).transpose(inv)
+                           .copy()}), None)
     for a, b in itertools.combinations(arrays, 2):
         if case[a].shape == case[b].shape:
             yield ("inputs-swapped", f"{a} and {b} swapped",
@@ -172,6 +181,7 @@ def _answers(case: dict, want: np.ndarray) -> Iterator[Member]:
                "(an integer array, or int())", None, np.trunc)
         yield ("truncated", "the right answer rounded down (//)", None,
                np.floor)
+    yield from _layouts(want)
     if want.ndim == 4 and want.shape[0] > 1:
         yield ("batch-mixed", "every image given the whole batch's sum",
                None, lambda a: np.broadcast_to(a.sum(0, keepdims=True),
@@ -181,6 +191,39 @@ def _answers(case: dict, want: np.ndarray) -> Iterator[Member]:
                lambda a: a + 1)
         yield ("result-off-by-one", "one less than the right answer", None,
                lambda a: a - 1)
+
+
+def _perms(ndim: int) -> list[tuple[int, ...]]:
+    """The axis orders a learner may mix up: two axes swapped (not the
+    plane's last two: that is a transpose), and for im2col's six axes the
+    window's (K, K) and the positions' (OH, OW) blocks swapped."""
+    out = []
+    for i, j in itertools.combinations(range(ndim), 2):
+        if (i, j) != (ndim - 2, ndim - 1):
+            p = list(range(ndim))
+            p[i], p[j] = p[j], p[i]
+            out.append(tuple(p))
+    if ndim == 6:
+        out.append((0, 1, 4, 5, 2, 3))
+    return out
+
+
+def _layouts(want: np.ndarray) -> Iterator[Member]:
+    """The right numbers in another layout: axes in another order, or
+    reshaped where a transpose is meant."""
+    if want.ndim >= 3:
+        for p in _perms(want.ndim):
+            yield ("axes-order", f"the right answer with its axes in the "
+                   f"order {p}", None, lambda a, p=p: a.transpose(p))
+            yield ("reshape-for-transpose", f"the right answer in the "
+                   f"order {p}, reshaped (not transposed) back",
+                   None, lambda a, p=p: a.transpose(p).reshape(a.shape))
+    for k in range(1, want.ndim):
+        if want.ndim > 2 or k == 1:
+            yield ("reshape-for-transpose", f"a matrix of the right answer "
+                   f"(split after axis {k}) reshaped where it must be "
+                   f"transposed", None, lambda a, k=k: a.reshape(
+                       int(np.prod(a.shape[:k])), -1).T.reshape(a.shape))
 
 
 def _whole(want: np.ndarray) -> bool:
@@ -242,7 +285,9 @@ ORDER = ("stride-ignored", "padding-ignored", "dilation-ignored",
          "input-transposed", "inputs-swapped", "outputs-swapped",
          "hw-swapped", "argument-mixed-up", "argument-sign",
          "argument-off-by-one", "sign", "plane-transposed", "truncated",
-         "batch-mixed", "averaged", "last-window-skipped")
+         "batch-mixed", "averaged", "last-window-skipped", "term-dropped",
+         "term-sign", "term-doubled", "axes-order", "reshape-for-transpose",
+         "sum-axes")
 # tried after the generic scale (a constant factor is the simpler story)
 LATE = ("count-factor", "result-off-by-one")
 
@@ -286,11 +331,42 @@ def _scattered(sc: Scatter) -> Iterator[tuple[str, str, np.ndarray]]:
             yield ("last-window-skipped", label, sc.output(keep=keep))
 
 
+def _termwise(terms: Callable, case: dict, output: str
+              ) -> Iterator[tuple[str, str, np.ndarray]]:
+    """The answer as a sum of terms, each dropped, negated, doubled,
+    divided or multiplied by a count, or computed from a changed input."""
+    parts = [(name, np.asarray(a, dtype=np.float64))
+             for name, a in terms(case).get(output, [])]
+    if len(parts) < 2:
+        return
+    total = sum(a for _, a in parts)
+    for name, a in parts:
+        yield "term-dropped", f"the sum without {name}", total - a
+        yield "term-sign", f"{name} with the wrong sign", total - 2 * a
+        yield "term-doubled", f"{name} counted twice", total + a
+        for desc, n in counts(case):
+            yield ("count-factor", f"{name} divided by {desc}",
+                   total - a + a / n)
+            yield ("count-factor", f"{name} multiplied by {desc}",
+                   total - a + a * n)
+    for (n1, a1), (n2, a2) in itertools.combinations(parts, 2):
+        yield ("term-dropped", f"the sum without {n1} and {n2}",
+               total - a1 - a2)
+    for code, label, change, _ in _inputs(case):
+        if change is None:
+            continue
+        changed = dict(terms(change(case)).get(output, []))
+        for name, a in parts:
+            if name in changed:
+                yield (code, f"{label}, in {name}",
+                       total - a + np.asarray(changed[name], np.float64))
+
+
 def _singles(parts: tuple, run: Run, output: str
              ) -> list[tuple[str, str, Any, Callable | None]]:
     """Every single member's answer for ``output`` on this run: (code,
     label, answer, change). Cached on the run."""
-    reference, feeds = parts
+    reference, feeds, terms = parts
     cache = run.__dict__.setdefault("_generated", {})
     if output in cache:
         return cache[output]
@@ -311,6 +387,12 @@ def _singles(parts: tuple, run: Run, output: str
         if name != output:
             out.append(("outputs-swapped", f"{name} returned where "
                         f"{output} goes", run.expected(name), None))
+    if terms is not None:
+        try:
+            out += [(c, label, a, None)
+                    for c, label, a in _termwise(terms, run.case, output)]
+        except Exception:  # terms that cannot be built for this case
+            pass
     if output in feeds:
         try:
             sc = feeds[output](run.case)
@@ -437,13 +519,14 @@ _USE = {
 }
 
 
-def family(reference: Callable, feeds: Mapping[str, Callable] | None = None
+def family(reference: Callable, feeds: Mapping[str, Callable] | None = None,
+           terms: Callable | None = None
            ) -> tuple[tuple[Rule, ...], tuple[Rule, ...]]:
     """The generated rules of an exercise whose truth is ``reference`` (and
     whose scatters are ``feeds``): the early ones, singles by code
     (:data:`ORDER`) then pairs, and the late ones (:data:`LATE`), tried
     after a constant factor."""
-    parts = (reference, dict(feeds or {}))
+    parts = (reference, dict(feeds or {}), terms)
 
     def rule(code: str, kind: Callable) -> Rule:
         across, where = _judge(code, lambda run, out: kind(parts, run, out))

@@ -40,9 +40,11 @@ def _judge(places: Sequence[tuple[str, Place]]):
         masks = [(run, _wrong(run, output)) for run in runs
                  if run.raised is None]
         wrong = [(run, m) for run, m in masks if m is not None and m.any()]
-        if not wrong or any(m is None for run, m in masks
-                            if run.out(output) is not None and not
-                            run.right(output)):
+        # one wrong element is a point, not a place: no pattern to name
+        if not wrong or all(int(m.sum()) < 2 for _, m in wrong):
+            return None
+        if any(m is None for run, m in masks
+               if run.out(output) is not None and not run.right(output)):
             return None
         for label, fits in places:
             if all(fits(run, m) for run, m in wrong):
@@ -59,7 +61,9 @@ def _plane(mask: np.ndarray) -> tuple[int, int] | None:
 def _ring(width: Callable[[Run], int]) -> Place:
     def fits(run: Run, mask: np.ndarray) -> bool:
         hw, w = _plane(mask), width(run)
-        if hw is None or w < 1 or min(hw) <= 2 * w:
+        # an interior of 3 x 3 at least: on a smaller plane the ring is
+        # most of it and says little
+        if hw is None or w < 1 or min(hw) < 2 * w + 3:
             return False
         inner = mask[..., w:-w, w:-w]
         return not inner.any()
@@ -174,11 +178,14 @@ def _where(code: str):
 
 def _fix(code: str) -> Callable[[str, str | None, str], str | None]:
     said = {
-        "the last row": "a loop or slice that stops one row short: "
-                        "range(H - 1) or [:-1] where range(H) or [:] is meant",
-        "the last column": "a loop or slice that stops one column short: "
-                           "range(W - 1) or [:-1] where range(W) or [:] is "
-                           "meant",
+        "the last row": "a loop or slice that stops one row short "
+                        "(range(H - 1), [:-1]), or a negative index (-1) "
+                        "from the padding that wraps round to the last row: "
+                        "test 0 <= r < H before you index",
+        "the last column": "a loop or slice that stops one column short "
+                           "(range(W - 1), [:-1]), or a negative index (-1) "
+                           "that wraps round to the last column: test "
+                           "0 <= q < W before you index",
         "the first row": "a loop that starts at 1, or an index shifted by "
                          "one row",
         "the first column": "a loop that starts at 1, or an index shifted "

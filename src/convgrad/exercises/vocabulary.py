@@ -78,6 +78,20 @@ any-overlap          race_map
 stuffed-padding      dx_by_conv2d
 stats-as-constants   batch_norm_backward (dx)
 mean-term-only       batch_norm_backward (dx)
+forward-for-derivative square_plus_backward
+wrong-count          batch_norm_backward (dx)
+misplaced-factor     batch_norm_backward (dx)
+spot-check           grad_check
+totals-only          grad_check
+either-gradient      grad_check
+direction-only       grad_check
+rejects-right        grad_check
+accepts-all          grad_check
+inverted-test        find_wrong_backward
+stops-early          find_wrong_backward
+counted-from-end     find_wrong_backward
+gradcheck-raises     find_wrong_backward
+count-factor         col2im
 ===================  ========================================================
 
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
@@ -90,7 +104,17 @@ not numbers, and fixes that follow the form of the answer: ``kernel-flipped``
 says "flip it" to a ``dx`` written as a conv2d of the zero-stuffed ``dy``,
 and "drop the [::-1]" to loops that flip.
 
-Lesson 12 added the table's last two rows, ``stats-as-constants`` and
+Issue 42 added the rows from ``forward-for-derivative`` on: the weak
+checks of lessons 4 and 9 and the slips of lessons 1 and 12 that learners
+wrote and nobody had modelled. It also added codes no table row needs,
+because any exercise can show them: the generated family of
+:mod:`.generated` (an argument left out, off by one or mixed up; inputs
+swapped, transposed, flipped or reshaped; the answer negated, truncated,
+transposed, divided by a count; a term of a sum dropped), the places of
+:mod:`.localise` (an edge line, the border ring, one image, channel or
+group, one stride phase) and what an exception says (:mod:`.crash`).
+
+Lesson 12 added the table's last two rows before those, ``stats-as-constants`` and
 ``mean-term-only``: the two ways a batch norm backward ignores that the
 batch's mean and variance depend on ``x``; its sums taken per image
 reuse ``missing-batch-sum``.
@@ -362,10 +386,10 @@ CODES: dict[str, tuple[str, str]] = {
         "backward written as a conv2d swaps the two axes, on purpose",
     ),
     "input-ignored": (
-        "the upstream gradient left out: your answer is what an all-ones "
-        "dy gives",
-        "multiply by the upstream gradient: each output's piece is scaled "
-        "by its own dy",
+        "an input left out of a product: your answer is what an all-ones "
+        "array in its place gives",
+        "multiply by that input (the upstream gradient dy: each output's "
+        "piece is scaled by its own dy)",
     ),
     "inputs-swapped": (
         "two inputs of the same shape swapped",
@@ -463,5 +487,122 @@ CODES: dict[str, tuple[str, str]] = {
         "the right answer plus or minus one",
         "count from 0 (Python's indices start at 0), and check the +1 of "
         "a count",
+    ),
+    # weak checks (grad_check, find_wrong_backward)
+    "spot-check": (
+        "a check of a few elements only: a backward wrong elsewhere passes",
+        "compare every element: np.allclose(dx, numeric_dx) over the whole "
+        "arrays, not dx[0, 0, 0, 0] or a random sample",
+    ),
+    "totals-only": (
+        "a check of totals only: dx.sum() can be right while dx is wrong",
+        "compare the arrays element by element (np.allclose on dx and on "
+        "dw), never their sums",
+    ),
+    "either-gradient": (
+        "a check that passes when either gradient is right (`or` for "
+        "`and`)",
+        "both must agree: return ok_dx and ok_dw",
+    ),
+    "direction-only": (
+        "a check of the gradients' direction only: a gradient off by a "
+        "factor passes",
+        "compare the values, not just the direction: np.allclose(dx, "
+        "numeric_dx) (a cosine of 1 lets dw / N through)",
+    ),
+    "rejects-right": (
+        "the check rejects the right backward pass: its numeric gradient "
+        "is wrong",
+        "check the finite differences: nudge one element to x + eps, then "
+        "to x - eps, put it back, and divide by 2 * eps; use the same dy "
+        "in the numeric and the analytic gradient",
+    ),
+    "accepts-all": (
+        "the check accepts every backward pass, the wrong ones too",
+        "return the comparison's result: np.allclose(...) for dx and dw, "
+        "not True",
+    ),
+    "inverted-test": (
+        "the test read the wrong way round: the first suspect that passes "
+        "is returned",
+        "return the index where the check fails: `if not report.ok: "
+        "return i`",
+    ),
+    "stops-early": (
+        "the search stops after the first suspect (a return in both "
+        "branches)",
+        "return only when a suspect fails; after the loop (every suspect "
+        "passed) return -1",
+    ),
+    "counted-from-end": (
+        "the position counted from the end of the list",
+        "enumerate(layers) from the front: the first suspect is index 0",
+    ),
+    "gradcheck-raises": (
+        "cg.gradcheck raised: by default it raises on a mismatch",
+        "call cg.gradcheck(fn, inputs, raise_exception=False) and read the "
+        "report's .ok",
+    ),
+    "term-dropped": (
+        "a term of the sum left out",
+        "every path from the input to the output adds its own term: write "
+        "one term per path and add them all",
+    ),
+    "term-sign": (
+        "a term of the sum with the wrong sign",
+        "follow each term's sign through the chain rule: a term subtracted "
+        "in the forward pass is subtracted in its derivative too",
+    ),
+    "term-doubled": (
+        "a term of the sum counted twice",
+        "each path adds its term once",
+    ),
+    "forward-for-derivative": (
+        "the forward's value used where its derivative is meant",
+        "the backward multiplies dy by the derivative of each use: d(x*x)/dx "
+        "= 2*x, d(x)/dx = 1; never by y itself",
+    ),
+    "wrong-count": (
+        "the means divided by the wrong count M",
+        "M counts the positions of one channel, N*H*W: the means are over "
+        "(N, H, W), biased (M, not M - 1), as in the forward",
+    ),
+    "misplaced-factor": (
+        "a factor or a sum in the wrong place",
+        "dx = γ/σ · (dy − dbeta/M − x̂·dgamma/M): γ/σ multiplies all three "
+        "terms, reshaped (1, C, 1, 1) to broadcast along C",
+    ),
+    # what an exception says, when no model predicts it (crash.py)
+    "out-of-bounds": (
+        "an index past the end of an array",
+        "size the array for every index the loop reaches, or stop the loop "
+        "at the array's size",
+    ),
+    "shapes-mismatch": (
+        "two arrays whose shapes do not fit where they meet",
+        "print the shapes where they meet: an axis in the wrong order, a "
+        "missing [..., None], or a size taken from the wrong axis",
+    ),
+    "none-used": (
+        "None used as a value",
+        "return a value on every path, and replace an argument's default "
+        "None before using it",
+    ),
+    "axes-order": (
+        "the right numbers with their axes in another order",
+        "build the output in the layout the exercise states; np.transpose "
+        "(or moveaxis) to that order before returning",
+    ),
+    "reshape-for-transpose": (
+        "a reshape where a transpose is meant: the numbers land in the "
+        "wrong places",
+        "reshape never moves numbers between axes: to reorder axes use "
+        ".transpose(...) (or .T) first, then reshape",
+    ),
+    "sum-axes": (
+        "summed over the wrong axes",
+        "sum over every axis the parameter is shared along (the batch, "
+        "and for a conv the positions): the axes the exercise names, no "
+        "more, no fewer",
     ),
 }

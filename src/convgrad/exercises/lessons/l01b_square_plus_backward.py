@@ -39,7 +39,28 @@ def paths(run: Run, output: str):
             ("one piece of x*x and +x's, dy*x + dy", dy * x + dy)]
 
 
-MISTAKES = [model("overwrites", paths)]
+def terms(case: dict) -> dict[str, list]:
+    """dx as one term per use of x (for the generated family)."""
+    x, dy = case["x"], case["dy"]
+    return {"dx": [("the left x's piece of x*x, dy*x", dy * x),
+                   ("the right x's piece of x*x, x*dy", x * dy),
+                   ("+x's piece, dy", dy)]}
+
+
+def output_for_input(run: Run, output: str):
+    x, dy = run.case["x"], run.case["dy"]
+    y = x * x + x
+    return [("the forward's output y = x*x + x where x is meant, "
+             "2*dy*y + dy", 2 * dy * y + dy),
+            ("y where x is meant, in the pieces of x*x only, 2*dy*y + dy",
+             2 * dy * y + dy),
+            ("the forward's value times dy, dy*(x*x + x)", dy * y),
+            ("x*x's value where its derivative is meant, dy*x*x + dy",
+             dy * x * x + dy)]
+
+
+MISTAKES = [model("overwrites", paths),
+            model("forward-for-derivative", output_for_input)]
 
 EXERCISE = Exercise(
     "square_plus_backward", 1, square_plus_backward, cases,
@@ -48,4 +69,5 @@ EXERCISE = Exercise(
     hint="x is used three times (twice in x * x, once in + x): "
          "add one piece per use.",
     outcomes=(2,),
+    terms=terms,
 )

@@ -77,6 +77,26 @@ def dx_unflipped(x, w, dy):
     return _dx(x, w, dy, unflipped=True), _dw(x, dy)
 
 
+def dx_one_pixel(x, w, dy):
+    """Right but for one pixel far from the first: a spot check of a few
+    elements misses it."""
+    dx = _dx(x, w, dy)
+    dx[-1, -1, -2, -1] += 0.5
+    return dx, _dw(x, dy)
+
+
+def both_halved(x, w, dy):
+    """Both gradients off by one factor: a check that passes when either
+    is right still rejects it; one of directions alone passes it."""
+    return _dx(x, w, dy) / 2, _dw(x, dy) / 2
+
+
+def dx_kernel_transposed(x, w, dy):
+    """The kernel's taps transposed in dx: every total is right, so a check
+    of sums passes it."""
+    return _dx(x, w.swapaxes(-1, -2), dy), _dw(x, dy)
+
+
 @dataclass(frozen=True, repr=False)
 class Pass:
     """A forward or backward pass of :func:`conv`, named for the reports:
@@ -105,6 +125,9 @@ BACKWARDS = {
     "dw rounded to float16": dw_float16,
     "dw divided by the batch": dw_batch_mean,
     "dx with the kernel not flipped": dx_unflipped,
+    "dx off at one pixel": dx_one_pixel,
+    "dx with the kernel transposed": dx_kernel_transposed,
+    "dx and dw both halved": both_halved,
 }
 
 
@@ -159,17 +182,35 @@ def expected(forward, backward, x, w) -> bool:
 # the mistakes: what a weak check says, from the true gradient -------------
 
 
+def _close(a: np.ndarray, b: np.ndarray, rtol: float, how: str) -> bool:
+    if how == "totals":
+        return bool(np.isclose(a.sum(), b.sum(), rtol=rtol, atol=1e-7))
+    if how == "first":
+        return bool(np.isclose(a.flat[0], b.flat[0], rtol=rtol, atol=1e-7))
+    if how == "few":  # a few random elements: a lone wrong one is missed
+        bad = ~np.isclose(a, b, rtol=rtol, atol=1e-7)
+        return int(bad.sum()) <= max(1, bad.size // 10)
+    if how == "unit":  # the directions compared closely
+        return bool(np.allclose(a / np.linalg.norm(a), b / np.linalg.norm(b),
+                                rtol=rtol, atol=1e-7))
+    if how == "direction":
+        cos = np.sum(a * b) / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-300)
+        return bool(cos > 0.9999)
+    return bool(np.allclose(a, b, rtol=rtol, atol=1e-7))
+
+
 def _weak(*, dy: str = "random", rtol: float = 1e-5,
-          compare: tuple[str, ...] = ("dx", "dw")) -> Callable[[dict], bool]:
+          compare: tuple[str, ...] = ("dx", "dw"), how: str = "all",
+          join=all) -> Callable[[dict], bool]:
     def says(case: dict) -> bool:
         x, w, backward = case["x"], case["w"], case["backward"]
         shape = conv(x, w).shape
         g = (np.ones(shape) if dy == "ones"
              else np.random.default_rng(1).standard_normal(shape))
         got, want = backward(x, w, g), right(x, w, g)
-        return all(np.allclose(a, b, rtol=rtol, atol=1e-7)
-                   for name, a, b in zip(("dx", "dw"), got, want, strict=True)
-                   if name in compare)
+        return join(_close(a, b, rtol, how)
+                    for name, a, b in zip(("dx", "dw"), got, want, strict=True)
+                    if name in compare)
 
     return says
 
@@ -195,14 +236,52 @@ def verdicts(code: str, says: Callable[[dict], bool], what: str) -> Rule:
     return Rule(code, evidence, where)
 
 
+def _rejects_right(run: Run, output: str) -> bool | None:
+    got = run.out(output)
+    if got is None or got.shape != () or not run.case["backward"].is_right:
+        return None
+    return not bool(got) or None
+
+
+def _rejects_where(run: Run, output: str, label: str) -> str:
+    return (f"on case {run.number} your check rejected "
+            f"{run.case['backward']!r}, the right backward pass")
+
+
+def _accepts_all(run: Run, output: str) -> bool | None:
+    got = run.out(output)
+    if got is None or got.shape != ():
+        return None
+    if run.case["backward"].is_right:
+        return None if bool(got) else False
+    return bool(got)
+
+
 MISTAKES = [
     verdicts("ones-upstream", _weak(dy="ones"), "a check with dy all ones"),
+    verdicts("spot-check", _weak(how="first"),
+             "a check of one element of each gradient"),
+    verdicts("spot-check", _weak(how="few"),
+             "a check of a few random elements of each gradient"),
+    verdicts("totals-only", _weak(how="totals"),
+             "a check of dx.sum() and dw.sum() alone"),
+    verdicts("either-gradient", _weak(join=any),
+             "a check that passes when dx or dw is right"),
+    verdicts("direction-only", _weak(how="direction"),
+             "a check of the gradients' directions (cosine similarity)"),
+    verdicts("direction-only", _weak(how="unit"),
+             "a check of the gradients divided by their norms"),
     verdicts("loose-tolerance", _weak(rtol=1e-2),
              "a check with rtol=1e-2"),
     verdicts("one-gradient", _weak(compare=("dx",)),
              "a check of dx alone"),
     verdicts("one-gradient", _weak(compare=("dw",)),
              "a check of dw alone"),
+    Rule("rejects-right", _rejects_right, _rejects_where, any_case=True),
+    Rule("accepts-all", _accepts_all,
+         lambda run, output, label: (
+             f"your check accepted every backward pass, the wrong ones "
+             f"too (on case {run.number}: {run.case['backward']!r})")),
 ]
 
 EXERCISE = Exercise(

@@ -44,8 +44,10 @@ def maxpool_forward(
 def cases(rng: np.random.Generator) -> list[dict]:
     out = []
     for k, s, p, h, w in POOLS:
-        x = rng.integers(-3, 3, size=(2, 2, h, w)).astype(np.float64)
-        x[0, 0] = -1.0 - rng.integers(0, 2, size=(h, w))  # all negative
+        # few distinct values, so windows tie; none of them whole, so a
+        # y kept in an integer array (like argmax) cannot pass
+        x = (rng.integers(-3, 3, size=(2, 2, h, w)) + 0.5) * 0.5
+        x[0, 0] = -0.75 - 0.5 * rng.integers(0, 2, size=(h, w))  # all < 0
         out.append({"x": x, **pool_args(k, s, p)})
     return out
 

@@ -23,6 +23,7 @@ import numpy as np
 import convgrad as cg
 from convgrad import F, adjoint, nn
 
+from ..diagnosis import Rule, Run, model
 from ..exercise import Exercise
 
 # the four Functions, right ---------------------------------------------------
@@ -277,8 +278,46 @@ def expected(layers: list) -> int:
     """The planted bug's index: the truth the learner's search must find."""
     return next(i for i, s in enumerate(layers) if s._bug)
 
-# an index is right or wrong: the generic rules say the rest
-MISTAKES: list = []
+# the mistakes: where a weak search stops ---------------------------------
+
+#: which of its inputs' gradients each bug gets wrong
+WRONG_INPUT = {"conv-unflipped": 0, "conv-bias-mean": 2, "relu-on-grad": 0,
+               "pool-spread": 0, "linear-batch-mean": 1}
+
+
+def searches(run: Run, output: str):
+    """What the weak searches return on this case."""
+    layers = run.case["layers"]
+    bad = expected(layers)
+    n = len(layers)
+    first_input = bad if WRONG_INPUT[layers[bad]._bug] == 0 else -1
+    return [
+        ("the first suspect that passes (.ok read the wrong way round)",
+         next(i for i in range(n) if i != bad)),
+        ("a return in both branches: the first suspect's verdict only",
+         0 if bad == 0 else -1),
+        ("the position counted from the end", n - 1 - bad),
+        ("a check of the first input's gradient only", first_input),
+    ]
+
+
+def _raises(run: Run, output: str) -> bool | None:
+    if run.raised is None:
+        return None
+    return run.raised.startswith("AssertionError") and "gradcheck" in run.raised
+
+
+MISTAKES = [
+    model("inverted-test", lambda r, o: searches(r, o)[:1]),
+    model("stops-early", lambda r, o: searches(r, o)[1:2]),
+    model("counted-from-end", lambda r, o: searches(r, o)[2:3]),
+    model("one-gradient", lambda r, o: searches(r, o)[3:]),
+    Rule("gradcheck-raises", _raises,
+         lambda run, output, label: (
+             f"on case {run.number} cg.gradcheck raised its AssertionError "
+             f"for the wrong suspect: by default it raises instead of "
+             f"reporting")),
+]
 
 EXERCISE = Exercise(
     "find_wrong_backward", 9, find_wrong_backward, cases,

@@ -113,10 +113,61 @@ def batch_fix(source: str, output: str | None, label: str) -> str:
             "counts N*H*W positions")
 
 
+def terms(case: dict) -> dict[str, list]:
+    """dx as its three terms (for the generated family)."""
+    dy, x_hat = case["dy"], case["x_hat"]
+    g = _scale(case)
+    return {"dx": [("the direct term γ/σ·dy", g * dy),
+                   ("the mean's term γ/σ·mean(dy)",
+                    -g * dy.mean(axis=AXES, keepdims=True)),
+                   ("the variance's term γ/σ·x̂·mean(dy·x̂)",
+                    -g * x_hat * (dy * x_hat).mean(axis=AXES,
+                                                   keepdims=True))]}
+
+
+def _dx(case: dict, m: float | None = None, scale_all: bool = True,
+        swap: bool = False, scale=None) -> np.ndarray:
+    dy, x_hat = case["dy"], case["x_hat"]
+    n, _, h, w = dy.shape
+    m = n * h * w if m is None else m
+    sums = (dy.sum(axis=AXES, keepdims=True),
+            (dy * x_hat).sum(axis=AXES, keepdims=True))
+    beta, gamma = sums[::-1] if swap else sums
+    g = _scale(case) if scale is None else scale
+    if scale_all:
+        return g * (dy - beta / m - x_hat * gamma / m)
+    return g * dy - beta / m - x_hat * gamma / m
+
+
+def counts(run: Run, output: str):
+    """dx with the means' count M taken wrong."""
+    n, c, h, w = run.case["dy"].shape
+    m = n * h * w
+    return [("M - 1 for M (the unbiased count)", _dx(run.case, m - 1)),
+            ("M = N*C*H*W, every element of dy", _dx(run.case, m * c)),
+            ("M = H*W, one image's plane", _dx(run.case, h * w)),
+            ("M = N, the batch alone", _dx(run.case, n))]
+
+
+def placed(run: Run, output: str):
+    """dx with γ/σ or the two sums misplaced."""
+    out = [("γ/σ multiplying dy alone, not the two means' terms",
+            _dx(run.case, scale_all=False)),
+           ("dgamma/M as the mean's term and dbeta/M as the variance's",
+            _dx(run.case, swap=True))]
+    gs = run.case["gamma"] / run.case["sigma"]
+    if run.case["dy"].shape[-1] == gs.size:  # (C,) broadcast along W
+        out.append(("γ/σ as a (C,) vector, broadcast along W not C",
+                    _dx(run.case, scale=gs)))
+    return out
+
+
 MISTAKES = [  # specific first
     model("stats-as-constants", constants, outputs=("dx",)),
     model("mean-term-only", mean_term_only, outputs=("dx",)),
     model("missing-batch-sum", per_image, fix=batch_fix),
+    model("wrong-count", counts, outputs=("dx",)),
+    model("misplaced-factor", placed, outputs=("dx",)),
 ]
 
 EXERCISE = Exercise(
@@ -131,4 +182,5 @@ EXERCISE = Exercise(
         "dbeta": "dbeta sums dy over the axes (0, 2, 3).",
     },
     outcomes=(2,),
+    terms=terms,
 )
