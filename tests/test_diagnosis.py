@@ -1689,6 +1689,95 @@ MISTAKES += [
 ]
 
 
+def ag_abs(A, At, x_shape, y_shape, rng):
+    x, r = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    return abs(float(np.sum(A(x) * r) - np.sum(x * At(r))))  # "a distance"
+
+
+def ag_abs_vdot(A, At, x_shape, y_shape, rng):
+    x, r = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    return float(np.abs(np.vdot(A(x), r) - np.vdot(x, At(r))))
+
+
+def ag_relative(A, At, x_shape, y_shape, rng):
+    x, r = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    left = np.sum(A(x) * r)
+    return float((left - np.sum(x * At(r))) / abs(left))
+
+
+def ag_relative_vdot(A, At, x_shape, y_shape, rng):
+    x, r = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    left, right = np.vdot(A(x), r), np.vdot(x, At(r))
+    return float((left - right) / np.abs(left))
+
+
+def ag_uniform(A, At, x_shape, y_shape, rng):
+    x, r = rng.random(x_shape), rng.random(y_shape)
+    return float(np.sum(A(x) * r) - np.sum(x * At(r)))
+
+
+def ag_uniform_vdot(A, At, x_shape, y_shape, rng):
+    x = rng.random(size=x_shape)
+    r = rng.random(size=y_shape)
+    return float(np.vdot(A(x), r) - np.vdot(x, At(r)))
+
+
+def ag_own_generator(A, At, x_shape, y_shape, rng):
+    mine = np.random.default_rng()  # not the rng given
+    x, r = mine.standard_normal(x_shape), mine.standard_normal(y_shape)
+    return float(np.sum(A(x) * r) - np.sum(x * At(r)))
+
+
+def ag_legacy_randn(A, At, x_shape, y_shape, rng):
+    x = np.random.standard_normal(x_shape)  # noqa: NPY002 (the mistake)
+    r = np.random.standard_normal(y_shape)  # noqa: NPY002
+    return float(np.vdot(A(x), r) - np.vdot(x, At(r)))
+
+
+MISTAKES += [
+    ("adjoint_gap", "sign-lost", ag_abs),
+    ("adjoint_gap", "sign-lost", ag_abs_vdot),
+    ("adjoint_gap", "relative-gap", ag_relative),
+    ("adjoint_gap", "relative-gap", ag_relative_vdot),
+    ("adjoint_gap", "draw-kind", ag_uniform),
+    ("adjoint_gap", "draw-kind", ag_uniform_vdot),
+    ("adjoint_gap", "own-random", ag_own_generator),
+    ("adjoint_gap", "own-random", ag_legacy_randn),
+]
+
+
+def sgd_old_velocity(w, dw, v, lr, momentum):
+    w_new = w - lr * v  # the step first, with the velocity it was given
+    return w_new, momentum * v + dw
+
+
+def sgd_dampened_loop(w, dw, v, lr, momentum):
+    w, v = w.copy(), v.copy()
+    for i in np.ndindex(w.shape):
+        v[i] = momentum * v[i] + (1 - momentum) * dw[i]  # an average
+        w[i] -= lr * v[i]
+    return w, v
+
+
+def cos_no_parentheses(size, kernel_size, stride=1, padding=0, dilation=1):
+    span = dilation * (kernel_size - 1) + 1
+    return size + 2 * padding - span // stride + 1
+
+
+def cos_divides_by_s_plus_one(size, kernel_size, stride=1, padding=0,
+                              dilation=1):
+    room = size + 2 * padding - dilation * (kernel_size - 1) - 1
+    return room // (stride + 1)
+
+
+MISTAKES += [
+    ("sgd_momentum_step", "update-order", sgd_old_velocity),
+    ("sgd_momentum_step", "update-order", sgd_dampened_loop),
+    ("conv_output_size", "precedence", cos_no_parentheses),
+    ("conv_output_size", "precedence", cos_divides_by_s_plus_one),
+]
+
+
 # H and W swapped in a loop: right on square planes, an IndexError on the
 # first case that is not square and whose OH != OW (case 3, 4 x 6)
 
@@ -1975,7 +2064,7 @@ GENERIC_CODES = {"scale", "shape", "mutates-input", "time-limit", "bad-return",
                  # the generated family, the places and the exceptions: any
                  # exercise whose arguments, outputs or errors allow them
                  # (tests/test_generated.py)
-                 *generated.ORDER, *generated.LATE,
+                 *generated.CODES,
                  *(rule.code for rule in localise.LOCALISE), *crash.CODES}
 
 
@@ -2115,10 +2204,11 @@ def mpf_convgrad(x, kernel_size, stride=None, padding=0):
 
 def apb_autodiff(dy, input_shape, kernel_size, stride=None, padding=0,
                  count_include_pad=True):
-    h = input_shape[2]
     s = kernel_size if stride is None else stride
-    ceil = dy.shape[2] != geometry.pool_out_size(h, kernel_size, s, padding, 1,
-                                                 False)
+    # ceil mode shows on either axis (on a plane that is not square, on
+    # one only)
+    ceil = any(o != geometry.pool_out_size(n, kernel_size, s, padding, 1, False)
+               for o, n in zip(dy.shape[2:], input_shape[2:], strict=True))
     x = cg.Tensor(np.zeros(input_shape), requires_grad=True)
     F.avg_pool2d(x, kernel_size, stride, padding, ceil_mode=ceil,
                  count_include_pad=count_include_pad).backward(dy)

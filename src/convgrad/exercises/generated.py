@@ -122,7 +122,7 @@ def _inputs(case: dict) -> Iterator[Member]:
               and v.dtype.kind == "f"]
     for name in arrays:
         v = case[name]
-        if name in UPSTREAM:
+        if name in UPSTREAM or name not in ("x", "x_hat", "v"):
             yield ("input-ignored", f"{name} left out (taken as all ones)",
                    lambda c, name=name: _set(c, **{name: np.ones_like(c[name])}),
                    None)
@@ -287,9 +287,11 @@ ORDER = ("stride-ignored", "padding-ignored", "dilation-ignored",
          "argument-off-by-one", "sign", "plane-transposed", "truncated",
          "batch-mixed", "averaged", "last-window-skipped", "term-dropped",
          "term-sign", "term-doubled", "axes-order", "reshape-for-transpose",
-         "sum-axes")
+         "sum-axes", "returns-input")
 # tried after the generic scale (a constant factor is the simpler story)
 LATE = ("count-factor", "result-off-by-one")
+#: every code the family can give
+CODES = (*ORDER, *LATE, "size-off-by-one")
 
 
 def _call(reference: Callable, case: dict, outputs: tuple[str, ...]):
@@ -315,6 +317,10 @@ def _scattered(sc: Scatter) -> Iterator[tuple[str, str, np.ndarray]]:
                            minlength=canvas.size)
         yield ("truncated", f"each piece {how} before it is added",
                sc.crop(flat.reshape(canvas.shape)))
+    last = int(sc.batch.max())
+    if last > 0:
+        yield ("missing-batch-sum", "the last image left out (a batch loop "
+               "that stops one short)", sc.output(keep=sc.batch < last))
     m = _WINDOW.search(sc.label)
     if m is None:
         return
@@ -329,6 +335,10 @@ def _scattered(sc: Scatter) -> Iterator[tuple[str, str, np.ndarray]]:
             (f"the first column of {what}s left out", cols > 0)):
         if rows.max() > 0 and cols.max() > 0:
             yield ("last-window-skipped", label, sc.output(keep=keep))
+    if rows.max() != cols.max():  # OH for OW, or OW for OH, in a loop
+        yield ("hw-swapped", f"the {what}s of a square range, OH used for "
+               f"OW (or OW for OH)", sc.output(
+                   keep=(rows <= cols.max()) & (cols <= rows.max())))
 
 
 def _termwise(terms: Callable, case: dict, output: str
@@ -383,6 +393,11 @@ def _singles(parts: tuple, run: Run, output: str
             except Exception:  # a case the reference refuses: no model
                 continue
         out.append((code, label, answer, change))
+    for name, v in run.case.items():  # an input handed back as it came
+        if isinstance(v, np.ndarray) and v.shape == want.shape \
+                and v.dtype.kind == "f":
+            out.append(("returns-input", f"the argument {name} returned as "
+                        f"it came", v, None))
     for name in run.names:  # each output returned in another's place
         if name != output:
             out.append(("outputs-swapped", f"{name} returned where "
@@ -519,6 +534,62 @@ _USE = {
 }
 
 
+def _sized(code: str):
+    """The right numbers in an output sized wrong: one row or column of
+    windows too many or too few (``size-off-by-one``), or a width taken
+    from the height (``hw-swapped``); where the two overlap, the learner's
+    numbers are the right ones."""
+
+    def label_of(got: np.ndarray, want: np.ndarray, run: Run) -> str | None:
+        if got.ndim != want.ndim or got.ndim == 0:
+            return None
+        d = [g - w for g, w in zip(got.shape, want.shape, strict=True)]
+        if any(d[:-2]) or not any(d[-2:]):
+            return None
+        inner = tuple(slice(0, min(g, w))
+                      for g, w in zip(got.shape, want.shape, strict=True))
+        if not run.same(got[inner], want[inner]):
+            return None
+        if want.ndim >= 2 and (got.shape[-1] == want.shape[-2] != want.shape[-1]
+                               or got.shape[-2] == want.shape[-1]
+                               != want.shape[-2]):
+            return "hw-swapped:a plane sized from the other axis (W from H)"
+        if all(x in (0, 1) for x in d[-2:]):
+            return ("size-off-by-one:one row or column too many (the count "
+                    "rounded up)")
+        if all(x in (0, -1) for x in d[-2:]):
+            return ("size-off-by-one:one row or column too few (the +1 of "
+                    "the count missing)")
+        return None
+
+    def across(runs, output):
+        if output is None:
+            return None
+        first, labels = None, set()
+        for run in runs:
+            got = run.out(output)
+            if run.raised is not None or got is None or run.right(output):
+                continue
+            want = run.expected(output)
+            label = label_of(got, want, run)
+            if label is None:
+                return None
+            labels.add(label)
+            first = first or run
+        if first is None or len(labels) != 1:
+            return None
+        said, label = labels.pop().split(":", 1)
+        return (first, label) if said == code else None
+
+    def where(run: Run, output: str, label: str) -> str:
+        got, want = run.out(output).shape, run.expected(output).shape
+        return (f"on case {run.number} your {output} has shape {got}, "
+                f"expected {want}: {label}; where the two overlap, your "
+                f"numbers are the right ones")
+
+    return Rule(code, lambda run, out: None, where, across=across)
+
+
 def family(reference: Callable, feeds: Mapping[str, Callable] | None = None,
            terms: Callable | None = None
            ) -> tuple[tuple[Rule, ...], tuple[Rule, ...]]:
@@ -534,5 +605,6 @@ def family(reference: Callable, feeds: Mapping[str, Callable] | None = None,
                     across=across)
 
     early = [rule(code, _singles) for code in ORDER]
+    early += [_sized("size-off-by-one"), _sized("hw-swapped")]
     early += [rule(code, _pairs) for code in ORDER]
     return tuple(early), tuple(rule(code, _singles) for code in LATE)

@@ -92,6 +92,12 @@ stops-early          find_wrong_backward
 counted-from-end     find_wrong_backward
 gradcheck-raises     find_wrong_backward
 count-factor         col2im
+sign-lost            adjoint_gap
+relative-gap         adjoint_gap
+draw-kind            adjoint_gap
+own-random           adjoint_gap
+update-order         sgd_momentum_step
+precedence           conv_output_size
 ===================  ========================================================
 
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
@@ -604,5 +610,48 @@ CODES: dict[str, tuple[str, str]] = {
         "sum over every axis the parameter is shared along (the batch, "
         "and for a conv the positions): the axes the exercise names, no "
         "more, no fewer",
+    ),
+    "sign-lost": (
+        "the gap's sign thrown away (abs)",
+        "return the signed difference <A x, r> - <x, At r>: its sign says "
+        "which side is larger, and the checker compares it as it is",
+    ),
+    "relative-gap": (
+        "a relative gap, divided by a size, where the difference is asked",
+        "return the plain difference np.sum(A(x) * r) - np.sum(x * At(r))",
+    ),
+    "draw-kind": (
+        "the random numbers drawn from the wrong distribution",
+        "draw with rng.standard_normal(shape), as the exercise says: "
+        "rng.random gives uniform numbers in [0, 1)",
+    ),
+    "own-random": (
+        "random numbers from a generator of its own, not the rng given",
+        "draw from the rng argument (rng.standard_normal), never a new "
+        "np.random.default_rng() or np.random.randn: the checker hands you "
+        "the generator whose numbers it expects",
+    ),
+    "returns-input": (
+        "an argument handed back as it came, where a new value is asked",
+        "return the value you computed (the new velocity, the new "
+        "weights), not the argument",
+    ),
+    "size-off-by-one": (
+        "the output one row or column too many or too few: the window "
+        "count's +1, or a count rounded the wrong way",
+        "count the windows as (H + 2p - span) // s + 1: floor division, "
+        "and the +1 for the first window",
+    ),
+    "precedence": (
+        "a missing pair of parentheses: an operator applied to part of "
+        "the formula",
+        "write the whole numerator in parentheses before dividing: "
+        "(size + 2*p - span) // s + 1",
+    ),
+    "update-order": (
+        "a momentum step written another way: the order or the form of the "
+        "two updates",
+        "torch's rule, in this order: v = momentum*v + dw first, then "
+        "w = w - lr*v with the new v",
     ),
 }

@@ -22,7 +22,7 @@ import numpy as np
 
 from convgrad import F
 
-from ..diagnosis import model
+from ..diagnosis import Rule, model
 from ..exercise import Exercise
 from ..shared import numbers
 from .l02a_im2col import im2col
@@ -112,9 +112,18 @@ def adjoint_gap(A: Callable, At: Callable, x_shape: tuple, y_shape: tuple,
 
 
 def cases(rng: np.random.Generator) -> list[dict]:
-    return [{"A": A, "At": At, "x_shape": xs, "y_shape": ys,
-             "rng": Draws(int(rng.integers(1 << 16)))}
-            for A, At, xs, ys in _pairs(rng)]
+    """One case per pair; the pairs that are no adjoints get draws whose
+    gaps change sign in turn, so a gap whose sign was thrown away fails."""
+    out, sign = [], -1.0
+    for A, At, xs, ys in _pairs(rng):
+        seed = int(rng.integers(1 << 16))
+        if "with" in At.name:  # not the adjoint: the gap is no rounding
+            while np.sign(adjoint_gap(A, At, xs, ys, Draws(seed))) != sign:
+                seed = int(rng.integers(1 << 16))
+            sign = -sign
+        out.append({"A": A, "At": At, "x_shape": xs, "y_shape": ys,
+                    "rng": Draws(seed)})
+    return out
 
 
 # the mistakes ----------------------------------------------------------------
@@ -139,9 +148,46 @@ def drawn_the_other_way(run, output):
              float(np.sum(c["A"](x) * r) - np.sum(x * c["At"](r))))]
 
 
+def variants(run, output):
+    """The gap's slips: its sign thrown away, made relative, drawn
+    uniform."""
+    c = run.case
+    g = c["rng"].fresh()
+    x, r = g.standard_normal(c["x_shape"]), g.standard_normal(c["y_shape"])
+    ax_r = float(np.sum(c["A"](x) * r))
+    gap = ax_r - float(np.sum(x * c["At"](r)))
+    u = c["rng"].fresh()
+    xu, ru = u.random(c["x_shape"]), u.random(c["y_shape"])
+    uniform = float(np.sum(c["A"](xu) * ru) - np.sum(xu * c["At"](ru)))
+    return {"sign-lost": [("|gap|, the gap's absolute value", abs(gap))],
+            "relative-gap": [("gap / |<A x, r>|, a relative gap",
+                              gap / abs(ax_r))],
+            "draw-kind": [("x and r drawn with rng.random (uniform on [0, "
+                           "1))", uniform)]}
+
+
+def _own_random(run, output) -> bool | None:
+    """Called twice on one case, the answer changes: it draws from a
+    generator of its own, not the rng it was given."""
+    if run.raised is not None or run.again is None or run.right(output):
+        return None
+    got = run.out(output)
+    try:
+        again = run.again(run.case)
+    except Exception:  # it fails there: nothing to compare
+        return None
+    return got is not None and not run.same(again[0], got)
+
+
 MISTAKES = [
     model("inverse-test", inverse_test),
     model("draw-order", drawn_the_other_way),
+    *(model(code, lambda r, o, code=code: variants(r, o)[code])
+      for code in ("sign-lost", "relative-gap", "draw-kind")),
+    Rule("own-random", _own_random,
+         lambda run, output, label: (
+             f"called twice on case {run.number}, with the same rng, your "
+             f"function returned two different gaps")),
 ]
 
 EXERCISE = Exercise(

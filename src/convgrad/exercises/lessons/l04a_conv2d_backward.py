@@ -45,6 +45,7 @@ def cases(rng: np.random.Generator) -> list[dict]:
         (2, 2, 3, 3, 2, 1, 6, 5),
         (3, 3, 2, 2, 1, 1, 4, 4),  # a third image: a mean is not a half
         (2, 2, 2, 3, 2, 0, 7, 7),
+        (2, 2, 2, 3, 1, 1, 5, 7),  # OH != OW: a loop over OH twice fails
     ]:
         oh, ow = geometry.window((h, w), k, s, p, 1).out
         out.append({

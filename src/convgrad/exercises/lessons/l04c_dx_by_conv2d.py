@@ -60,7 +60,9 @@ def cases(rng: np.random.Generator) -> list[dict]:
     out = []
     for (h, wd), k, s, p in [((5, 5), 3, 1, 0), ((6, 6), 3, 2, 1),
                              ((7, 5), 3, 2, 0), ((6, 7), 3, 1, 1),
-                             ((8, 8), 5, 2, 1)]:
+                             ((8, 8), 5, 2, 1),
+                             # output_padding 1 on H, 0 on W
+                             ((6, 5), 3, 2, 1)]:
         oh, ow = (h + 2 * p - k) // s + 1, (wd + 2 * p - k) // s + 1
         out.append({"dy": numbers(rng, 2, 3, oh, ow),
                     "w": numbers(rng, 3, 2, k, k), "input_size": (h, wd),

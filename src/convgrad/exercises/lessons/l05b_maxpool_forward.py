@@ -76,14 +76,27 @@ def last_max(run: Run, output: str):
     last = vals.shape[-1] - 1 - np.argmax(vals[..., ::-1], axis=-1)
     arg = np.take_along_axis(np.broadcast_to(flat, vals.shape),
                              last[..., None], -1)[..., 0]
-    return [("keeping the last maximum (>=)", arg)]
+    # the window scanned column by column: on a tie the first maximum in
+    # column-major order wins
+    n_k = c["kernel_size"]
+    order = np.arange(n_k * n_k).reshape(n_k, n_k).T.reshape(-1)
+    col_first = order[np.argmax(vals[..., order], axis=-1)]
+    arg_c = np.take_along_axis(np.broadcast_to(flat, vals.shape),
+                               col_first[..., None], -1)[..., 0]
+    return [("keeping the last maximum (>=)", arg),
+            ("scanning each window column by column (the first maximum "
+             "down the columns wins a tie)", arg_c)]
 
 
 def zero_pad(run: Run, output: str):
     c = run.case
     vals, _ = windows(c["x"], c["kernel_size"], c.get("stride"),
                        c.get("padding", 0), 0.0)
-    return [("padding with 0", vals.max(axis=-1))]
+    start, _ = windows(c["x"], c["kernel_size"], c.get("stride"),
+                       c.get("padding", 0), -np.inf)
+    return [("padding with 0", vals.max(axis=-1)),
+            ("a running max that starts at 0, not -inf",
+             np.maximum(start.max(axis=-1), 0.0))]
 
 
 def index_widths(run: Run, output: str):

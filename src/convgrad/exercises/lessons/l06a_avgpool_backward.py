@@ -46,7 +46,7 @@ def avgpool_backward(
 
 def cases(rng: np.random.Generator) -> list[dict]:
     out = []
-    for k, s, p, h, w, ceil, cip in [
+    for k, s, p, h, w, ceil, cip, *nc in [
         (2, 2, 0, 4, 4, False, True),
         (3, 2, 1, 5, 5, False, True),
         (3, 2, 1, 5, 5, False, False),
@@ -56,11 +56,17 @@ def cases(rng: np.random.Generator) -> list[dict]:
         (2, 2, 0, 5, 7, True, True),  # clipped by the image, no padding
         (3, 1, 0, 4, 5, False, True),
         (2, None, 0, 4, 6, False, True),  # the default stride
+        # N != C, and C = 1 or N = 1: a dy not broadcast over the window,
+        # or an axis mixed up, shows here
+        (3, 1, 1, 5, 4, False, False, 3, 1),
+        (2, 3, 1, 7, 5, False, True, 1, 3),  # stride > kernel: gaps
+        (4, 2, 2, 6, 7, True, False, 2, 3),
     ]:
-        oh, ow = geometry.pool_window((2, 2, h, w), k, k if s is None else s,
+        n, c = nc or (2, 2)
+        oh, ow = geometry.pool_window((n, c, h, w), k, k if s is None else s,
                                       p, 1, ceil).out
         out.append({
-            "dy": numbers(rng, 2, 2, oh, ow), "input_shape": (2, 2, h, w),
+            "dy": numbers(rng, n, c, oh, ow), "input_shape": (n, c, h, w),
             **pool_args(k, s, p), "count_include_pad": cip,
         })
     return out

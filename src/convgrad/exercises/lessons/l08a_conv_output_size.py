@@ -31,7 +31,7 @@ def cases(rng: np.random.Generator) -> list[dict]:
     # fixed cases that separate the bugs, then random ones
     fixed = [(7, 3, 1, 0, 1), (9, 3, 2, 1, 2), (10, 2, 3, 0, 3), (6, 4, 1, 2, 2),
              (8, 3, 2, 1, 1)]  # 3.5 windows' room: / and ceil differ
-    for _ in range(8):
+    for _ in range(30):  # cheap: slips that differ rarely show here
         k = int(rng.integers(1, 5))
         d = int(rng.integers(1, 4))
         p = int(rng.integers(0, 3))
@@ -79,13 +79,21 @@ def count_models(run: Run, output: str) -> dict[str, list]:
         "one-sided-padding": [("size + p, not size + 2*p",
                                (size + p - span) // s + 1)],
         "rounds-up": [("math.ceil(room / s) + 1", -(-room // s) + 1)],
+        "precedence": [("size + 2*p - span // s + 1 (only the span "
+                        "divided)", size + 2 * p - span // s + 1),
+                       ("(size + 2*p - span) // (s + 1)",
+                        (size + 2 * p - span) // (s + 1)),
+                       ("size + 2*p - span // s (no parentheses, no +1)",
+                        size + 2 * p - span // s),
+                       ("(size + 2*p - span + 1) // s, the +1 inside",
+                        (size + 2 * p - span + 1) // s)],
     }
 
 
 MISTAKES = [
     *(model(code, lambda r, o, code=code: count_models(r, o)[code])
       for code in ("off-by-one", "float-division", "one-sided-padding",
-                   "rounds-up")),
+                   "rounds-up", "precedence")),
     model("dilation-ignored", lambda r, o: sizes(r, o)["dilation"]),
     model("span", lambda r, o: sizes(r, o)["span"]),
     model("stride-ignored", lambda r, o: sizes(r, o)["stride"]),

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..diagnosis import model
 from ..exercise import Exercise
 from ..shared import numbers
 
@@ -41,8 +42,35 @@ def cases(rng: np.random.Generator) -> list[dict]:
     ]
 
 
-# none of its own: the generic rules (scale, an argument changed) apply
-MISTAKES: list = []
+def steps(run, output: str):
+    """The other ways to write a momentum step, each right somewhere."""
+    c = run.case
+    w, dw, v, lr, m = (c[k] for k in ("w", "dw", "v", "lr", "momentum"))
+    new = m * v + dw
+    out = {
+        "the step taken with the old velocity, then v updated":
+            (w - lr * v, new),
+        "a dampened velocity, v = m*v + (1 - m)*dw":
+            (w - lr * (m * v + (1 - m) * dw), m * v + (1 - m) * dw),
+        "the other convention, v = m*v - lr*dw; w += v":
+            (w + m * v - lr * dw, m * v - lr * dw),
+        "Nesterov's look-ahead, w - lr*(dw + m*v_new)":
+            (w - lr * (dw + m * new), new),
+        "v = m*(v + dw), the gradient inside the decay":
+            (w - lr * m * (v + dw), m * (v + dw)),
+    }
+    at = ("w", "v").index(output)
+    return [(label, pair[at]) for label, pair in out.items()]
+
+
+def terms(case: dict) -> dict[str, list]:
+    """Both outputs as sums of terms (for the generated family)."""
+    w, dw, v, lr, m = (case[k] for k in ("w", "dw", "v", "lr", "momentum"))
+    return {"w": [("w", w), ("-lr*m*v", -lr * m * v), ("-lr*dw", -lr * dw)],
+            "v": [("m*v", m * v), ("dw", dw)]}
+
+
+MISTAKES = [model("update-order", steps)]
 
 EXERCISE = Exercise(
     "sgd_momentum_step", 9, sgd_momentum_step, cases,
@@ -50,4 +78,5 @@ EXERCISE = Exercise(
     mistakes=MISTAKES,
     hint="update the velocity first, then step with the new one.",
     outcomes=(),  # none of the syllabus's: see the docstring
+    terms=terms,
 )
