@@ -148,6 +148,20 @@ def test_a_dirty_lesson_staged_for_commit_fails_hygiene(a_clone):
     assert _fails(tracked_notebooks(a_clone)[LESSON])
 
 
+def test_a_learners_own_notebook_is_left_out_and_a_new_lesson_is_not(a_clone):
+    # JupyterLab's "New notebook" lands beside the lessons, run and saved
+    untitled = a_clone / "notebooks" / "Untitled.ipynb"
+    untitled.write_text(NOTEBOOKS[LESSON], encoding="utf-8")
+    _as_a_learner_left_it(untitled)
+    assert list(tracked_notebooks(a_clone)) == [LESSON]
+    # a lesson written but not added yet is checked as it is
+    new = a_clone / "notebooks" / "99-a-new-lesson.ipynb"
+    shutil.copy(untitled, new)
+    texts = tracked_notebooks(a_clone)
+    assert list(texts) == [LESSON, new.name]
+    assert _fails(texts[new.name])
+
+
 def test_outside_a_git_checkout_the_working_files_are_checked(tmp_path):
     (tmp_path / "notebooks").mkdir()
     working = tmp_path / "notebooks" / LESSON
