@@ -25,16 +25,20 @@ what the tests read:
   tracks no notebook there: every working file, as it is.
 
 :func:`tracked_notebooks` gives the hygiene and structure tests those texts;
-the repository's root ``conftest.py`` hands nbval git's copy of each lesson
-that differs from it.
+:func:`lessons_folder` gives the course tooling's tests (student copies,
+decks, assignments, grading) a folder of them; the repository's root
+``conftest.py`` hands nbval git's copy of each lesson that differs from it.
 """
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -154,3 +158,24 @@ def tracked_notebooks(root: Path = REPO, folder: str = "notebooks") -> dict[str,
         else:
             texts[name] = (root / folder / name).read_text(encoding="utf-8")
     return texts
+
+
+@functools.lru_cache(maxsize=1)
+def lessons_folder() -> Path:
+    """The lessons folder for tests that run the course's tools on every
+    lesson: ``notebooks/`` itself while each of its notebooks is as git
+    tracks it, else a temporary ``notebooks/`` folder (made once, removed at
+    exit) holding :func:`tracked_notebooks`, so that a learner's work in
+    the clone is neither read nor changed."""
+    folder = REPO / "notebooks"
+    found = lesson_notebooks()
+    if all(nb.source == "file" and (folder / name).is_file()
+           for name, nb in found.items()):
+        return folder
+    top = Path(tempfile.mkdtemp(prefix="convgrad-lessons-"))
+    atexit.register(shutil.rmtree, top, True)
+    copy = top / "notebooks"
+    copy.mkdir()
+    for name, text in tracked_notebooks().items():
+        (copy / name).write_text(text, encoding="utf-8")
+    return copy
