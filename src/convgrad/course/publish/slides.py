@@ -345,7 +345,7 @@ def export_slides(
     first time) and copied while the lessons run. ``pdf``: also print each
     deck to ``NN-title.pdf`` with headless Chromium (skipped, with a message,
     when no Chromium is installed). ``jobs``: lessons executed at once, each
-    in its own kernel (2: the most that gained on 2 cores). The progress
+    in its own kernel (default 2, one per core of a 2-core machine). The progress
     lines say what a first export costs once: the npm packages, and the
     Numba kernels the lessons compile.
     """
