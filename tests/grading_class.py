@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
+from tracked import lessons_folder
 
 from convgrad.course.grading import exercise_cells
 from convgrad.course.lessons import find_lessons
@@ -68,7 +69,7 @@ def trimmed_lessons(folder: Path) -> Path:
     """Lessons 03, 04 and 11 with only their first code cell (the imports)
     and each exercise cell with the markdown before it."""
     folder.mkdir(parents=True, exist_ok=True)
-    for lesson in find_lessons(only=list(LESSONS)):
+    for lesson in find_lessons(lessons_folder(), only=list(LESSONS)):
         nb = lesson.read()
         cells = exercise_cells(nb, lesson.number)
         first = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import nbformat
 from grading_class import COL2IM_NO_CROP, CONV_BACKWARD_DX_NO_CROP
+from tracked import lessons_folder
 
 from convgrad.course.grading import exercise_cells, solution_lines
 from convgrad.course.lessons import find_lessons
@@ -37,7 +38,7 @@ STUB = "raise NotImplementedError"
 def lesson_cells() -> dict[str, tuple[str, dict[str, str]]]:
     """Lesson stem -> (its import cell, exercise name -> its released cell)."""
     out = {}
-    for lesson in find_lessons(only=[L03, L04]):
+    for lesson in find_lessons(lessons_folder(), only=[L03, L04]):
         nb = lesson.read()
         first = next(c for c in nb.cells if c.cell_type == "code")
         cells = {name: nb.cells[i].source

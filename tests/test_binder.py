@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
+from tracked import lessons_folder
 
 REPO = Path(__file__).resolve().parents[1]
 BINDER = REPO / "binder"
@@ -288,7 +289,7 @@ def test_fresh_venv_builds_and_runs_the_start_lesson(tmp_path, request):
     run(str(python), "-m", "pip", "install", "-q", "nbval==0.11.0", "pytest>=8")
     lesson = tmp_path / "lesson"
     lesson.mkdir()
-    shutil.copy(REPO / "notebooks" / "00-start-here.ipynb", lesson)
+    shutil.copy(lessons_folder() / "00-start-here.ipynb", lesson)
     proc = subprocess.run(
         [str(BINDER / "start"), str(python), "-m", "pytest", "--nbval-lax",
          "--nbval-current-env", "-p", "no:cacheprovider", "-q",

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from tracked import tracked_notebooks
+from tracked import lessons_folder, tracked_notebooks
 
 from convgrad import exercises
 from convgrad.course import (
@@ -33,15 +33,19 @@ from convgrad.course import (
     write_student_copies,
 )
 from convgrad.course.__main__ import course_problems, main
+from convgrad.course.publish import MissingTool, slides
 from convgrad.course.publish.assets import remote_references
 from convgrad.course.publish.chromium import find_chromium, print_pdf
 from convgrad.course.publish.execute import execute_static
 from convgrad.course.publish.slides import (
     ANIMATION_TAG,
     HEIGHT,
+    NPM_ASSETS,
     WIDTH,
     animations_on_their_own_slide,
+    compile_note,
     export_slides,
+    npm_note,
     offline_problems,
     sections_on_their_own_subslide,
 )
@@ -49,7 +53,9 @@ from convgrad.course.student import STUB
 from convgrad.viz.export import PLAYER_CLASS
 
 REPO = Path(__file__).resolve().parents[1]
-NOTEBOOKS = REPO / "notebooks"
+# the lessons as git tracks them (tracked.py): a learner's work in this
+# clone is neither read nor run
+NOTEBOOKS = lessons_folder()
 REQUIRE_BROWSER = os.environ.get("CONVGRAD_REQUIRE_BROWSER") == "1"
 CHECK_CALL = re.compile(r"""exercises\.check\(\s*["'](\w+)["']""")
 
@@ -415,6 +421,108 @@ def test_start_lesson_exports_to_an_offline_deck(tmp_path, capfd):
     # encryption" warning, no jupyter_client warning)
     err = capfd.readouterr().err
     assert "WARNING" not in err and "encryption" not in err, err[-2000:]
+
+
+# a first export's one-time costs, stated in its progress (issue #41, point 8)
+
+
+def _cached_but(cache: Path, missing: str | None) -> None:
+    """Mark every npm package of the decks as fetched into ``cache``, but
+    ``missing``."""
+    for spec in NPM_ASSETS:
+        if spec != missing:
+            where = cache / spec.replace("/", "__").replace("@", "_at_")
+            where.mkdir(parents=True)
+            (where / ".complete").write_text(spec)
+
+
+def test_the_npm_note_names_what_a_first_export_fetches(tmp_path):
+    _cached_but(tmp_path, "mathjax@2.7.7")
+    if shutil.which("npm"):
+        note = npm_note(tmp_path)
+        assert note == (
+            "slides: first export: installing reveal.js assets from npm "
+            f"(mathjax@2.7.7) into {tmp_path} while the lessons run "
+            f"(one time, ~{slides.FIRST_NPM_SECONDS} s; later exports copy them)"
+        )
+    (tmp_path / "mathjax_at_2.7.7" / ".complete").parent.mkdir()
+    (tmp_path / "mathjax_at_2.7.7" / ".complete").write_text("mathjax@2.7.7")
+    assert npm_note(tmp_path) is None  # all fetched: nothing to say
+
+
+def test_without_npm_a_first_offline_export_stops_before_any_lesson(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("CONVGRAD_ASSET_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PATH", str(tmp_path))  # no npm on it
+    ran = []
+    monkeypatch.setattr(slides, "execute_static", lambda *a, **k: ran.append(a))
+    with pytest.raises(MissingTool, match="needs npm"):
+        export_slides(tmp_path / "out", find_lessons(NOTEBOOKS, ["00"]),
+                      offline=True, log=lambda m: None)  # fmt: skip
+    assert ran == []
+
+
+def test_the_compile_note_says_when_the_lessons_will_compile(tmp_path, monkeypatch):
+    from convgrad.kernels import _jit
+
+    place = tmp_path / "kernels_x"
+    place.mkdir()
+    monkeypatch.setattr(_jit, "cache_place", lambda: _jit.CachePlace(place, "t"))
+    assert compile_note() == (
+        f"slides: first export: compiling kernels (one time, "
+        f"~{slides.FIRST_COMPILE_SECONDS} s in all): the lessons compile Numba's "
+        f"kernels as they run, into {place}; later exports load them"
+    )
+    (place / "im2col.im2col.cg1-95.py311.nbi").write_bytes(b"")
+    assert compile_note() is None  # a warm cache: nothing to say
+    monkeypatch.setattr(_jit, "cache_place", lambda: _jit.CachePlace(None, "none"))
+    assert "each lesson compiles the kernels it uses" in compile_note()
+
+
+def test_a_first_export_says_its_one_time_costs_as_it_pays_them(tmp_path, monkeypatch):
+    """A first export in a fresh environment: an empty kernel cache, and one
+    npm package not fetched yet (requirejs, the smallest; the others are
+    this machine's). The progress names both one-time costs before the
+    lessons start, the package is fetched while the lesson runs, and the
+    lesson's kernel compiles into the cache the note names."""
+    _npm_or_skip()
+    from convgrad.course.publish.assets import npm_package
+    from convgrad.kernels import _jit
+
+    cache = tmp_path / "assets"
+    for spec in NPM_ASSETS:
+        if spec != "requirejs@2":
+            source = npm_package(spec).parent  # this machine's cache
+            (cache / source.name).mkdir(parents=True)
+            (cache / source.name / "package").symlink_to(source / "package")
+            shutil.copy(source / ".complete", cache / source.name)
+    monkeypatch.setenv("CONVGRAD_ASSET_CACHE", str(cache))
+    numba_cache = tmp_path / "numba"
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(numba_cache))  # the kernel's
+    place = _jit.choose_place(Path(_jit.__file__).parent, os.environ)
+    assert place.kind == "NUMBA_CACHE_DIR"
+    monkeypatch.setattr(_jit, "cache_place", lambda: place)
+    lines: list[str] = []
+    [deck] = export_slides(tmp_path / "out", find_lessons(NOTEBOOKS, ["00"]),
+                           offline=True, log=lines.append)  # fmt: skip
+    assert lines[0] == "slides: 1 lesson(s), 1 at a time"
+    assert lines[1].startswith("slides: first export: installing reveal.js assets "
+                               "from npm (requirejs@2) into ")  # fmt: skip
+    assert lines[2].startswith("slides: first export: compiling kernels (one time")
+    assert str(place.path) in lines[2]
+    assert lines[3] == "slides: lesson 1/1 00-start-here.ipynb"
+    assert any(re.fullmatch(r"slides: reveal\.js assets from npm installed in \d+ s", x)
+               for x in lines[3:])  # fmt: skip
+    assert (cache / "requirejs_at_2" / ".complete").is_file()
+    assert any(place.path.glob("*.nbi")), "the lesson compiled into the named cache"
+    page = deck.html.read_text(encoding="utf-8")
+    assert offline_problems(page, deck.html.parent) == []
+    # a second export pays neither
+    lines.clear()
+    export_slides(tmp_path / "out2", find_lessons(NOTEBOOKS, ["00"]), offline=True,
+                  log=lines.append)  # fmt: skip
+    assert [x for x in lines if "one time" in x or "installed in" in x] == []
 
 
 def test_an_exported_kernel_embeds_its_views_and_prints_its_bars(tmp_path):

@@ -8,7 +8,10 @@
   ``values.schema.yaml``, merged over its defaults as helm does.
 * The image the chart runs pins the chart's jupyterhub, and
   ``deploy/build-image.sh --no-build`` is accepted by repo2docker.
-* The TLJH recipe sets the same limits.
+* The TLJH recipe's configuration steps, run in a stand-in for TLJH's prefix:
+  the Binder image's Jupyter settings, the same limits, and the hub file that
+  puts students' kernels on IPC transport in a short private runtime folder,
+  where a kernel started by a server with that configuration runs ``1+1``.
 """
 
 from __future__ import annotations
@@ -203,37 +206,66 @@ def test_build_image_refuses_a_jupyterhub_other_than_the_charts(tmp_path):
     assert "pins jupyterhub==4.1.0" in proc.stderr
 
 
-def test_tljh_recipe_sets_the_same_limits():
-    setup = (DEPLOY / "tljh" / "setup.sh").read_text()
-    leaves = _leaves(yaml.safe_load(VALUES.read_text()))
-    assert f"limits.memory {leaves['singleuser.memory.limit']}" in setup
-    assert f"limits.cpu {leaves['singleuser.cpu.limit']}" in setup
-    assert f"services.cull.timeout {leaves['cull.timeout']}" in setup
-    assert "tljh-config reload" in setup
+# --------------------------------------------------------------------------
+# the TLJH recipe's configuration steps, run as the recipe runs them, in a
+# stand-in for TLJH's prefix (/opt/tljh): a venv as its user environment, a
+# tljh-config that records what it is asked
+# --------------------------------------------------------------------------
+
+SETUP = DEPLOY / "tljh" / "setup.sh"
+HUB_CONFIG = DEPLOY / "tljh" / "hub_config.py"
 
 
-def test_tljh_recipe_installs_the_binder_images_jupyter_settings(tmp_path):
-    """The recipe's settings step, run as the recipe runs it, with a venv's
-    python standing in for TLJH's user environment (/opt/tljh/user): the
-    JupyterLab overrides and the server config land in that environment's
-    prefix, where its jupyterhub-singleuser servers read them."""
-    setup = (DEPLOY / "tljh" / "setup.sh").read_text()
-    steps = [ln for ln in setup.splitlines() if "binder/jupyter/install.py" in ln
-             and ln.startswith('"$USER_PY"')]
-    assert steps == ['"$USER_PY" "$SRC/binder/jupyter/install.py" --server']
-    venv = tmp_path / "user"
+def _clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items()
+            if k not in ("JUPYTERLAB_DIR", "JUPYTER_CONFIG_DIR", "JUPYTER_RUNTIME_DIR")}
+
+
+def _setup(tljh: Path, *steps_and_args: str, **env: str):
+    return subprocess.run(
+        ["bash", str(SETUP), *steps_and_args], capture_output=True, text=True,
+        timeout=300, check=False,
+        env={**_clean_env(), "TLJH_INSTALL_PREFIX": str(tljh),
+             "CONVGRAD_SRC": str(REPO), **env},
+    )
+
+
+@pytest.fixture(scope="module")
+def tljh(tmp_path_factory) -> Path:
+    """A stand-in TLJH prefix after ``setup.sh --only jupyter,hub,limits``."""
+    root = tmp_path_factory.mktemp("tljh")
+    venv = root / "user"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages",
                     "--without-pip", str(venv)], check=True)
-    user_py = venv / "bin" / "python"
     # JupyterLab's application folder, which TLJH's user environment has
     # (jupyterlab is installed there); without it a venv layered on this
     # environment would use, and change, the base's
     (venv / "share" / "jupyter" / "lab").mkdir(parents=True)
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("JUPYTERLAB_DIR", "JUPYTER_CONFIG_DIR")}
-    subprocess.run(["bash", "-c", "set -euo pipefail\n" + steps[0]], check=True,
-                   env={**env, "USER_PY": str(user_py), "SRC": str(REPO)},
-                   capture_output=True)
+    bin_ = root / "fake-bin"
+    bin_.mkdir()
+    (bin_ / "tljh-config").write_text(
+        f'#!/bin/sh\necho "$*" >>"{root}/tljh-config.log"\n')
+    (bin_ / "tljh-config").chmod(0o755)
+    run = _setup(root, "--only", "jupyter,hub,limits",
+                 PATH=f"{bin_}:{os.environ['PATH']}")
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert [ln for ln in run.stdout.splitlines() if ln.startswith("convgrad: step")] \
+        == ["convgrad: step jupyter", "convgrad: step hub", "convgrad: step limits"]
+    return root
+
+
+def test_tljh_recipe_refuses_an_unknown_step(tmp_path):
+    (tmp_path / "user" / "bin").mkdir(parents=True)
+    (tmp_path / "user" / "bin" / "python").symlink_to(sys.executable)
+    run = _setup(tmp_path, "--only", "jupyter,limts")
+    assert run.returncode == 2 and "no step limts" in run.stderr
+
+
+def test_tljh_recipe_installs_the_binder_images_jupyter_settings(tljh):
+    """Step ``jupyter``: the JupyterLab overrides and the server config land
+    in the user environment's prefix, where its jupyterhub-singleuser
+    servers read them."""
+    venv = tljh / "user"
     binder = REPO / "binder" / "jupyter"
     lab = json.loads((venv / "share/jupyter/lab/settings/overrides.json").read_text())
     assert lab == json.loads((binder / "overrides.json").read_text())
@@ -245,10 +277,234 @@ def test_tljh_recipe_installs_the_binder_images_jupyter_settings(tmp_path):
     assert server["MappingKernelManager"]["cull_idle_timeout"] == 1800
     # and a server of that environment reads that folder
     paths = subprocess.run(
-        [str(user_py), "-c", "from jupyter_core.paths import jupyter_config_path;"
-                             "print('\\n'.join(jupyter_config_path()))"],
-        check=True, capture_output=True, text=True, env=env).stdout.split()
+        [str(venv / "bin" / "python"), "-c",
+         "from jupyter_core.paths import jupyter_config_path;"
+         "print('\\n'.join(jupyter_config_path()))"],
+        check=True, capture_output=True, text=True, env=_clean_env()).stdout.split()
     assert str(venv / "etc" / "jupyter") in paths
+
+
+def test_tljh_recipe_sets_the_limits_and_reloads(tljh):
+    """Step ``limits``, then the reload that applies it and the hub file."""
+    calls = (tljh / "tljh-config.log").read_text().splitlines()
+    leaves = _leaves(yaml.safe_load(VALUES.read_text()))
+    assert calls == [
+        f"set limits.memory {leaves['singleuser.memory.limit']}",
+        f"set limits.cpu {leaves['singleuser.cpu.limit']:g}",
+        "set services.cull.enabled true",
+        f"set services.cull.timeout {leaves['cull.timeout']}",
+        f"set services.cull.every {leaves['cull.every']}",
+        f"set services.cull.max_age {leaves['cull.maxAge']}",
+        "set user_environment.default_app jupyterlab",
+        "reload",
+    ]
+
+
+def _hub_config(path: Path) -> tuple[dict, dict]:
+    """``path`` loaded as TLJH loads the files of jupyterhub_config.d
+    (traitlets' ``load_subconfig`` from its jupyterhub_config.py): the
+    resulting config, and the file's namespace (its functions)."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    main = path.parent / "main_config.py"
+    main.write_text(f"load_subconfig({str(path)!r})\n")
+    config = PyFileConfigLoader(main.name, path=str(main.parent)).load_config()
+    namespace: dict = {"c": type(config)()}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)  # noqa: S102
+    return config, namespace
+
+
+def _spawner(name: str = "student", user_id: int = 7, environment=None):  # noqa: ANN001
+    """What of a SystemdSpawner the hub file uses, as TLJH makes it: the
+    unit jupyter-{USERNAME}, whose RuntimeDirectory systemdspawner sets to
+    the unit's name unless told otherwise."""
+    import logging
+    from types import SimpleNamespace
+
+    return SimpleNamespace(
+        unit_name=f"jupyter-{name}", unit_extra_properties={},
+        environment=dict(environment or {}),
+        user=SimpleNamespace(name=name, id=user_id),
+        log=logging.getLogger("test-hub"),
+    )
+
+
+def test_tljh_recipe_installs_the_hub_config(tljh):
+    """Step ``hub``: deploy/tljh/hub_config.py is TLJH's
+    jupyterhub_config.d/convgrad.py, and loads as TLJH loads it: the
+    students' servers get IPC transport, the cache's CPU name, and the hook
+    that picks their runtime folder."""
+    installed = tljh / "config" / "jupyterhub_config.d" / "convgrad.py"
+    assert installed.read_text() == HUB_CONFIG.read_text()
+    config, ns = _hub_config(installed)
+    assert config.Spawner.args.get_value([]) == ["--KernelManager.transport=ipc"]
+    env = config.Spawner.environment.get_value({})
+    assert env == {"NUMBA_CPU_NAME": "generic"}
+    spawner = _spawner(environment=env)
+    config.Spawner.pre_spawn_hook(spawner)
+    # systemdspawner's own RuntimeDirectory: /run/<unit>, private, on tmpfs
+    assert spawner.environment == {"NUMBA_CPU_NAME": "generic",
+                                   "JUPYTER_RUNTIME_DIR": "/run/jupyter-student"}
+    assert spawner.unit_extra_properties == {}
+    assert ns["socket_path_bytes"]("/run/jupyter-student") <= 107
+
+
+def test_the_hub_config_gives_a_long_name_a_short_runtime_folder(tmp_path):
+    path = tmp_path / "convgrad.py"
+    shutil.copy(HUB_CONFIG, path)
+    config, ns = _hub_config(path)
+    hook = config.Spawner.pre_spawn_hook
+    # 44 bytes of name still fit: /run/jupyter-<44> + 50 = 107
+    fits = _spawner("a" * 44)
+    hook(fits)
+    assert fits.environment["JUPYTER_RUNTIME_DIR"] == "/run/jupyter-" + "a" * 44
+    assert ns["socket_path_bytes"](fits.environment["JUPYTER_RUNTIME_DIR"]) == 107
+    # one more, and the unit gets a second, short runtime folder
+    long = _spawner("b" * 45, user_id=1234)
+    for _ in range(2):  # a second spawn of the same server changes nothing
+        hook(long)
+        assert long.environment["JUPYTER_RUNTIME_DIR"] == "/run/jr/1234"
+        assert long.unit_extra_properties == {
+            "RuntimeDirectory": f"jupyter-{'b' * 45} jr/1234"}
+    # if even that is too long, the spawn is refused with the reason
+    ns["RUN_ROOT"] = "/" + "r" * 60
+    with pytest.raises(ValueError, match="over the 107 a unix socket allows"):
+        ns["convgrad_pre_spawn"](_spawner("c"))
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _api(url: str, token: str, method: str = "GET") -> dict:
+    import urllib.request
+
+    request = urllib.request.Request(
+        url, method=method, data=b"{}" if method == "POST" else None,
+        headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        body = response.read()
+    return json.loads(body) if body else {}
+
+
+def _tail(path: Path) -> str:
+    return path.read_text(errors="replace")[-3000:]
+
+
+def test_a_students_kernel_runs_over_ipc_with_the_recipes_config(tljh):
+    """A server of the user environment, started with what the installed
+    hub file gives a student's server (its args, and the environment after
+    its hook), starts a kernel on IPC transport in the short runtime folder,
+    every socket path within 107 bytes, and the kernel runs ``1+1``."""
+    import stat
+    import tempfile
+    import time
+
+    from jupyter_client import BlockingKernelClient
+
+    config, ns = _hub_config(tljh / "config" / "jupyterhub_config.d" / "convgrad.py")
+    # systemd's /run, short like it: make the unit's RuntimeDirectory as
+    # systemd would (owned by the student, mode 0700)
+    run_root = Path(tempfile.mkdtemp(prefix="r", dir="/tmp"))
+    ns["RUN_ROOT"] = str(run_root)
+    spawner = _spawner(environment=config.Spawner.environment.get_value({}))
+    ns["convgrad_pre_spawn"](spawner)
+    runtime = Path(spawner.environment["JUPYTER_RUNTIME_DIR"])
+    assert runtime == run_root / "jupyter-student"
+    runtime.mkdir(mode=0o700)
+    port, token = _free_port(), "convgrad-test"
+    args = config.Spawner.args.get_value([])
+    log = (run_root / "server.log").open("w")
+    server = subprocess.Popen(
+        [str(tljh / "user" / "bin" / "python"), "-m", "jupyter_server", *args,
+         f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1",
+         f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False",
+         f"--ServerApp.root_dir={run_root}",
+         *(["--allow-root"] if os.geteuid() == 0 else [])],
+        env={**_clean_env(), **spawner.environment},
+        stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    client = None
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                _api(f"{base}/api/status", token)
+                break
+            except OSError:
+                assert server.poll() is None, _tail(run_root / "server.log")
+                assert time.monotonic() < deadline, "the server did not answer"
+                time.sleep(0.5)
+        kernel = _api(f"{base}/api/kernels", token, "POST")
+        connection = runtime / f"kernel-{kernel['id']}.json"
+        info = json.loads(connection.read_text())
+        assert info["transport"] == "ipc"
+        assert info["ip"] == str(runtime / f"kernel-{kernel['id']}-ipc")
+        client = BlockingKernelClient(connection_file=str(connection))
+        client.load_connection_file()
+        client.start_channels()
+        client.wait_for_ready(timeout=120)
+        # the kernel has bound its sockets: each a unix socket in the folder
+        channels = ("shell", "iopub", "stdin", "control", "hb")
+        sockets = [f"{info['ip']}-{info[f'{k}_port']}" for k in channels]
+        for path in sockets:
+            assert stat.S_ISSOCK(os.stat(path).st_mode), path
+        longest = max(len(p.encode()) for p in sockets)
+        assert longest == ns["socket_path_bytes"](str(runtime)) <= 107
+        assert runtime.stat().st_mode & 0o777 == 0o700  # (jupyter adds the sticky bit)
+        results = []
+        reply = client.execute_interactive(
+            "1+1", timeout=120,
+            output_hook=lambda m: results.append(m["content"].get("data", {})))
+        assert reply["content"]["status"] == "ok"
+        assert {"text/plain": "2"} in results
+        _api(f"{base}/api/kernels/{kernel['id']}", token, "DELETE")
+    finally:
+        if client is not None:
+            client.stop_channels()
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+        shutil.rmtree(run_root, ignore_errors=True)
+
+
+def test_tljh_recipe_warms_the_cache_students_homes_read(tmp_path):
+    """Step ``cache``, with a stand-in python that records how it is run
+    (the warm-up itself is convgrad.warmup's, tested on its own): it warms
+    into /etc/skel's ~/.cache/convgrad/numba for a generic CPU, and that
+    folder is the one convgrad caches in for a student whose home was made
+    from /etc/skel (the package in /opt/tljh/user is read-only to them)."""
+    log = tmp_path / "python.log"
+    (tmp_path / "user" / "bin").mkdir(parents=True)
+    stub = tmp_path / "user" / "bin" / "python"
+    stub.write_text('#!/bin/sh\necho "$NUMBA_CPU_NAME $NUMBA_CACHE_DIR $*" >>"'
+                    f'{log}"\nmkdir -p "$NUMBA_CACHE_DIR"\n')
+    stub.chmod(0o755)
+    skel = tmp_path / "skel"
+    run = _setup(tmp_path, "--only", "cache", CONVGRAD_SKEL=str(skel))
+    assert run.returncode == 0, run.stderr
+    cache = skel / ".cache" / "convgrad" / "numba"
+    assert log.read_text().split() == ["generic", str(cache), "-m", "convgrad.warmup"]
+    # a home made from the skeleton: convgrad's user cache is that folder
+    from convgrad.kernels._jit import candidates
+
+    package = REPO / "src" / "convgrad" / "kernels"
+    home = tmp_path / "home"
+    shutil.copytree(skel, home)
+    warm_env = {"NUMBA_CACHE_DIR": str(cache)}
+    warmed = {k: p for k, p, _ in candidates(package, warm_env)}
+    home_env = {"XDG_CACHE_HOME": str(home / ".cache")}
+    used = {k: p for k, p, _ in candidates(package, home_env)}
+    assert used["user cache"].relative_to(home) == \
+        warmed["NUMBA_CACHE_DIR"].relative_to(skel)
 
 
 def test_values_against_the_charts_schema():

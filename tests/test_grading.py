@@ -15,6 +15,7 @@ import nbformat
 import pytest
 from grading_class import EXPECTED, build_course, dave, hand_in
 from sandbox import CLI_FLAGS, SANDBOX
+from tracked import lessons_folder
 
 from convgrad.course import student_copy
 from convgrad.course.grading import (
@@ -46,13 +47,13 @@ def _cells_of(nb):
 @pytest.fixture(scope="module")
 def every_lesson(tmp_path_factory):
     out = tmp_path_factory.mktemp("assignments")
-    made = write_assignments(out)
+    made = write_assignments(out, find_lessons(lessons_folder()))
     return out, made
 
 
 def test_the_assignments_cover_all_thirteen_lessons(every_lesson):
     out, made = every_lesson
-    lessons = find_lessons()
+    lessons = find_lessons(lessons_folder())
     assert len(lessons) == 13
     assert [p.relative_to(out).as_posix() for p in made.notebooks] == [
         f"source/{x.stem}/{x.path.name}" for x in lessons]

@@ -21,6 +21,7 @@ import nbformat
 import pytest
 from grading_class import COL2IM_NO_CROP, _replace_body
 from sandbox import CLI_FLAGS, SANDBOX
+from tracked import lessons_folder
 
 from convgrad.course import __main__ as cli
 from convgrad.course import grading, student_copy, write_student_copies
@@ -287,7 +288,7 @@ def test_only_lessons_of_the_course_can_be_picked(tmp_path, graded):
 
 
 def test_student_copies_say_which_lesson_they_are(tmp_path):
-    (lesson,) = find_lessons(only=["03"])
+    (lesson,) = find_lessons(lessons_folder(), only=["03"])
     (path,) = write_student_copies(tmp_path / "copies", [lesson])
     nb = nbformat.read(path, as_version=4)
     assert nb.metadata["convgrad"] == {"lesson": L03}
@@ -518,7 +519,7 @@ def test_on_a_terminal_progress_is_one_updating_line():
 
 def _lesson_03_cells() -> tuple[str, str]:
     """Lesson 03's import cell and its col2im cell, answered right."""
-    (lesson,) = find_lessons(only=["03"])
+    (lesson,) = find_lessons(lessons_folder(), only=["03"])
     nb = assignment(lesson, 7)
     code = [c for c in nb.cells if c.cell_type == "code"]
     right = next(c.source for c in code

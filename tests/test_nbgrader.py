@@ -20,6 +20,7 @@ import nbformat
 import pytest
 from grading_class import EXPECTED, LESSONS, STUDENTS, build_course
 from sandbox import CLI_FLAGS
+from tracked import lessons_folder
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
@@ -259,8 +260,9 @@ def test_a_graded_test_cell_writes_nothing_to_stderr(tmp_path, monkeypatch):
 def test_nbgrader_generates_all_thirteen_lessons(tmp_path):
     pytest.importorskip("nbgrader")
     from convgrad.course.grading import write_assignments
+    from convgrad.course.lessons import find_lessons
 
-    made = write_assignments(tmp_path / "course")
+    made = write_assignments(tmp_path / "course", find_lessons(lessons_folder()))
     _nbgrader(made.root, "generate_assignment", "*")
     released = sorted((made.root / "release").glob("*/*.ipynb"))
     assert [p.name for p in released] == [p.name for p in made.notebooks]

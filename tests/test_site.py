@@ -23,6 +23,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from tracked import lessons_folder
 
 from convgrad.course import project
 from convgrad.course.__main__ import main
@@ -100,7 +101,7 @@ def test_sections_are_read_up_to_the_next_heading_of_their_level():
 
 
 def test_every_lesson_has_a_title_objectives_and_a_summary():
-    for lesson in find_lessons(NOTEBOOKS):
+    for lesson in find_lessons(lessons_folder()):
         nb = lesson.read()
         assert lesson_title(nb), f"{lesson.path.name}: no '# title'"
         assert section(nb, "Objectives"), f"{lesson.path.name}: no '## Objectives'"
@@ -256,7 +257,7 @@ def built_site(tmp_path_factory):
         _skip("needs chromium (.ci/install-browser)")
     from convgrad.course.publish.site import Site, build_site
 
-    lessons = find_lessons(NOTEBOOKS, SITE_LESSONS)
+    lessons = find_lessons(lessons_folder(), SITE_LESSONS)
     built = os.environ.get("CONVGRAD_SITE")
     if built:  # a site built before, e.g. by `python -m convgrad.course site`
         out = Path(built)

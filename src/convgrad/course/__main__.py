@@ -325,8 +325,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lesson", action="append", help="only this lesson (NN or stem)")
     p.add_argument("--timeout", type=_at_least_one(int), default=600,
                    help="seconds per cell")
-    p.add_argument("--jobs", type=_at_least_one(int), default=1,
-                   help="lessons executed at once, each in its own kernel")
+    p.add_argument("--jobs", type=_at_least_one(int), default=2,
+                   help="lessons executed at once, each in its own kernel "
+                   "(default: 2)")
     p.set_defaults(run=_slides)
 
     p = sub.add_parser("check", help="plans, leaks, slide metadata, code width")

@@ -34,15 +34,18 @@ def asset_cache() -> Path:
     return Path.home() / ".cache" / "convgrad" / "slide-assets"
 
 
-def npm_package(spec: str, cache: Path | None = None) -> Path:
-    """The unpacked npm package ``spec`` (fetched with ``npm pack`` once
-    into ``cache``, default :func:`asset_cache`)."""
+def _cached_at(spec: str, cache: Path | None) -> Path:
     cache = asset_cache() if cache is None else Path(cache)
-    safe = spec.replace("/", "__").replace("@", "_at_")
-    where = cache / safe
-    done = where / ".complete"
-    if done.is_file():
-        return where / "package"
+    return cache / spec.replace("/", "__").replace("@", "_at_")
+
+
+def is_cached(spec: str, cache: Path | None = None) -> bool:
+    """Has ``spec`` been fetched into ``cache`` (default :func:`asset_cache`)?"""
+    return (_cached_at(spec, cache) / ".complete").is_file()
+
+
+def require_npm(spec: str) -> str:
+    """The npm program, or :class:`MissingTool` saying why ``spec`` needs it."""
     npm = shutil.which("npm")
     if npm is None:
         raise MissingTool(
@@ -51,6 +54,17 @@ def npm_package(spec: str, cache: Path | None = None) -> Path:
             f"and MathJax from the npm registry): install Node.js and npm "
             f"(apt-get install npm), or export the slides without --offline"
         )
+    return npm
+
+
+def npm_package(spec: str, cache: Path | None = None) -> Path:
+    """The unpacked npm package ``spec`` (fetched with ``npm pack`` once
+    into ``cache``, default :func:`asset_cache`)."""
+    where = _cached_at(spec, cache)
+    done = where / ".complete"
+    if done.is_file():
+        return where / "package"
+    npm = require_npm(spec)
     where.mkdir(parents=True, exist_ok=True)
     run = subprocess.run(
         [npm, "pack", spec, "--pack-destination", str(where), "--silent"],

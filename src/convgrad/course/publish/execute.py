@@ -49,7 +49,8 @@ def execute_static(
             return  # markdown: nothing runs
         k = code.index(cell_index) + 1
         first = next((x for x in cell.source.splitlines() if x.strip()), "")
-        print(f"{progress}: cell {k}/{len(code)}: {first[:60]}", flush=True)
+        # one write, so that lessons run in threads do not split each other's lines
+        print(f"{progress}: cell {k}/{len(code)}: {first[:60]}\n", end="", flush=True)
 
     client = ExecutePreprocessor(
         timeout=timeout, kernel_name="python3", config=kernel_config()

@@ -20,8 +20,9 @@ pack``, cached under ``~/.cache/convgrad/slide-assets`` or
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,10 +33,13 @@ from ..lessons import Lesson, find_lessons
 from ..student import student_copy
 from . import require
 from .assets import (
+    asset_cache,
     copy_from_package,
+    is_cached,
     local_references,
     remote_references,
     remote_references_in_assets,
+    require_npm,
 )
 from .chromium import find_chromium, print_pdf
 from .execute import embedded_views, execute_static
@@ -241,7 +245,7 @@ def _closing_loop(run):
     """``run`` for a worker thread: nbclient leaves an asyncio loop behind
     in each thread it runs in; close it when the lesson is done."""
 
-    def wrapped(lesson: Lesson) -> Path:
+    def wrapped(lesson: Lesson) -> str:
         try:
             return run(lesson)
         finally:
@@ -252,6 +256,79 @@ def _closing_loop(run):
     return wrapped
 
 
+# --------------------------------------------------------------------------
+# a first export's one-time costs (benchmarks/RESULTS.md, "Slide decks: a
+# first export"): the npm packages, fetched while the lessons run, and the
+# Numba kernels the lessons compile into the cache
+# --------------------------------------------------------------------------
+
+#: seconds, rounded up, that each took on a 2-core machine
+FIRST_NPM_SECONDS = 10
+FIRST_COMPILE_SECONDS = 15
+
+
+def npm_note(cache: Path | None = None) -> str | None:
+    """The progress line for npm packages not fetched yet (None: all are in
+    the cache). Raises :class:`MissingTool` at once if npm is missing."""
+    missing = [spec for spec in NPM_ASSETS if not is_cached(spec, cache)]
+    if not missing:
+        return None
+    require_npm(missing[0])
+    where = asset_cache() if cache is None else Path(cache)
+    return (
+        f"slides: first export: installing reveal.js assets from npm "
+        f"({', '.join(missing)}) into {where} while the lessons run "
+        f"(one time, ~{FIRST_NPM_SECONDS} s; later exports copy them)"
+    )
+
+
+def compile_note() -> str | None:
+    """The progress line when the lessons' kernels will compile Numba's
+    kernels: the cache they use holds none yet (a first export on this
+    machine, or with a new numba or Python), or there is no cache."""
+    from ...kernels._jit import cache_place  # the kernels' process finds the same
+
+    place = cache_place()
+    if place.path is None:
+        return (
+            "slides: no folder can hold Numba's kernel cache: each lesson compiles "
+            "the kernels it uses, a few seconds each (set NUMBA_CACHE_DIR)"
+        )
+    if any(place.path.glob("*.nbi")):
+        return None
+    return (
+        f"slides: first export: compiling kernels (one time, ~"
+        f"{FIRST_COMPILE_SECONDS} s in all): the lessons compile Numba's kernels "
+        f"as they run, into {place.path}; later exports load them"
+    )
+
+
+def _one_write(log):  # noqa: ANN001
+    """``log``, except that ``print`` writes each line in one call: lessons
+    run in threads, and print's two writes (the text, the newline) let
+    another thread's line in between."""
+    if log is print:
+        return lambda message: print(f"{message}\n", end="", flush=True)
+    return log
+
+
+def _assets_meanwhile(
+    out: Path, note: str | None, log  # noqa: ANN001
+) -> tuple[ThreadPoolExecutor, Future]:
+    """Install the offline assets into ``out/assets`` in a thread of its
+    own, so that fetching them from npm overlaps the lessons' execution."""
+
+    def install() -> None:
+        started = time.monotonic()
+        install_assets(out)
+        if note is not None:
+            log(f"slides: reveal.js assets from npm installed in "
+                f"{time.monotonic() - started:.0f} s")
+
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slide-assets")
+    return pool, pool.submit(install)
+
+
 def export_slides(
     out: Path,
     lessons: Iterable[Lesson] | None = None,
@@ -259,35 +336,58 @@ def export_slides(
     pdf: bool = False,
     timeout: int = 600,
     log=print,  # noqa: ANN001
-    jobs: int = 1,
+    jobs: int = 2,
 ) -> list[Deck]:
     """Export every lesson to ``out/NN-title.slides.html``.
 
     ``offline``: all assets local (``out/assets``), and the export fails if
-    a deck still references the network. ``pdf``: also print each deck to
-    ``NN-title.pdf`` with headless Chromium (skipped, with a message, when
-    no Chromium is installed). ``jobs``:
-    lessons executed at once, each in its own kernel.
+    a deck still references the network; the npm packages are fetched (the
+    first time) and copied while the lessons run. ``pdf``: also print each
+    deck to ``NN-title.pdf`` with headless Chromium (skipped, with a message,
+    when no Chromium is installed). ``jobs``: lessons executed at once, each
+    in its own kernel (default 2, one per core of a 2-core machine). The progress
+    lines say what a first export costs once: the npm packages, and the
+    Numba kernels the lessons compile.
     """
     require("nbconvert", "slides", "python -m convgrad.course slides")
     out = Path(out)
     lessons = find_lessons() if lessons is None else list(lessons)
+    log = _one_write(log)
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+        raise ValueError(f"jobs must be an int of at least 1, got {jobs!r}")
     out.mkdir(parents=True, exist_ok=True)
-    if offline:
-        install_assets(out)
     chromium = find_chromium() if pdf else None
     if pdf and chromium is None:
         log("slides: no chromium found (apt-get install chromium); skipping --pdf")
-    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
-        raise ValueError(f"jobs must be an int of at least 1, got {jobs!r}")
+    log(f"slides: {len(lessons)} lesson(s), {min(jobs, len(lessons))} at a time")
+    notes = [npm_note() if offline else None, compile_note()]
+    for note in filter(None, notes):
+        log(note)
+    assets = _assets_meanwhile(out, notes[0], log) if offline else None
 
-    def export(lesson: Lesson) -> Path:
+    def export(lesson: Lesson) -> str:
         where = f"slides: lesson {lessons.index(lesson) + 1}/{len(lessons)}"
         where += f" {lesson.path.name}"
         log(where)
         nb = student_copy(lesson.read(), lesson.path.name)
         nb = execute_static(nb, lesson.path.parent, timeout=timeout, progress=where)
-        page = render_deck(nb, lesson.stem, offline)
+        return render_deck(nb, lesson.stem, offline)
+
+    # each lesson runs in a kernel of its own: ``jobs`` of them at once
+    try:
+        with embedded_views():
+            if jobs == 1:
+                pages = [export(lesson) for lesson in lessons]
+            else:
+                with ThreadPoolExecutor(max_workers=jobs) as pool:
+                    pages = list(pool.map(_closing_loop(export), lessons))
+        if assets is not None:
+            assets[1].result()  # the npm packages, fetched meanwhile
+    finally:
+        if assets is not None:
+            assets[0].shutdown(wait=True)
+    decks = []
+    for lesson, page in zip(lessons, pages, strict=True):
         if offline:
             problems = offline_problems(page, out)
             if problems:
@@ -298,19 +398,6 @@ def export_slides(
                 )
         path = out / f"{lesson.stem}.slides.html"
         path.write_text(page, encoding="utf-8")
-        return path
-
-    # each lesson runs in a kernel of its own: ``jobs`` of them at once
-    with embedded_views():
-        if jobs == 1:
-            paths = [export(lesson) for lesson in lessons]
-        else:
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
-                paths = list(pool.map(_closing_loop(export), lessons))
-    decks = []
-    for lesson, path in zip(lessons, paths, strict=True):
         pdf_path = print_pdf(path, chromium) if chromium is not None else None
         decks.append(Deck(lesson, path, pdf_path))
     return decks
-
-
