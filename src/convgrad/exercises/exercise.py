@@ -49,6 +49,10 @@ class Exercise:
     # the generated family drops, negates, doubles each one, or computes it
     # from a changed input (:mod:`.generated`)
     terms: Callable[[dict], Mapping[str, list]] | None = None
+    # an output that is a sum over some axes of an array, per output
+    # (``sums(case)`` gives ``{output: (array, axes)}``): the family sums
+    # over the other axes
+    sums: Callable[[dict], Mapping[str, tuple]] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mistakes", tuple(self.mistakes))
@@ -61,7 +65,7 @@ class Exercise:
         the generic ones."""
         zeros, scale, *rest = GENERIC
         early, late = family(self.expected or self.solution, self.feeds,
-                             self.terms)
+                             self.terms, self.sums)
         return (*self.mistakes, zeros, *early, scale, *late, *rest)
 
     def hint_for(self, output: str) -> str:

@@ -48,7 +48,7 @@ IGNORED_CODE = {
 
 # integer geometry that a learner may take one too large or too small
 COUNTS = ("kernel_size", "stride", "padding", "dilation", "output_padding",
-          "size")
+          "size", "split", "groups")
 
 # arrays a learner may leave out of a product: "left out" is all ones
 UPSTREAM = ("dy", "ddy", "dw", "gamma", "sigma")
@@ -85,6 +85,20 @@ def _arguments(case: dict) -> Iterator[Member]:
             n = NEUTRAL[name]
             yield (code, f"{name} = {n:g} (the {name} left out)",
                    lambda c, name=name, n=n: _set(c, **{name: n}), None)
+        if name in ("stride", "padding", "dilation") and _int(v) \
+                and v != NEUTRAL[name]:
+            n = NEUTRAL[name]
+            for label, pair in (("rows", (v, n)), ("columns", (n, v))):
+                yield (IGNORED_CODE[name], f"the {name} on the {label} only",
+                       lambda c, name=name, pair=pair: _set(c, **{name: pair}),
+                       None)
+        if name == "stride" and _int(v) and _int(case.get("kernel_size")) \
+                and case["kernel_size"] != v:
+            for label, axis in (("rows", 0), ("columns", 1)):
+                yield ("argument-mixed-up", f"kernel_size for the stride on "
+                       f"the {label}", lambda c, axis=axis: _set(c, stride=(
+                           c["kernel_size"], c["stride"])[::1 if axis == 0
+                                                          else -1]), None)
         if name in COUNTS and _int(v):
             for step in (1, -1):
                 if v + step >= (0 if name in ("padding", "output_padding")
@@ -287,11 +301,11 @@ ORDER = ("stride-ignored", "padding-ignored", "dilation-ignored",
          "argument-off-by-one", "sign", "plane-transposed", "truncated",
          "batch-mixed", "averaged", "last-window-skipped", "term-dropped",
          "term-sign", "term-doubled", "axes-order", "reshape-for-transpose",
-         "sum-axes", "returns-input")
+         "sum-axes", "returns-input", "missing-batch-sum")
 # tried after the generic scale (a constant factor is the simpler story)
 LATE = ("count-factor", "result-off-by-one")
 #: every code the family can give
-CODES = (*ORDER, *LATE, "size-off-by-one")
+CODES = (*ORDER, *LATE, "size-off-by-one", "empty-slice", "output-size")
 
 
 def _call(reference: Callable, case: dict, outputs: tuple[str, ...]):
@@ -317,10 +331,9 @@ def _scattered(sc: Scatter) -> Iterator[tuple[str, str, np.ndarray]]:
                            minlength=canvas.size)
         yield ("truncated", f"each piece {how} before it is added",
                sc.crop(flat.reshape(canvas.shape)))
-    last = int(sc.batch.max())
-    if last > 0:
-        yield ("missing-batch-sum", "the last image left out (a batch loop "
-               "that stops one short)", sc.output(keep=sc.batch < last))
+    # (one image: then nothing is left)
+    yield ("missing-batch-sum", "the last image left out (a batch loop "
+           "that stops one short)", sc.output(keep=sc.batch < sc.batch.max()))
     m = _WINDOW.search(sc.label)
     if m is None:
         return
@@ -372,11 +385,28 @@ def _termwise(terms: Callable, case: dict, output: str
                        total - a + np.asarray(changed[name], np.float64))
 
 
+def _summed(sums: Callable, case: dict, output: str
+            ) -> Iterator[tuple[str, str, np.ndarray]]:
+    """An output that sums an array over some axes, summed over others."""
+    given = sums(case).get(output)
+    if given is None:
+        return
+    array, axes = np.asarray(given[0], dtype=np.float64), tuple(given[1])
+    for k in range(0, array.ndim + 1):
+        for other in itertools.combinations(range(array.ndim), k):
+            if other != axes:
+                said = (f"axes {other}" if other else "no axis at all")
+                yield ("sum-axes", f"the sum over {said} where the axes "
+                       f"{axes} are meant", array.sum(axis=other))
+    yield ("sum-axes", f"the mean over the axes {axes}, not the sum",
+           array.mean(axis=axes))
+
+
 def _singles(parts: tuple, run: Run, output: str
              ) -> list[tuple[str, str, Any, Callable | None]]:
     """Every single member's answer for ``output`` on this run: (code,
     label, answer, change). Cached on the run."""
-    reference, feeds, terms = parts
+    reference, feeds, terms, sums = parts
     cache = run.__dict__.setdefault("_generated", {})
     if output in cache:
         return cache[output]
@@ -402,6 +432,12 @@ def _singles(parts: tuple, run: Run, output: str
         if name != output:
             out.append(("outputs-swapped", f"{name} returned where "
                         f"{output} goes", run.expected(name), None))
+    if sums is not None:
+        try:
+            out += [(c, label, a, None)
+                    for c, label, a in _summed(sums, run.case, output)]
+        except Exception:  # sums that cannot be built for this case
+            pass
     if terms is not None:
         try:
             out += [(c, label, a, None)
@@ -546,21 +582,34 @@ def _sized(code: str):
         d = [g - w for g, w in zip(got.shape, want.shape, strict=True)]
         if any(d[:-2]) or not any(d[-2:]):
             return None
-        inner = tuple(slice(0, min(g, w))
-                      for g, w in zip(got.shape, want.shape, strict=True))
-        if not run.same(got[inner], want[inner]):
+        # where the two overlap, aligned at the top left, at the centre or
+        # at the bottom right
+        where = None
+        for align, shift in (("top left", 0), ("centre", 2), ("bottom right", 1)):
+            a, b = [], []
+            for g, w in zip(got.shape, want.shape, strict=True):
+                n = min(g, w)
+                off = 0 if shift == 0 else (abs(g - w) // 2 if shift == 2
+                                           else abs(g - w))
+                a.append(slice(off, off + n) if g > w else slice(0, n))
+                b.append(slice(off, off + n) if w > g else slice(0, n))
+            if run.same(got[tuple(a)], want[tuple(b)]):
+                where = align
+                break
+        if where is None:
             return None
+        if where == "top left" and all(x in (0, 1) for x in d[-2:]):
+            return ("size-off-by-one:one row or column too many (the count "
+                    "rounded up)")
+        if where == "top left" and all(x in (0, -1) for x in d[-2:]):
+            return ("size-off-by-one:one row or column too few (the +1 of "
+                    "the count missing)")
         if want.ndim >= 2 and (got.shape[-1] == want.shape[-2] != want.shape[-1]
                                or got.shape[-2] == want.shape[-1]
                                != want.shape[-2]):
             return "hw-swapped:a plane sized from the other axis (W from H)"
-        if all(x in (0, 1) for x in d[-2:]):
-            return ("size-off-by-one:one row or column too many (the count "
-                    "rounded up)")
-        if all(x in (0, -1) for x in d[-2:]):
-            return ("size-off-by-one:one row or column too few (the +1 of "
-                    "the count missing)")
-        return None
+        return (f"output-size:a plane {'larger' if sum(d) > 0 else 'smaller'} "
+                f"than asked, right where it overlaps (aligned {where})")
 
     def across(runs, output):
         if output is None:
@@ -590,14 +639,27 @@ def _sized(code: str):
     return Rule(code, lambda run, out: None, where, across=across)
 
 
+def _empty(run: Run, output: str) -> bool | None:
+    got = run.out(output)
+    if got is None or run.right(output):
+        return None
+    return got.size == 0 and run.expected(output).size > 0
+
+
+EMPTY = Rule("empty-slice", _empty,
+             lambda run, output, label: (
+                 f"on case {run.number} your {output} is empty, shape "
+                 f"{run.out(output).shape}"))
+
+
 def family(reference: Callable, feeds: Mapping[str, Callable] | None = None,
-           terms: Callable | None = None
+           terms: Callable | None = None, sums: Callable | None = None
            ) -> tuple[tuple[Rule, ...], tuple[Rule, ...]]:
     """The generated rules of an exercise whose truth is ``reference`` (and
     whose scatters are ``feeds``): the early ones, singles by code
     (:data:`ORDER`) then pairs, and the late ones (:data:`LATE`), tried
     after a constant factor."""
-    parts = (reference, dict(feeds or {}), terms)
+    parts = (reference, dict(feeds or {}), terms, sums)
 
     def rule(code: str, kind: Callable) -> Rule:
         across, where = _judge(code, lambda run, out: kind(parts, run, out))
@@ -605,6 +667,7 @@ def family(reference: Callable, feeds: Mapping[str, Callable] | None = None,
                     across=across)
 
     early = [rule(code, _singles) for code in ORDER]
-    early += [_sized("size-off-by-one"), _sized("hw-swapped")]
+    early += [EMPTY, _sized("size-off-by-one"), _sized("hw-swapped"),
+              _sized("output-size")]
     early += [rule(code, _pairs) for code in ORDER]
     return tuple(early), tuple(rule(code, _singles) for code in LATE)

@@ -17,7 +17,7 @@ import numpy as np
 
 from .diagnosis import Rule, Run
 
-Place = Callable[[Run, np.ndarray], bool]  # the wrong elements' mask -> fits
+Place = Callable[[Run, np.ndarray, str], bool]  # the wrong elements -> fits
 
 
 def _wrong(run: Run, output: str) -> np.ndarray | None:
@@ -47,7 +47,7 @@ def _judge(places: Sequence[tuple[str, Place]]):
                if run.out(output) is not None and not run.right(output)):
             return None
         for label, fits in places:
-            if all(fits(run, m) for run, m in wrong):
+            if all(fits(run, m, output) for run, m in wrong):
                 return wrong[0][0], label
         return None
 
@@ -59,7 +59,7 @@ def _plane(mask: np.ndarray) -> tuple[int, int] | None:
 
 
 def _ring(width: Callable[[Run], int]) -> Place:
-    def fits(run: Run, mask: np.ndarray) -> bool:
+    def fits(run: Run, mask: np.ndarray, output: str = "") -> bool:
         hw, w = _plane(mask), width(run)
         # an interior of 3 x 3 at least: on a smaller plane the ring is
         # most of it and says little
@@ -71,7 +71,7 @@ def _ring(width: Callable[[Run], int]) -> Place:
 
 
 def _lines(rows: tuple[int, ...], cols: tuple[int, ...]) -> Place:
-    def fits(run: Run, mask: np.ndarray) -> bool:
+    def fits(run: Run, mask: np.ndarray, output: str = "") -> bool:
         hw = _plane(mask)
         if hw is None or min(hw) < 3:
             return False
@@ -86,7 +86,7 @@ def _lines(rows: tuple[int, ...], cols: tuple[int, ...]) -> Place:
 
 def _one_along(axis: int, least: int = 2) -> Place:
     """The wrong elements all in one index of ``axis``."""
-    def fits(run: Run, mask: np.ndarray) -> bool:
+    def fits(run: Run, mask: np.ndarray, output: str = "") -> bool:
         if mask.ndim < 4 or mask.shape[axis] < least:
             return False
         hit = np.moveaxis(mask, axis, 0).reshape(mask.shape[axis], -1).any(1)
@@ -95,7 +95,7 @@ def _one_along(axis: int, least: int = 2) -> Place:
 
 
 def _all_but_first(axis: int) -> Place:
-    def fits(run: Run, mask: np.ndarray) -> bool:
+    def fits(run: Run, mask: np.ndarray, output: str = "") -> bool:
         if mask.ndim < 4 or mask.shape[axis] < 2:
             return False
         hit = np.moveaxis(mask, axis, 0).reshape(mask.shape[axis], -1).any(1)
@@ -103,7 +103,7 @@ def _all_but_first(axis: int) -> Place:
     return fits
 
 
-def _one_group(run: Run, mask: np.ndarray) -> bool:
+def _one_group(run: Run, mask: np.ndarray, output: str = "") -> bool:
     g = run.case.get("groups", 1)
     if mask.ndim < 4 or not isinstance(g, int) or g < 2 \
             or mask.shape[1] % g:
@@ -121,7 +121,7 @@ def _stride(run: Run) -> int:
 
 
 def _phase(axis: int) -> Place:
-    def fits(run: Run, mask: np.ndarray) -> bool:
+    def fits(run: Run, mask: np.ndarray, output: str = "") -> bool:
         s, hw = _stride(run), _plane(mask)
         if s < 2 or hw is None or hw[axis] < 2 * s:
             return False
@@ -135,6 +135,17 @@ def _phase(axis: int) -> Place:
 def _padding(run: Run) -> int:
     p = run.case.get("padding", 0)
     return p if isinstance(p, int) else 0
+
+
+def _never_written(run: Run, mask: np.ndarray, output: str = "") -> bool:
+    """Every wrong element of the learner's is 0 where a number belongs."""
+    got = run.out(output)
+    return got is not None and bool(np.all(got[mask] == 0))
+
+
+def _written_outside(run: Run, mask: np.ndarray, output: str = "") -> bool:
+    """Every wrong element is one where 0 belongs: written outside."""
+    return bool(np.all(run.expected(output)[mask] == 0))
 
 
 PLACES: list[tuple[str, list[tuple[str, Place]]]] = [
@@ -162,6 +173,13 @@ PLACES: list[tuple[str, list[tuple[str, Place]]]] = [
     ("stride-phase", [
         ("one phase of the stride along the rows", _phase(0)),
         ("one phase of the stride along the columns", _phase(1)),
+    ]),
+    ("never-written", [
+        ("the elements yours leaves at 0 (never written)", _never_written),
+    ]),
+    ("written-outside", [
+        ("elements that must stay 0 (written where nothing belongs)",
+         _written_outside),
     ]),
 ]
 

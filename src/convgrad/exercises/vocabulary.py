@@ -654,4 +654,26 @@ CODES: dict[str, tuple[str, str]] = {
         "torch's rule, in this order: v = momentum*v + dw first, then "
         "w = w - lr*v with the new v",
     ),
+    "empty-slice": (
+        "the output is empty: a slice that selects nothing",
+        "a crop [p:-p] is [0:0], empty, when p = 0: write [p:p + H, p:p + W] "
+        "instead (and check every slice's end is past its start)",
+    ),
+    "never-written": (
+        "some elements never written: yours are 0 where numbers belong",
+        "find the elements no loop reaches: a range or a slice that stops "
+        "short, a block placed at the wrong offset, or a condition that "
+        "skips them",
+    ),
+    "written-outside": (
+        "numbers written where 0 belongs",
+        "an index or an offset lands outside the elements it should: check "
+        "where each block or window starts, and the bounds you test",
+    ),
+    "output-size": (
+        "the output sized wrong, though its numbers are right where the two "
+        "overlap",
+        "size the output from the inputs and the arguments as the exercise "
+        "states (every size follows from them), then fill it as you do",
+    ),
 }

@@ -58,10 +58,16 @@ def cases(rng: np.random.Generator) -> list[dict]:
 # every conv backward's, shared with lesson 8's dilated, grouped one
 MISTAKES = CONV_BACKWARD
 
+def sums(case: dict) -> dict[str, tuple]:
+    """db as a sum of dy (for the generated family)."""
+    return {"db": (case["dy"], (0, 2, 3))}
+
+
 EXERCISE = Exercise(
     "conv2d_backward", 4, conv2d_backward, cases,
     outputs=("dx", "dw", "db"),
     feeds=conv_feeds("dx", "dw", "db"),
+    sums=sums,
     mistakes=MISTAKES,
     hint="dw sums dy times the input patch over images and "
          "windows; dx is col2im of w^T dy; db sums dy.",

@@ -96,6 +96,12 @@ MISTAKES = [  # specific first
     model("shape", transposed, ("dx", "dw"), fix=transposed_fix),
 ]
 
+def sums(case: dict) -> dict[str, tuple]:
+    """dw and db as sums over the batch (for the generated family)."""
+    x, dy = case["x"], case["dy"]
+    return {"dw": (dy[:, :, None] * x[:, None, :], (0,)), "db": (dy, (0,))}
+
+
 EXERCISE = Exercise(
     "linear_backward", 9, linear_backward, cases,
     outputs=("dx", "dw", "db"),
@@ -104,5 +110,6 @@ EXERCISE = Exercise(
     mistakes=MISTAKES,
     hint="let the shapes decide: dx = dy @ w has x's shape, dw = dy.T @ x "
          "has w's, and db = dy.sum(0) has b's.",
+    sums=sums,
     outcomes=(2,),
 )

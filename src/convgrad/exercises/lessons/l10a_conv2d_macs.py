@@ -53,9 +53,38 @@ def macs(run: Run, output: str, **change):
     return [(label, conv2d_macs(**c))]
 
 
+def sizes(run: Run, output: str) -> dict[str, list]:
+    """The count with OH and OW taken by lesson 8's slips (the same for
+    both axes: a formula written once and used twice)."""
+    c = run.case
+    n, _, h, w = c["x_shape"]
+    c_out, c_in, k, _ = c["w_shape"]
+    s, p = c["stride"], c["padding"]
+    per = n * c_out * c_in * k * k
+
+    def count(f):
+        return per * f(h) * f(w)
+
+    return {
+        "off-by-one": [("OH and OW without the +1",
+                        count(lambda a: (a + 2 * p - k) // s))],
+        "rounds-up": [("OH and OW rounded up",
+                       count(lambda a: -(-(a + 2 * p - k) // s) + 1))],
+        "float-division": [("OH and OW by true division, / for //",
+                            count(lambda a: (a + 2 * p - k) / s + 1))],
+        "one-sided-padding": [("OH and OW with the padding on one side",
+                               count(lambda a: (a + p - k) // s + 1))],
+        "precedence": [("OH and OW as a + 2p - k // s + 1",
+                        count(lambda a: a + 2 * p - k // s + 1))],
+    }
+
+
 MISTAKES = [
     model("missing-batch-sum", lambda r, o: macs(r, o, n=1)),
     model("stride-ignored", lambda r, o: macs(r, o, stride=1)),
+    *(model(code, lambda r, o, code=code: sizes(r, o)[code])
+      for code in ("off-by-one", "rounds-up", "float-division",
+                   "one-sided-padding", "precedence")),
 ]
 
 EXERCISE = Exercise(

@@ -52,7 +52,7 @@ def cases(rng: np.random.Generator) -> list[dict]:
 # the mistakes ------------------------------------------------------------
 
 
-def _hits(case: dict, *, stride=None, place="padded"):
+def _hits(case: dict, *, stride=None, place="padded", extent=None):
     """Per thread, the pixels of the padded canvas its windows cover."""
     h, w = case["input_size"]
     k, p = case["kernel_size"], case.get("padding", 0)
@@ -60,12 +60,37 @@ def _hits(case: dict, *, stride=None, place="padded"):
     oh, ow = geometry.window((h, w), k, case.get("stride", 1), p, 1).out
     hits = np.zeros((2, h + 2 * p, w + 2 * p), dtype=bool)
     shift = p if place == "image" else 0  # windows at (i*s + p, ...)
+    e = k if extent is None else extent  # how far a window reaches
     for i in range(oh):
         thread = 0 if i < case.get("split", 1) else 1
         for j in range(ow):
-            hits[thread, shift + i * s : shift + i * s + k,
-                 shift + j * s : shift + j * s + k] = True
+            hits[thread, shift + i * s : shift + i * s + e,
+                 shift + j * s : shift + j * s + e] = True
     return hits
+
+
+def extents(run, output):
+    """Windows that reach one pixel too short or too far."""
+    k = run.case["kernel_size"]
+    out = []
+    for e, label in ((k - 1, "windows one pixel short, i*s : i*s + k - 1"),
+                     (k + 1, "windows one pixel long, i*s : i*s + k + 1")):
+        both = _hits(run.case, extent=e)
+        out.append((label, _crop(run.case, both[0] & both[1])))
+    return out
+
+
+def twice(run, output):
+    """Each thread's windows counted, then the pixels the two threads'
+    counts bring to exactly 2."""
+    h, w = run.case["input_size"]
+    k, s, p = (run.case[key] for key in ("kernel_size", "stride", "padding"))
+    oh, ow = geometry.window((h, w), k, s, p, 1).out
+    count = np.zeros((h + 2 * p, w + 2 * p), dtype=int)
+    for i in range(oh):
+        for j in range(ow):
+            count[i * s : i * s + k, j * s : j * s + k] += 1
+    return [("the pixels covered exactly twice", _crop(run.case, count == 2))]
 
 
 def _crop(case, canvas):
@@ -108,6 +133,8 @@ def uncropped(run, output):
 
 MISTAKES = [
     model("any-overlap", overlap_map),
+    model("any-overlap", twice),
+    model("argument-off-by-one", extents),
     model("stride-ignored", no_stride),
     model("padding-ignored", no_padding),
     model("no-crop", uncropped),

@@ -183,4 +183,6 @@ EXERCISE = Exercise(
     },
     outcomes=(2,),
     terms=terms,
+    sums=lambda case: {"dgamma": (case["dy"] * case["x_hat"], AXES),
+                       "dbeta": (case["dy"], AXES)},
 )
