@@ -11,7 +11,15 @@ An answer is *named* when the checker gives it a specific code: not
 ``None`` and not the catch-all ``shape``. Run this file to print the
 naming rate per exercise (the table ``docs/tutor.md`` reports)::
 
-    PYTHONPATH=src python tests/blind_corpus.py [tune|heldout]
+    PYTHONPATH=src python tests/blind_corpus.py [tune|heldout|fresh]
+
+``heldout`` was written by the same helpers as ``tune`` (their reports
+described its bugs in a line each to the lead, who never read its code);
+``fresh`` was written by four others whose reports said nothing of their
+bugs: it is the blind measure. After a change to the checker, record the
+tuning part's codes and the table of ``docs/tutor.md`` again::
+
+    PYTHONPATH=src python tests/blind_corpus.py --write
 """
 
 from __future__ import annotations
@@ -87,7 +95,54 @@ def table(part: str, seed: int = 0, verdicts: list[Verdict] | None = None
     return {k: tuple(v) for k, v in sorted(rows.items())}
 
 
+PINS = ROOT / "tune_codes.json"
+DOCS = Path(__file__).parent.parent / "docs" / "tutor.md"
+BEGIN, END = "<!-- naming-rates -->", "<!-- /naming-rates -->"
+
+
+def rates_table() -> str:
+    """The markdown table docs/tutor.md holds: per exercise, the answers
+    of each held-out part and how many got a specific code."""
+    parts = ("fresh", "heldout")
+    tables = {part: table(part) for part in parts}
+    lines = ["| exercise | fresh: named / answers | held out: named / "
+             "answers |", "|---|---|---|"]
+    totals = {part: [0, 0] for part in parts}
+    for name in sorted(EXERCISES):
+        cells = []
+        for part in parts:
+            n, named, _ = tables[part].get(name, (0, 0, 0))
+            totals[part][0] += n
+            totals[part][1] += named
+            cells.append(f"{named} / {n}")
+        lines.append(f"| `{name}` | {' | '.join(cells)} |")
+    cells = [f"**{named} / {n} ({named / max(n, 1):.0%})**"
+             for n, named in (totals[p] for p in parts)]
+    lines.append(f"| all | {' | '.join(cells)} |")
+    return "\n".join(lines)
+
+
+def write_docs() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    head, _, rest = text.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    DOCS.write_text(f"{head}{BEGIN}\n{rates_table()}\n{END}{tail}",
+                    encoding="utf-8")
+
+
+def write_pins() -> None:
+    import json
+    pins = {f"{v.answer.exercise}/{v.answer.name}": v.diagnosis
+            for v in (verdict(a) for a in answers("tune"))}
+    PINS.write_text(json.dumps(pins, indent=1, sort_keys=True) + "\n",
+                    encoding="utf-8")
+
+
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["--write"]:  # the tuning part's codes and the docs
+        write_pins()
+        write_docs()
+        return
     part = argv[0] if argv else "tune"
     verbose = "-v" in argv
     total = [0, 0, 0]

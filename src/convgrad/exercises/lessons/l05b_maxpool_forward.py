@@ -43,10 +43,12 @@ def maxpool_forward(
 
 def cases(rng: np.random.Generator) -> list[dict]:
     out = []
-    for k, s, p, h, w in POOLS:
+    batch = [(2, 2), (2, 2), (2, 2), (1, 3), (3, 1), (2, 3), (3, 2)]  # N != C
+    for i, (k, s, p, h, w) in enumerate(POOLS):
+        n, c = batch[i % len(batch)]
         # few distinct values, so windows tie; none of them whole, so a
         # y kept in an integer array (like argmax) cannot pass
-        x = (rng.integers(-3, 3, size=(2, 2, h, w)) + 0.5) * 0.5
+        x = (rng.integers(-3, 3, size=(n, c, h, w)) + 0.5) * 0.5
         x[0, 0] = -0.75 - 0.5 * rng.integers(0, 2, size=(h, w))  # all < 0
         out.append({"x": x, **pool_args(k, s, p)})
     return out
