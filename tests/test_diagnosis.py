@@ -1778,6 +1778,32 @@ MISTAKES += [
 ]
 
 
+def mpb_flat_no_offset(dy, argmax, input_shape):
+    dx = np.zeros(int(np.prod(input_shape)))
+    np.add.at(dx, argmax.reshape(-1), dy.reshape(-1))  # plane 0 only
+    return dx.reshape(input_shape)
+
+
+def mpb_flat_output_offset(dy, argmax, input_shape):
+    n, c, h, w = input_shape
+    dx = np.zeros(n * c * h * w)
+    oh, ow = dy.shape[2:]
+    for b in range(n):
+        for ch in range(c):
+            start = (b * c + ch) * oh * ow  # the output plane's size
+            for k, g in zip(argmax[b, ch].reshape(-1), dy[b, ch].reshape(-1),
+                            strict=True):
+                if start + k < dx.size:
+                    dx[start + k] += g
+    return dx.reshape(input_shape)
+
+
+MISTAKES += [
+    ("maxpool_backward", "plane-offset", mpb_flat_no_offset),
+    ("maxpool_backward", "plane-offset", mpb_flat_output_offset),
+]
+
+
 # H and W swapped in a loop: right on square planes, an IndexError on the
 # first case that is not square and whose OH != OW (case 3, 4 x 6)
 

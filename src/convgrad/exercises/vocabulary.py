@@ -98,6 +98,7 @@ draw-kind            adjoint_gap
 own-random           adjoint_gap
 update-order         sgd_momentum_step
 precedence           conv_output_size
+plane-offset         maxpool_backward
 ===================  ========================================================
 
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
@@ -675,5 +676,10 @@ CODES: dict[str, tuple[str, str]] = {
         "overlap",
         "size the output from the inputs and the arguments as the exercise "
         "states (every size follows from them), then fill it as you do",
+    ),
+    "plane-offset": (
+        "each plane's start in the flat array computed wrong",
+        "in dx.ravel(), plane (n, c) starts at (n*C + c)*H*W: add that to "
+        "the argmax (a flat index within its own H x W plane)",
     ),
 }

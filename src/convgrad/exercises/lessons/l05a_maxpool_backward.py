@@ -108,8 +108,30 @@ def unravel_swapped(run: Run, output: str):
              dx if inside.all() else CrashOr(dx))]
 
 
+def plane_offsets(run: Run, output: str):
+    """The flat form, np.add.at(dx.ravel(), offset + argmax, dy), with
+    each plane's offset computed wrong (or left out)."""
+    case = run.case
+    dy, argmax, shape = case["dy"], case["argmax"], tuple(case["input_shape"])
+    n, c, h, w = shape
+    oh, ow = dy.shape[2:]
+    plane = np.arange(n * c).reshape(n, c, 1, 1)
+    out = []
+    for label, step in (("no plane offset: every plane's dy lands in plane 0",
+                         0), ("planes offset by OH*OW, not H*W", oh * ow),
+                        ("planes offset by H*W + 1", h * w + 1)):
+        flat = (plane * step + argmax).reshape(-1)
+        inside = flat < n * c * h * w
+        dx = np.zeros(n * c * h * w)
+        np.add.at(dx, flat[inside], dy.reshape(-1)[inside])
+        out.append((label, dx.reshape(shape) if inside.all()
+                    else CrashOr(dx.reshape(shape))))
+    return out
+
+
 MISTAKES = [
     overwrites(feed),
+    model("plane-offset", plane_offsets),
     model("wrong-index-width", widths),
     model("hw-swapped", unravel_swapped),
 ]
