@@ -126,6 +126,17 @@ def _arguments(case: dict) -> Iterator[Member]:
         if name == "padding" and _int(v) and v > 0:
             yield ("argument-sign", "the padding subtracted (size - 2*padding)",
                    lambda c: _set(c, padding=-c["padding"]), None)
+    if _int(case.get("stride")) and _int(case.get("dilation")) \
+            and case["dilation"] > 1:
+        yield ("dilation-ignored", "the window's start scaled by the "
+               "dilation too, (i*s + ki)*d (stride s*d)",
+               lambda c: _set(c, stride=c["stride"] * c["dilation"]), None)
+    moved = {n: NEUTRAL[n] for n, v in case.items()
+             if n in ("stride", "padding", "dilation", "groups")
+             and _int(v) and v != NEUTRAL[n]}
+    if len(moved) > 2:  # pairs are tried already
+        yield ("argument-ignored", "every geometry argument left at its "
+               "default", lambda c: _set(c, **moved), None)
     ints = [n for n, v in case.items() if n in COUNTS and _int(v)]
     for a, b in itertools.permutations(ints, 2):
         if a == "size" or b == "size":
@@ -309,6 +320,13 @@ ORDER = ("stride-ignored", "padding-ignored", "dilation-ignored",
          "sum-axes", "returns-input", "missing-batch-sum")
 # tried after the generic scale (a constant factor is the simpler story)
 LATE = ("count-factor", "result-off-by-one")
+# the changes tried two at a time (of the arguments, and of the kernel's
+# orientation), and at most how many pairs: a check stays quick
+PAIRED = ("stride-ignored", "padding-ignored", "dilation-ignored",
+          "output-padding", "argument-ignored", "argument-off-by-one",
+          "argument-mixed-up", "argument-sign", "hw-swapped",
+          "kernel-flipped", "taps-swapped", "channels-swapped")
+MAX_PAIRS = 240
 #: every code the family can give
 CODES = (*ORDER, *LATE, "size-off-by-one", "empty-slice", "output-size")
 
@@ -322,6 +340,40 @@ def _call(reference: Callable, case: dict, outputs: tuple[str, ...]):
 
 
 _WINDOW = re.compile(r"(window|pixel|position) \(\{(\d+)\}, \{(\d+)\}\)")
+
+
+_TAP = re.compile(r"tap \(\{(\d+)\}, \{(\d+)\}\)")
+
+
+def _remapped(sc: Scatter, case: dict) -> Iterator[tuple[str, str, np.ndarray]]:
+    """A scatter whose pieces land by another rule: the taps spaced by the
+    stride, or the windows by the kernel's size (pieces that would land
+    off the canvas are dropped, as a loop with a bounds test does)."""
+    m, t = _WINDOW.search(sc.label), _TAP.search(sc.label)
+    if m is None or t is None:
+        return
+    i, j = (sc.source[:, int(g)] for g in m.groups()[1:])
+    ki, kj = (sc.source[:, int(g)] for g in t.groups())
+    s = case.get("stride", 1)
+    s = s if _int(s) else 1
+    k = int(ki.max()) + 1
+    at = np.array(np.unravel_index(sc.dest, sc.canvas))
+    r, q = at[-2], at[-1]
+    tr, tq = r - i * s, q - j * s  # each tap's offset in its window
+    rules = []
+    if s > 1:
+        rules.append(("the taps spaced by the stride, i*s + ki*s",
+                      i * s + ki * s, j * s + kj * s))
+    if k != s and k > 1:
+        rules.append(("kernel_size for the stride, window (i, j) at (i*k, "
+                      "j*k)", i * k + tr, j * k + tq))
+    for label, r2, q2 in rules:
+        inside = (r2 < sc.canvas[-2]) & (q2 < sc.canvas[-1])
+        dest = np.ravel_multi_index((*at[:-2, inside], r2[inside], q2[inside]),
+                                    sc.canvas)
+        flat = np.bincount(dest, weights=sc.value[inside],
+                           minlength=int(np.prod(sc.canvas)))
+        yield ("argument-mixed-up", label, sc.crop(flat.reshape(sc.canvas)))
 
 
 def _scattered(sc: Scatter) -> Iterator[tuple[str, str, np.ndarray]]:
@@ -476,6 +528,11 @@ def _singles(parts: tuple, run: Run, output: str
             sc = feeds[output](run.case)
             out += [(c, label, a, None) for c, label, a in _scattered(sc)]
         except Exception:  # a case the scatter cannot be built for
+            sc = None
+        try:
+            out += [(c, label, a, None)
+                    for c, label, a in _remapped(sc, run.case)]
+        except Exception:  # a rule the scatter's pieces cannot follow
             pass
     cache[output] = out
     return out
@@ -490,9 +547,10 @@ def _pairs(parts: tuple, run: Run, output: str
         return cache[output]
     at = run.names.index(output)
     changes = [(c, label, f) for c, label, _, f in
-               _singles(parts, run, output) if f is not None]
+               _singles(parts, run, output) if f is not None and c in PAIRED]
     out = []
-    for (c1, l1, f1), (_, l2, f2) in itertools.combinations(changes, 2):
+    for (c1, l1, f1), (_, l2, f2) in itertools.islice(
+            itertools.combinations(changes, 2), MAX_PAIRS):
         if l1.split()[0] == l2.split()[0]:
             continue  # one argument changed twice is not two mistakes
         try:

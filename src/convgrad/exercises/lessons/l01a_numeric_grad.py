@@ -116,8 +116,13 @@ def one_sided(f, x, eps, sign):
 def differences(run: Run, output: str):
     c = run.case
     eps = c.get("eps", 1e-6)
-    return [(f"a {word} difference", one_sided(c["f"].fresh(), c["x"], eps, sign))
-            for word, sign in (("forward", 1), ("backward", -1))]
+    out = [(f"a {word} difference", one_sided(c["f"].fresh(), c["x"], eps, sign))
+           for word, sign in (("forward", 1), ("backward", -1))]
+    # the x - eps copy is the x + eps one, moved back: a forward difference
+    # divided by 2*eps
+    out.append(("a forward difference over 2*eps (the minus nudge undone "
+                "the plus one)", one_sided(c["f"].fresh(), c["x"], eps, 1) / 2))
+    return out
 
 
 def _moved(run: Run) -> tuple[str, int] | None:

@@ -27,7 +27,8 @@ from convgrad import geometry
 
 from ..diagnosis import Run, model
 from ..exercise import Exercise
-from ..shared import numbers
+from ..feeds import Scatter
+from ..shared import conv, numbers
 
 
 def conv_double_backward(
@@ -110,9 +111,18 @@ MISTAKES = [
     model("missing-batch-sum", one_image, outputs=("dw",)),
 ]
 
+def dw_feed(case: dict) -> Scatter:
+    """dw as conv2d_backward's: dy times v's patch, summed over images and
+    windows (for the generated family and the report)."""
+    return conv({"x": case["v"], "w": case["w"], "dy": case["dy"],
+                 "stride": case.get("stride", 1),
+                 "padding": case.get("padding", 0)}, "dw")
+
+
 EXERCISE = Exercise(
     "conv_double_backward", 11, conv_double_backward, cases,
     outputs=("ddy", "dw"),
+    feeds={"dw": dw_feed},
     mistakes=MISTAKES,
     hint="sum(v * dx) = sum(dy * conv2d(v, w)): ddy is that conv "
          "of v; dw adds dy times v's patch, as in 4.1.",
