@@ -1804,6 +1804,59 @@ MISTAKES += [
 ]
 
 
+def _fwb_ones_check(fn, inputs):
+    """A learner's own gradient check, with an all-ones upstream gradient."""
+    ts = [cg.Tensor(np.array(a, dtype=float), requires_grad=True)
+          for a in inputs]
+    fn(*ts).sum().backward()
+    for t in ts:
+        a = np.array(t.data, dtype=float)
+        num = np.zeros_like(a)
+        for k in np.ndindex(a.shape):
+            old = a[k]
+            a[k] = old + 1e-6
+            plus = fn(*[a if u is t else u.data for u in ts]).data.sum()
+            a[k] = old - 1e-6
+            minus = fn(*[a if u is t else u.data for u in ts]).data.sum()
+            a[k] = old
+            num[k] = (plus - minus) / 2e-6
+        if not np.allclose(t.grad, num, rtol=1e-4, atol=1e-6):
+            return False
+    return True
+
+
+def fwb_ones_loop(layers):
+    for i, (fn, inputs) in enumerate(layers):
+        if not _fwb_ones_check(fn, inputs):
+            return i
+    return -1
+
+
+def fwb_ones_list(layers):
+    oks = [_fwb_ones_check(fn, inputs) for fn, inputs in layers]
+    return oks.index(False) if False in oks else -1
+
+
+def macs_input_size(x_shape, w_shape, stride=1, padding=0):
+    n, _, h, w = x_shape
+    co, ci, k, _ = w_shape
+    return n * co * h * w * ci * k * k  # the input's pixels, not windows
+
+
+def macs_padded_size(x_shape, w_shape, stride=1, padding=0):
+    n, c, h, w = x_shape
+    per_window = w_shape[1] * w_shape[2] * w_shape[3]
+    return n * w_shape[0] * (h + 2 * padding) * (w + 2 * padding) * per_window
+
+
+MISTAKES += [
+    ("find_wrong_backward", "ones-upstream", fwb_ones_loop),
+    ("find_wrong_backward", "ones-upstream", fwb_ones_list),
+    ("conv2d_macs", "input-for-output", macs_input_size),
+    ("conv2d_macs", "input-for-output", macs_padded_size),
+]
+
+
 # H and W swapped in a loop: right on square planes, an IndexError on the
 # first case that is not square and whose OH != OW (case 3, 4 x 6)
 

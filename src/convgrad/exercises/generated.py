@@ -173,6 +173,11 @@ def _inputs(case: dict) -> Iterator[Member]:
                 yield ("kernel-flipped", "the kernel turned by np.rot90",
                        lambda c: _set(c, w=np.rot90(c["w"], 1, (-2, -1)).copy()),
                        None)
+                # np.rot90(w) where the flip (a half turn) is meant
+                yield ("kernel-flipped", "np.rot90(w), a quarter turn, where "
+                       "the flip (two turns) is meant",
+                       lambda c: _set(c, w=np.rot90(c["w"], 3, (-2, -1)).copy()),
+                       None)
             if v.ndim == 4 and v.shape[0] == v.shape[1]:
                 yield ("channels-swapped",
                        "the kernel's channel axes swapped, w.transpose(1, 0, 2, 3)",

@@ -69,7 +69,7 @@ transposed           conv_matrix
 flat-order           conv_matrix
 padding-ignored      conv_matrix, race_map
 parity               checkerboard_dx
-ones-upstream        grad_check
+ones-upstream        grad_check, find_wrong_backward
 loose-tolerance      grad_check
 one-gradient         grad_check
 inverse-test         adjoint_gap
@@ -99,6 +99,7 @@ own-random           adjoint_gap
 update-order         sgd_momentum_step
 precedence           conv_output_size
 plane-offset         maxpool_backward
+input-for-output     conv2d_macs
 ===================  ========================================================
 
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
@@ -681,5 +682,10 @@ CODES: dict[str, tuple[str, str]] = {
         "each plane's start in the flat array computed wrong",
         "in dx.ravel(), plane (n, c) starts at (n*C + c)*H*W: add that to "
         "the argmax (a flat index within its own H x W plane)",
+    ),
+    "input-for-output": (
+        "the input's size where the output's is meant",
+        "each output position is one window: count the windows, OH = (H + "
+        "2p - K) // s + 1, not the input's pixels",
     ),
 }

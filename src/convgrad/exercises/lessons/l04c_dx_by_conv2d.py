@@ -27,23 +27,47 @@ def _correlate(a: np.ndarray, kernel: np.ndarray) -> np.ndarray:
 
 
 def _as_conv(dy, w, input_size, stride=1, padding=0, *, stuff=True,
-             kernel="flipped", pad_p=False):
-    """The recipe, with one step changeable as a mistake changes it."""
+             kernel="flipped", pad_p=False, gap=None, extra_at="end",
+             dilate=False):
+    """The recipe, with one step changeable as a mistake changes it:
+    ``gap`` the spacing of dy's entries once stuffed (``stride``), where
+    the output_padding rows go (``extra_at``: "end", "start" or "none"),
+    and ``dilate``: the kernel dilated by the stride instead of dy
+    stuffed."""
     n, co, oh, ow = dy.shape
     k, s, p = w.shape[-1], stride, padding
     h, wd = input_size
+    g = s if gap is None else gap
+    taps = {"flipped": w[..., ::-1, ::-1], "as is": w,
+            "transposed": w.swapaxes(-1, -2)}[kernel]
+    if dilate:  # dilation=stride on the kernel, dy as it is
+        kd = (k - 1) * s + 1
+        wide = np.zeros((*taps.shape[:2], kd, kd), dtype=taps.dtype)
+        wide[..., ::s, ::s] = taps
+        taps, k, stuff = wide, kd, False
     if stuff:
-        big = np.zeros((n, co, (oh - 1) * s + 1, (ow - 1) * s + 1),
+        big = np.zeros((n, co, (oh - 1) * g + 1, (ow - 1) * g + 1),
                        dtype=np.result_type(dy, w))
-        big[..., ::s, ::s] = dy
+        big[..., ::g, ::g] = dy
     else:
         big = dy
     q = p if pad_p else k - 1 - p
-    extra = (h - ((oh - 1) * s - 2 * p + k), wd - ((ow - 1) * s - 2 * p + k))
-    padded = np.pad(big, ((0, 0), (0, 0), (q, q + extra[0]),
-                          (q, q + extra[1])))
-    taps = {"flipped": w[..., ::-1, ::-1], "as is": w,
-            "transposed": w.swapaxes(-1, -2)}[kernel]
+    if gap is None and not dilate:  # the recipe's own count of the rows
+        k0 = w.shape[-1]
+        extra = (h - ((oh - 1) * s - 2 * p + k0),
+                 wd - ((ow - 1) * s - 2 * p + k0))
+    else:  # what the learner's stuffed (or dilated) form leaves to fill
+        extra = (h - (big.shape[2] + 2 * q - k + 1),
+                 wd - (big.shape[3] + 2 * q - k + 1))
+    if extra_at == "none":
+        extra = (0, 0)
+    if min(q + e for e in extra) < 0 or q < 0 or (
+            gap is None and not dilate and min(extra) < 0):
+        raise ValueError("a pad that would be negative")
+    before = extra if extra_at == "start" else (0, 0)
+    after = (0, 0) if extra_at == "start" else extra
+    padded = np.pad(big, ((0, 0), (0, 0), (q + before[0], q + after[0]),
+                          (q + before[1], q + after[1])))
     return _correlate(padded, taps.transpose(1, 0, 2, 3))
 
 
@@ -75,8 +99,12 @@ def cases(rng: np.random.Generator) -> list[dict]:
 
 def _model(label: str, **step):
     def predict(run, output):
+        if step.get("gap") == "s + 1":  # the spacing follows the case
+            step_now = {**step, "gap": run.case.get("stride", 1) + 1}
+        else:
+            step_now = step
         try:
-            return [(label, _as_conv(**run.case, **step))]
+            return [(label, _as_conv(**run.case, **step_now))]
         except ValueError:  # a pad that would be negative
             return []
 
@@ -102,6 +130,20 @@ MISTAKES = [
                    "transposes the kernel, which is no flip")),
     model("stuffed-padding", _model("padding p, not k - 1 - p",
                                     pad_p=True)),
+    model("output-padding", _model("the output_padding rows and columns "
+                                   "left out", extra_at="none")),
+    model("output-padding", _model("the output_padding rows and columns "
+                                   "put at the top and left",
+                                   extra_at="start")),
+    model("stride-ignored", _model("s zeros between dy's entries, not "
+                                   "s - 1", gap="s + 1"),
+          fix=_say("big[..., ::s, ::s] = dy puts s - 1 zeros between "
+                   "entries; a canvas of (OH - 1)*s + 1 rows, not OH*s")),
+    model("argument-mixed-up", _model("the kernel dilated by the stride, "
+                                      "dy not stuffed", dilate=True),
+          fix=_say("stuff dy (s - 1 zeros between its entries) and "
+                   "correlate with stride 1 and dilation 1: dilating the "
+                   "kernel spreads w, not dy")),
 ]
 
 EXERCISE = Exercise(

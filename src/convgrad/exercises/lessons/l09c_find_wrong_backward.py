@@ -124,6 +124,15 @@ class MaxPool2dSpread(MaxPool2d):
         return np.repeat(np.repeat(dy, 2, axis=2), 2, axis=3) / 4
 
 
+class MaxPool2dTransposed(MaxPool2d):
+    """Routes dy read transposed, dy[..., j, i]: an all-ones dy hides it."""
+
+    @staticmethod
+    def backward(ctx, dy):
+        return MaxPool2d.backward(ctx, np.ascontiguousarray(
+            dy.swapaxes(-1, -2)))
+
+
 class LinearBatchMean(Linear):
     """dw is divided by the batch size: the mean, not the sum."""
 
@@ -140,6 +149,7 @@ BUGS: dict[str, type[cg.Function]] = {
     "relu-on-grad": ReLUOnGrad,
     "pool-spread": MaxPool2dSpread,
     "linear-batch-mean": LinearBatchMean,
+    "pool-dy-transposed": MaxPool2dTransposed,
 }
 
 #: the lesson's network hides this one
@@ -178,6 +188,7 @@ _RIGHT = {"Conv2d": Conv2d, "ReLU": ReLU, "MaxPool2d": MaxPool2d,
           "Linear": Linear}
 _NAME_OF = {Conv2dUnflipped: "Conv2d", Conv2dBiasMean: "Conv2d",
             ReLUOnGrad: "ReLU", MaxPool2dSpread: "MaxPool2d",
+            MaxPool2dTransposed: "MaxPool2d",
             LinearBatchMean: "Linear"}
 
 
@@ -282,7 +293,10 @@ def expected(layers: list) -> int:
 
 #: which of its inputs' gradients each bug gets wrong
 WRONG_INPUT = {"conv-unflipped": 0, "conv-bias-mean": 2, "relu-on-grad": 0,
-               "pool-spread": 0, "linear-batch-mean": 1}
+               "pool-spread": 0, "linear-batch-mean": 1,
+               "pool-dy-transposed": 0}
+#: the bugs a check with an all-ones upstream gradient cannot see
+ONES_BLIND = {"pool-dy-transposed"}
 
 
 def searches(run: Run, output: str):
@@ -298,6 +312,8 @@ def searches(run: Run, output: str):
          0 if bad == 0 else -1),
         ("the position counted from the end", n - 1 - bad),
         ("a check of the first input's gradient only", first_input),
+        ("a check with an all-ones upstream gradient",
+         -1 if layers[bad]._bug in ONES_BLIND else bad),
     ]
 
 
@@ -311,7 +327,8 @@ MISTAKES = [
     model("inverted-test", lambda r, o: searches(r, o)[:1]),
     model("stops-early", lambda r, o: searches(r, o)[1:2]),
     model("counted-from-end", lambda r, o: searches(r, o)[2:3]),
-    model("one-gradient", lambda r, o: searches(r, o)[3:]),
+    model("one-gradient", lambda r, o: searches(r, o)[3:4]),
+    model("ones-upstream", lambda r, o: searches(r, o)[4:]),
     Rule("gradcheck-raises", _raises,
          lambda run, output, label: (
              f"on case {run.number} cg.gradcheck raised its AssertionError "
