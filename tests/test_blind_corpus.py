@@ -22,7 +22,7 @@ WRONG = [a for part in ("tune", "heldout", "fresh") for a in B.answers(part)]
 RIGHT = B.answers("right")
 
 # the naming rate each part had when last recorded: it may only rise
-FLOORS = {"tune": 0.88, "heldout": 0.69, "fresh": 0.70}
+FLOORS = {"tune": 0.9, "heldout": 0.7, "fresh": 0.72}
 
 
 def _id(a: B.Answer) -> str:

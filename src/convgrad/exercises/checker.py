@@ -118,11 +118,34 @@ def check(
         line = _verdict_line(verdicts, len(runs), len(cases))
         head, _, rest = result.message.partition("\n")
         result.message = "\n".join(x for x in (head, line, rest) if x)
+        if result.diagnosis is None:  # named on another output: say so
+            _named_elsewhere(ex, runs, result, source)
     if not quiet:
         print(result.message)
     if plot:
         result.plot()
     return result
+
+
+def _named_elsewhere(ex: Exercise, runs: list[Run], result: CheckResult,
+                     source: str) -> None:
+    """The first wrong output has no name, but another output's mistake
+    has one: that is the diagnosis, said for the output it shows on."""
+    for out, code in result.verdicts.items():
+        if code in ("right", "wrong") or code not in CODES:
+            continue
+        found = diagnose(ex.rules, runs, out)
+        if found is None or found.code != code:
+            continue
+        lines = _diagnosis_lines(found, out, "", source)
+        lines[0] = lines[0].replace("diagnosis [", f"diagnosis on {out} [", 1)
+        body = result.message.split("\n")
+        # after the case line, before the hint and the grid
+        at = next((i + 1 for i, x in enumerate(body)
+                   if x.startswith("  case ")), len(body))
+        result.message = "\n".join([*body[:at], *lines, *body[at:]])
+        result.diagnosis = code
+        return
 
 
 def _arguments(seed, quiet, plot, time_limit) -> None:

@@ -420,18 +420,27 @@ def _scattered(sc: Scatter) -> Iterator[tuple[str, str, np.ndarray]]:
         if top > 1:
             yield ("last-window-skipped", label, Some(
                 sc.output(keep=lines < top + 1 - m) for m in range(1, top + 1)))
+    if min(int(rows.max()), int(cols.max())) > 1:
+        yield ("last-window-skipped", f"the last rows and columns of {what}s "
+               f"left out (their count too small on both axes)", Some(
+                   sc.output(keep=(rows < rows.max() + 1 - m)
+                             & (cols < cols.max() + 1 - m))
+                   for m in range(1, int(min(rows.max(), cols.max())) + 1)))
     # windows that reach into the padding left out, not clipped
     at = np.array(np.unravel_index(sc.dest, sc.canvas))
     lo = np.array(sc.offset)[:, None]
     hi = lo + np.array(sc.size)[:, None]
-    outside = ~np.all((at >= lo) & (at < hi), axis=0)
-    if outside.any():
-        window = np.unique(np.stack([rows, cols]), axis=1,
-                           return_inverse=True)[1].reshape(-1)
-        bad = np.zeros(int(window.max()) + 1, dtype=bool)
-        np.logical_or.at(bad, window, outside)
-        yield ("padding-ignored", f"the {what}s that reach into the padding "
-               f"left out (not clipped)", sc.output(keep=~bad[window]))
+    window = np.unique(np.stack([rows, cols]), axis=1,
+                       return_inverse=True)[1].reshape(-1)
+    for where, outside in (
+            ("the padding", ~np.all((at >= lo) & (at < hi), axis=0)),
+            # a negative start wraps round in a slice: dx[-1:2] is empty
+            ("the top or left padding", ~np.all(at >= lo, axis=0))):
+        if outside.any():
+            bad = np.zeros(int(window.max()) + 1, dtype=bool)
+            np.logical_or.at(bad, window, outside)
+            yield ("padding-ignored", f"the {what}s that reach into {where} "
+                   f"left out (not clipped)", sc.output(keep=~bad[window]))
     if rows.max() != cols.max():  # OH for OW, or OW for OH, in a loop
         yield ("hw-swapped", f"the {what}s of a square range, OH used for "
                f"OW (or OW for OH)", sc.output(
