@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from sandbox import SANDBOX
 
-from convgrad.course import wire
 from convgrad.course.sealed import Limits, RemoteAnswer, Session
+from convgrad.exercises import wire
 from convgrad.exercises.isolation import TimeLimit
 
 # ----------------------------------------------------------------------------

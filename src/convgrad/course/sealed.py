@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from . import wire
+from convgrad.exercises import wire
 
 #: the diagnosis text a grade file keeps of one exercise, at most
 MAX_DIAGNOSIS = 4000

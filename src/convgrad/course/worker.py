@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from . import wire
+from convgrad.exercises import wire
 
 # events of a new program (not a fork: a forked child keeps the watch)
 _PROGRAM_EVENTS = frozenset({"subprocess.Popen", "os.exec", "os.posix_spawn",

@@ -1,4 +1,6 @@
-"""The grade command's wire: messages between the parent and a sealed worker.
+"""The wire: messages between a parent and a process that runs a learner's
+code (the grade command's sealed worker, :mod:`convgrad.course.worker`, and
+the checker's forked child, :mod:`.isolation`).
 
 A message is a JSON header and zero or more binary blobs, each prefixed by
 its length (8 bytes, big-endian); the header says how many blobs follow.
@@ -266,7 +268,8 @@ def exception(type_name: str, message: str) -> BaseException:
     if type_name == "SystemExit":
         return SystemExit(message)
     name = type_name if type_name.isidentifier() else "Exception"
-    return type(name, (Exception,), {})(message)
+    # "ShapeMismatch: ...", not "convgrad.exercises.wire.ShapeMismatch: ..."
+    return type(name, (Exception,), {"__module__": "builtins"})(message)
 
 
 # ----------------------------------------------------------------------------
