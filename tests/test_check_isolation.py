@@ -1,19 +1,30 @@
-"""``check`` survives the learner: a runaway loop is stopped, state the
-function changes is put back, a strange return value is a diagnosis, and a
-bad argument to ``check`` names itself."""
+"""``check`` survives the learner: a runaway loop is stopped whatever it
+catches, a return value or an exception whose ``repr``, ``len``,
+``__array__`` or ``str`` hangs or raises is a verdict, a crash of the
+process the answer runs in is a verdict, what the answer prints shows,
+state the function changes is put back, and a bad argument to ``check``
+names itself."""
 
 from __future__ import annotations
 
+import ctypes
+import os
 import signal
+import sys
+import textwrap
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import convgrad as cg
 from convgrad import backend
-from convgrad.exercises import CODES, check, solution
+from convgrad.exercises import CODES, check, isolation, solution
+
+FORKS = hasattr(os, "fork")
+needs_fork = pytest.mark.skipif(not FORKS, reason="no os.fork here")
 
 # --------------------------------------------------------------------------
 # the time limit
@@ -35,7 +46,18 @@ def swallows_everything(x, dy):
             pass
 
 
-@pytest.mark.parametrize("fn", [forever, swallows_everything])
+def swallows_even_the_alarm(x, dy):
+    while True:
+        try:
+            while True:
+                pass
+        except:  # noqa: E722 (a bare except: catches a TimeLimit too)
+            pass
+
+
+@pytest.mark.parametrize("fn", [
+    forever, swallows_everything,
+    pytest.param(swallows_even_the_alarm, marks=needs_fork)])
 def test_a_function_that_never_returns_is_stopped(fn):
     start = time.monotonic()
     result = check("square_plus_backward", fn, quiet=True, time_limit=0.3)
@@ -228,3 +250,365 @@ def test_a_thread_that_followed_the_default_backend_still_follows_it(monkeypatch
     with backend.use_backend("numpy"):
         check("square_plus_backward", switches_backend, quiet=True)
         assert backend.get_backend() == "numpy"
+
+
+# --------------------------------------------------------------------------
+# every use of the learner's value runs where it can be stopped
+# --------------------------------------------------------------------------
+
+
+def _sleeps(*args, **kwargs):
+    time.sleep(600)
+
+
+def _raises_runtime(*args, **kwargs):
+    raise RuntimeError("broken on purpose")
+
+
+def _returning(**methods):
+    """An answer to square_plus_backward returning an object of a class
+    with these methods."""
+    cls = type("Strange", (), methods)
+    return lambda x, dy: cls()
+
+
+@needs_fork
+@pytest.mark.parametrize("methods", [
+    {"__repr__": _sleeps},
+    {"__array__": _sleeps},
+    {"__len__": _sleeps, "__repr__": _sleeps},
+], ids=["repr", "array", "len"])
+def test_a_returned_value_that_hangs_when_read_is_stopped(methods):
+    start = time.monotonic()
+    result = check("square_plus_backward", _returning(**methods), quiet=True,
+                   time_limit=0.5)
+    assert time.monotonic() - start < 5
+    assert result.diagnosis == "time-limit", result.message
+    assert result.message.startswith(
+        "square_plus_backward: stopped: your function returned on case 1, but "
+        "reading what it returned (as numbers, its len() or its repr()) ran "
+        "past 0.5 s"), result.message
+
+
+@needs_fork
+def test_a_returned_value_whose_len_hangs_for_several_outputs_is_stopped():
+    class Hangs(list):
+        def __len__(self):
+            time.sleep(600)
+
+    result = check("conv2d_backward",
+                   lambda x, w, dy, stride=1, padding=0: Hangs(), quiet=True,
+                   time_limit=0.5)
+    assert result.diagnosis == "time-limit", result.message
+
+
+@pytest.mark.parametrize("methods, said", [
+    ({"__repr__": _raises_runtime}, "Strange (its repr() raised RuntimeError)"),
+    ({"__repr__": _raises_runtime, "__array__": _raises_runtime},
+     "RuntimeError: broken on purpose"),
+])
+def test_a_returned_value_whose_repr_raises_is_a_diagnosis(methods, said):
+    result = check("square_plus_backward", _returning(**methods), quiet=True)
+    assert result.diagnosis == "bad-return", result.message
+    assert said in result.message
+
+
+def test_a_value_whose_len_and_repr_raise_for_several_outputs_is_a_verdict():
+    class Broken(list):
+        def __len__(self):
+            raise RuntimeError("no len")
+
+        def __repr__(self):
+            raise RuntimeError("no repr")
+
+    for value in (Broken(), _returning(__len__=_raises_runtime,
+                                       __repr__=_raises_runtime)(0, 0)):
+        result = check("conv2d_backward",
+                       lambda x, w, dy, stride=1, padding=0, v=value: v,
+                       quiet=True)
+        assert result.status == "wrong", result.message
+        assert "return 3 values (dx, dw, db), got" in result.message
+        assert "raised RuntimeError" in result.message
+
+
+class SlowMessage(Exception):
+    def __str__(self):
+        time.sleep(600)
+        return "never"
+
+
+class BrokenMessage(Exception):
+    def __str__(self):
+        raise RuntimeError("no message")
+
+
+@needs_fork
+def test_an_exception_whose_str_hangs_is_stopped():
+    def answer(x, dy):
+        raise SlowMessage
+
+    start = time.monotonic()
+    result = check("square_plus_backward", answer, quiet=True, time_limit=0.5)
+    assert time.monotonic() - start < 5
+    assert result.diagnosis == "time-limit", result.message
+    assert "your function raised on case 1, but reading the text of its " \
+        "exception ran past 0.5 s" in result.message
+
+
+def test_an_exception_whose_str_raises_is_an_error_verdict():
+    def answer(x, dy):
+        raise BrokenMessage
+
+    result = check("square_plus_backward", answer, quiet=True)
+    assert result.status == "error"
+    assert "your function raised" in result.message
+    assert "BrokenMessage" in result.message
+
+
+# --------------------------------------------------------------------------
+# a crash of the answer's process is a verdict; the notebook lives on
+# --------------------------------------------------------------------------
+
+
+def exits(x, dy):
+    os._exit(3)
+
+
+def segfaults(x, dy):
+    ctypes.string_at(0)  # reads address 0: SIGSEGV
+
+
+@needs_fork
+@pytest.mark.parametrize("fn, said", [
+    (exits, "ended with exit code 3 before returning"),
+    (segfaults, "killed by SIGSEGV (a segmentation fault"),
+])
+def test_an_answer_that_ends_its_process_is_an_error_verdict(fn, said):
+    result = check("square_plus_backward", fn, quiet=True)
+    assert result.status == "error" and not result.passed
+    assert result.message.startswith(
+        "square_plus_backward: your function crashed: the process running "
+        "your function"), result.message
+    assert said in result.message
+    # this process is alive, and the next check runs as ever
+    assert check("square_plus_backward", solution("square_plus_backward"),
+                 quiet=True).passed
+
+
+@needs_fork
+def test_what_the_answer_started_is_killed_at_the_limit(tmp_path):
+    # the answer forks a child of its own, which loops: both are stopped
+    record = tmp_path / "pids"
+
+    def spawns(x, dy):
+        pid = os.fork()
+        if pid == 0:
+            while True:
+                pass
+        record.write_text(f"{os.getpid()} {pid}")
+        while True:
+            pass
+
+    result = check("square_plus_backward", spawns, quiet=True, time_limit=0.5)
+    assert result.diagnosis == "time-limit"
+    for pid in map(int, record.read_text().split()):
+        deadline = time.monotonic() + 5
+        while _running(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(pid), f"process {pid} still runs"
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie waiting to be reaped."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+# --------------------------------------------------------------------------
+# what crosses back from the answer's process
+# --------------------------------------------------------------------------
+
+
+def test_what_the_answer_prints_shows_in_order_before_the_verdict(capsys):
+    def chatty(x, dy):
+        print("looking at x of shape", x.shape)
+        print("to stderr", file=sys.stderr)
+        print("partial line, ", end="")
+        print("finished")
+        return dy * (2 * x + 1)
+
+    assert check("square_plus_backward", chatty).passed
+    out = capsys.readouterr()
+    lines = out.out.splitlines()
+    assert lines[:2] == ["looking at x of shape (4,)",
+                         "partial line, finished"]
+    assert lines[-1].startswith("square_plus_backward: passed")
+    assert out.err.count("to stderr") == 3
+
+
+def test_the_function_keeps_its_state_between_the_cases():
+    seen = []
+
+    def counts(x, dy):
+        seen.append(x.shape)  # in the process the calls run in
+        return dy * (2 * x + 1) if len(seen) != 2 else 0 * x
+
+    result = check("square_plus_backward", counts, quiet=True)
+    assert result.status == "wrong" and result.n_cases == 2, result.message
+
+
+def test_the_functions_handed_to_the_answer_record_what_it_did():
+    # numeric_grad's f remembers every x: a nudge left in place is seen
+    def leaves_nudges(f, x, eps=1e-6):
+        x = np.array(x, dtype=float)
+        g = np.zeros_like(x)
+        for i in np.ndindex(x.shape):
+            x[i] += eps
+            plus = f(x)
+            x[i] -= 2 * eps
+            g[i] = (plus - f(x)) / (2 * eps)  # x[i] is left at old - eps
+        return g
+
+    result = check("numeric_grad", leaves_nudges, quiet=True)
+    assert result.diagnosis == "not-restored", result.message
+    assert "call 3 of f saw x with" in result.message
+
+
+def test_an_input_changed_by_the_answer_comes_back_changed():
+    def scales_in_place(x, dy):
+        x *= 2
+        return dy * (x + 1)
+
+    result = check("square_plus_backward", scales_in_place, quiet=True)
+    assert result.diagnosis == "mutates-input", result.message
+
+
+# --------------------------------------------------------------------------
+# where the answer runs
+# --------------------------------------------------------------------------
+
+
+@needs_fork
+def test_one_process_serves_the_calls_of_a_check():
+    with isolation.Answer(lambda x: os.getpid(), 5) as answer:
+        pids = {int(answer({"x": 1})) for _ in range(4)}
+        assert answer.forks == 1
+    assert len(pids) == 1 and os.getpid() not in pids
+
+
+@needs_fork
+def test_after_a_time_limit_the_next_call_gets_a_fresh_process():
+    def slow_once(x):
+        if x == 0:
+            time.sleep(600)
+        return os.getpid()
+
+    with isolation.Answer(slow_once, 0.5) as answer:
+        with pytest.raises(isolation.TimeLimit):
+            answer({"x": 0})
+        assert int(answer({"x": 1})) != os.getpid()
+        assert answer.forks == 2
+
+
+def test_without_a_fork_the_alarm_still_stops_a_loop(monkeypatch):
+    # the documented fallback: CONVGRAD_CHECK_FORK=0, no os.fork, or a fork
+    # that fails
+    monkeypatch.setenv("CONVGRAD_CHECK_FORK", "0")
+    answer = isolation.Answer(forever, 0.3)
+    assert not answer.in_child
+    result = check("square_plus_backward", swallows_everything, quiet=True,
+                   time_limit=0.3)
+    assert result.diagnosis == "time-limit"
+
+
+@needs_fork
+def test_a_failed_fork_runs_the_call_here(monkeypatch):
+    def no_fork():
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    with isolation.Answer(lambda x: os.getpid(), 5) as answer:
+        assert answer({"x": 1}) == os.getpid()
+        assert not answer.in_child and answer.forks == 0
+
+
+def test_an_answer_that_runs_elsewhere_is_not_forked_again():
+    class Remote:  # as the sealed grader's RemoteAnswer declares itself
+        runs_elsewhere = True
+
+        def __call__(self, x):
+            return os.getpid()
+
+    with isolation.Answer(Remote(), 5) as answer:
+        assert not answer.in_child
+        assert answer({"x": 1}) == os.getpid()
+
+
+# --------------------------------------------------------------------------
+# in a Jupyter kernel
+# --------------------------------------------------------------------------
+
+KERNEL_CELL = textwrap.dedent("""
+    import os
+    from convgrad.exercises import check
+
+    def square_plus_backward(x, dy):
+        while True:
+            try:
+                while True:
+                    pass
+            except:
+                pass
+
+    r = check("square_plus_backward", square_plus_backward, time_limit=1)
+    print("verdict:", r.diagnosis)
+
+    def square_plus_backward(x, dy):
+        print("inside the answer", x.shape)
+        return dy * (2 * x + 1)
+
+    r = check("square_plus_backward", square_plus_backward)
+    print("kernel", os.getpid())
+""")
+
+
+@needs_fork
+def test_in_a_jupyter_kernel_the_verdict_arrives_and_prints_show():
+    manager = pytest.importorskip("jupyter_client").KernelManager(
+        kernel_name="python3")
+    src = str(Path(isolation.__file__).resolve().parents[2])
+    path = os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")]))
+    manager.start_kernel(env={**os.environ, "PYTHONPATH": path})
+    client = manager.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=60)
+        texts = []
+
+        def grab(msg):
+            if msg["msg_type"] == "stream":
+                texts.append(msg["content"]["text"])
+            elif msg["msg_type"] == "error":
+                texts.append("\n".join(msg["content"]["traceback"]))
+
+        reply = client.execute_interactive(KERNEL_CELL, timeout=120,
+                                           output_hook=grab)
+        assert reply["content"]["status"] == "ok", texts
+        out = "".join(texts)
+        assert "stopped: your function ran 1 s on case 1" in out
+        assert "verdict: time-limit" in out
+        assert out.index("inside the answer (4,)") < out.index(
+            "square_plus_backward: passed")
+        kernel = int(out.rsplit("kernel ", 1)[1].split()[0])
+        # the kernel lives on, and answers
+        texts.clear()
+        reply = client.execute_interactive("print(os.getpid())", timeout=30,
+                                           output_hook=grab)
+        assert int("".join(texts)) == kernel
+        assert manager.is_alive()
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)

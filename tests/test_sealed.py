@@ -156,6 +156,8 @@ def col2im(col, input_size, kernel_size, stride=1, padding=0, dilation=1,
         import subprocess
         subprocess.run(["true"])
         return 0
+    if what == "index":
+        return np.zeros(3)[input_size]
     col += 1  # changes its input
     return col
 '''
@@ -201,6 +203,15 @@ def test_library_use_is_seen_in_threads_and_forked_children(session):
     assert any("unfold" in x for x in answer.library_hits)
     _, answer, _ = _ask(session, "fork")
     assert any("unfold" in x for x in answer.library_hits)
+
+
+def test_an_error_names_the_notebooks_line(session):
+    with pytest.raises(IndexError, match="index 5 is out of bounds") as info:
+        _ask(session, "index", input_size=5)
+    line = info.value.learner_line
+    assert line["place"] == "03-col2im-scatter.ipynb, cell 0"
+    assert line["text"] == "return np.zeros(3)[input_size]"
+    assert line["function"] == "col2im"
 
 
 def test_an_answer_that_starts_a_program_is_stopped(session):

@@ -42,7 +42,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -447,6 +447,9 @@ class RemoteAnswer:
     time_limit: float
     learner_source: str = ""
     library_hits: list[str] = field(default_factory=list)
+    #: the checker does not fork for it (.isolation): it runs in the worker
+    #: already, and is stopped from outside at its deadline
+    runs_elsewhere: ClassVar[bool] = True
 
     def __call__(self, **kwargs: Any) -> Any:
         handles: dict[int, Callable] = {}
@@ -468,6 +471,8 @@ class RemoteAnswer:
                         and all(isinstance(x, str) for x in raised)):
                     raise WorkerStopped("a garbled report of an exception")
                 error = wire.exception(raised[0][:80], raised[1][:2000])
+                # the notebook's line it came from (checked where it is read)
+                error.learner_line = header.get("line")
             else:
                 return wire.decode(header.get("return"), blobs)
         except TimeoutError:

@@ -141,6 +141,7 @@ def main(argv: list[str]) -> int:
         os.set_inheritable(fd, False)
 
     from convgrad.exercises import graded
+    from convgrad.exercises.raised import learner_line
     from convgrad.exercises.submission import _cells, one_line, run_definitions
 
     # library use is seen in forked children too: they write to this pipe
@@ -188,6 +189,9 @@ def main(argv: list[str]) -> int:
         except BaseException as err:  # noqa: BLE001 (the answer's, reported)
             reply["raised"] = [type(err).__name__,
                                one_line(err).partition(": ")[2][:2000]]
+            with contextlib.suppress(Exception):  # the notebook's line of it
+                line = learner_line(err.__traceback__)
+                reply["line"] = line.plain() if line is not None else None
         finally:
             programs.armed = False
         hits = [*watch.hits, *_drain(hits_r)]

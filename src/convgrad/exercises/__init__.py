@@ -33,12 +33,18 @@ too (``mutates-input``, or ``not-restored`` for a nudge left in place).
 exercise cell runs cleanly under nbval. ``check(..., plot=True)`` and
 :meth:`CheckResult.plot` draw the wrong plane beside the expected one.
 
-Each call runs in isolation (:mod:`.isolation`): a time limit per case
-(``time_limit=10`` seconds, ``None`` for none) stops a runaway loop with
-the code ``time-limit``; grad mode, the backend and NumPy's error state
-are put back after every call; a return value that cannot be read as
-numbers is ``bad-return``, not a traceback. A bad argument to ``check``
-itself (``seed='a'``) raises an error that names it.
+Each call runs in isolation (:mod:`.isolation`): on POSIX in a child
+process, killed at a time limit per case (``time_limit=10`` seconds,
+``None`` for none) whatever the learner's code catches, with the code
+``time-limit``; a crash there (``os._exit``, a segfault) is an error
+verdict, not a dead kernel; what the function prints is printed before the
+verdict; grad mode, the backend and NumPy's error state here are as they
+were. Everything that reads what the function returned or raised (as
+numbers, its ``len`` and ``repr``, an exception's text) runs there, inside
+the limit: a return value that cannot be read as numbers is
+``bad-return``, not a traceback. An error names the learner's own line and
+what its index or shapes mean there (:mod:`.raised`). A bad argument to
+``check`` itself (``seed='a'``) raises an error that names it.
 
 Each exercise is one module of :mod:`.lessons`, ``lNN<letter>_<name>``:
 its reference solution, its seeded cases, its scatter if an output is one,
@@ -56,8 +62,12 @@ the checker, the same for every exercise:
 - :mod:`.diagnosis`: how evidence is weighed, and the kinds of rule;
 - :mod:`.checker` and :mod:`.display`: :func:`check`, :class:`CheckResult`,
   the report, the grid and the figure;
-- :mod:`.isolation`: one learner call, under a time limit, with nothing
-  left behind;
+- :mod:`.isolation`: the learner's calls in a child process killed at the
+  time limit (an alarm where there is no fork), with nothing left behind;
+  :mod:`.wire` is what crosses between the processes (data, never a pickle
+  from the learner's side);
+- :mod:`.raised`: the learner's line an error came from, and what its
+  index or shapes mean;
 - :mod:`.graded`: :func:`grade`, the checker as an instructor's
   autograder (a secret seed, a score per output, nothing on stderr, no
   credit for calling the library; see ``docs/grading.md``);

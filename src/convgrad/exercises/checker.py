@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from . import display, isolation
+from . import display, isolation, raised
 from .crash import name as crash_name
 from .diagnosis import (
     CODES,
@@ -85,18 +85,25 @@ def check(
     Prints the verdict (unless ``quiet``) and returns a :class:`CheckResult`.
     With ``plot=True`` a wrong answer on an image is also drawn
     (:meth:`CheckResult.plot`). Each call of ``fn`` may take at most
-    ``time_limit`` seconds (``None``: no limit) and leaves nothing behind:
-    grad mode, the backend and NumPy's error state are restored after it
-    (:mod:`.isolation`). Never raises for a wrong answer, an unfinished
-    stub, a runaway loop or a strange return value; a bad argument to
-    ``check`` itself raises an error that names it.
+    ``time_limit`` seconds (``None``: no limit), whatever it catches, and
+    leaves nothing behind: it runs in a child process that is killed at the
+    limit (on POSIX; elsewhere an alarm stops it), and grad mode, the
+    backend and NumPy's error state here are as they were
+    (:mod:`.isolation`). What ``fn`` prints is printed before the verdict.
+    Never raises for a wrong answer, an unfinished stub, a runaway loop, a
+    crash or a strange return value; a bad argument to ``check`` itself
+    raises an error that names it.
     """
     ex = exercise(name)
     if not callable(fn):
         raise TypeError(f"fn must be the function you wrote, got {fn!r}")
     _arguments(seed, quiet, plot, time_limit)
     cases = ex.cases(np.random.default_rng(seed))
-    runs, stop = _run(ex, fn, cases, time_limit)
+    n = len(ex.outputs)
+    # every call of fn, and every use of what it returned, in isolation
+    answer = isolation.Answer(fn, time_limit, read=lambda v: _read(v, n),
+                              build=_built)
+    runs, stop = _run(ex, answer, cases, time_limit)
     source = _source(fn)
     # a CheckResult is falsy unless it passed: compare with None, never `or`
     result = stop if stop is not None and stop.status != "error" else None
@@ -120,6 +127,7 @@ def check(
         result.message = "\n".join(x for x in (head, line, rest) if x)
         if result.diagnosis is None:  # named on another output: say so
             _named_elsewhere(ex, runs, result, source)
+    answer.close()  # the rules are done calling it again
     if not quiet:
         print(result.message)
     if plot:
@@ -190,15 +198,62 @@ def _copy(case: dict) -> dict:
 
 
 def _read(value: Any, n: int) -> tuple:
-    """The outputs of one call, each read as numbers (or Unreadable)."""
+    """The outputs of one call, each read as numbers, as plain data: this
+    runs where the call ran (:mod:`.isolation`), so the learner's
+    ``__array__``, ``__len__`` and ``__repr__`` run inside its limit;
+    :func:`_built` makes the checker's values of it. ``("count", kind)``
+    for a return value that is not ``n`` outputs, else ``("values", ...)``
+    with each output an array of numbers, ``("none",)``,
+    ``("unreadable", error)`` or ``("kind", what it is)``."""
     if n == 1:
-        return (as_numbers(value),)
-    if not isinstance(value, (tuple, list)) or len(value) != n:
-        return _Count(value)
-    return tuple(as_numbers(v) for v in value)
+        return "values", (_reading(value),)
+    try:
+        count = len(value) if isinstance(value, (tuple, list)) else None
+    except Exception:  # a list subclass whose __len__ raises
+        count = None
+    if count != n:
+        return "count", display.safe_kind(value)
+    return "values", tuple(_reading(v) for v in value)
 
 
-def _run(ex: Exercise, fn: Callable, cases: list[dict],
+def _reading(value: Any) -> Any:
+    a = as_numbers(value)
+    if isinstance(a, Unreadable):
+        return "unreadable", a.error
+    if a.dtype.kind in "biufc" and not a.dtype.hasobject:
+        return a
+    if a.dtype == object and a.shape == () and a.item() is None:
+        return ("none",)
+    return "kind", display.safe_kind(_original(a))
+
+
+def _built(reading: tuple) -> tuple:
+    """What :func:`_read` gave, as the checker's values: a tuple of arrays
+    (a value that is not numbers: a 0-d object array holding ``None`` or
+    its description), or a :class:`_Count`."""
+    tag, body = reading
+    if tag == "count":
+        return _Count(display.Described(str(body)))
+    if tag != "values" or not isinstance(body, tuple):
+        raise ValueError(f"a reading of an unknown form {tag!r}")
+    out = []
+    for item in body:
+        if isinstance(item, np.ndarray):
+            out.append(item)
+        elif item == ("none",):
+            out.append(np.asarray(None))
+        elif isinstance(item, tuple) and len(item) == 2 and item[0] == "unreadable":
+            out.append(Unreadable(str(item[1])))
+        elif isinstance(item, tuple) and len(item) == 2 and item[0] == "kind":
+            holder = np.empty((), dtype=object)
+            holder[()] = display.Described(str(item[1]))
+            out.append(holder)
+        else:
+            raise ValueError("an output of an unknown form")
+    return tuple(out)
+
+
+def _run(ex: Exercise, answer: isolation.Answer, cases: list[dict],
          time_limit: float | None = None):
     """Every case up to the first exception: the runs, and the stop."""
     runs: list[Run] = []
@@ -209,8 +264,7 @@ def _run(ex: Exercise, fn: Callable, cases: list[dict],
         # for a rule (Run.again): the TimeLimit, a BaseException, must not
         # pass the rules' `except Exception`
         try:
-            return isolation.call(fn, _copy(case), time_limit,
-                                  after=lambda v: _read(v, n))
+            return answer(_copy(case))
         except isolation.TimeLimit:
             raise TimeoutError(f"ran past {time_limit:g} s") from None
 
@@ -219,8 +273,7 @@ def _run(ex: Exercise, fn: Callable, cases: list[dict],
         want = (want,) if n == 1 else tuple(want)
         given = _copy(case)
         try:
-            got = isolation.call(fn, given, time_limit,
-                                 after=lambda v: _read(v, n))
+            got = answer(given)
         except NotImplementedError:
             return runs, CheckResult(
                 ex.name, "not attempted",
@@ -228,19 +281,22 @@ def _run(ex: Exercise, fn: Callable, cases: list[dict],
                 f"NotImplementedError). Replace it with your code and run "
                 f"the cell again.",
             )
-        except isolation.TimeLimit:
-            return runs, _timeout(ex, case, number, time_limit)
+        except isolation.TimeLimit as stop:
+            return runs, _timeout(ex, case, number, time_limit, stop.stage)
         except Exception as err:  # the learner's bug, reported, not raised
-            tb = traceback.format_exception_only(type(err), err)[-1].strip()
+            if not isinstance(err, isolation.Raised):
+                err = isolation.Raised(
+                    traceback.format_exception_only(type(err), err)[-1].strip())
             crash = Run(number, case, given, None, want, ex.outputs, ex.rtol,
-                        ex.atol, raised=tb, again=again)
-            return runs, _error(ex, [*runs, crash], crash)
+                        ex.atol, raised=err.text, again=again)
+            return runs, _error(ex, [*runs, crash], crash, err)
         runs.append(Run(number, case, given, got, want, ex.outputs, ex.rtol,
                         ex.atol, again=again))
     return runs, None
 
 
-def _timeout(ex: Exercise, case: dict, number: int, limit) -> CheckResult:
+def _timeout(ex: Exercise, case: dict, number: int, limit,
+             stage: str = "") -> CheckResult:
     what, fix = CODES["time-limit"]
     lines = [f"{ex.name}: stopped: your function ran {limit:g} s on case "
              f"{number} without returning",
@@ -250,14 +306,39 @@ def _timeout(ex: Exercise, case: dict, number: int, limit) -> CheckResult:
              f"{limit:g} s, and every case is small (a few dozen numbers).",
              f"    fix: {fix}; if it is only slow, "
              f'exercises.check("{ex.name}", ..., time_limit=60).']
+    if stage:  # it did return (or raise): what it gave never finished
+        gave = ("what it returned (as numbers, its len() or its repr())"
+                if stage == "returned" else "the text of its exception")
+        lines[0] = (f"{ex.name}: stopped: your function {stage} on case "
+                    f"{number}, but reading {gave} ran past {limit:g} s")
+        lines[2] = (f"  diagnosis [time-limit]: what the function "
+                    f"{stage} could not be read within the time limit.")
+        lines[3] = (f"    evidence: case {number} {stage}, and reading "
+                    f"{gave} was still running after {limit:g} s.")
+        lines[4] = ("    fix: return a NumPy array (or a Tensor, or a "
+                    "number): an object of your own whose __array__, "
+                    "__len__, __repr__ or __str__ never finishes cannot be "
+                    "read." if stage == "returned" else
+                    "    fix: raise a plain exception (ValueError, "
+                    "IndexError, ...): one whose __str__ never finishes "
+                    "cannot be read.")
     return CheckResult(ex.name, "error", "\n".join(lines), case=case,
                        n_cases=number, diagnosis="time-limit")
 
 
-def _error(ex: Exercise, runs: list[Run], crash: Run) -> CheckResult:
-    """The call raised; a mistake that predicts this very error is named."""
-    lines = [f"{ex.name}: your function raised {crash.raised}",
-             f"  on case {crash.number}: {display.describe(crash.case)}"]
+def _error(ex: Exercise, runs: list[Run], crash: Run,
+           err: isolation.Raised | None = None) -> CheckResult:
+    """The call raised (or its process died): the learner's line it came
+    from, a mistake that predicts this very error, named, or else what the
+    exception itself says (crash.py); failing both, what its index or
+    shapes mean there (raised.py)."""
+    if err is not None and err.crash:
+        lines = [f"{ex.name}: your function crashed: {err.crash}"]
+    else:
+        lines = [f"{ex.name}: your function raised {crash.raised}"]
+    lines.append(f"  on case {crash.number}: {display.describe(crash.case)}")
+    if err is not None and err.line is not None:
+        lines.append(f"  at {err.line.said()}")
     rules = [r for r in ex.rules if not r.integrity]
     found = next((f for out in ex.outputs
                   if (f := diagnose(rules, runs, out)) is not None), None)
@@ -270,6 +351,9 @@ def _error(ex: Exercise, runs: list[Run], crash: Run) -> CheckResult:
         if said is not None:
             lines += [f"  diagnosis [{code}]: {CODES[code][0]}.",
                       f"    evidence: {said[1]}.", f"    fix: {said[2]}."]
+        elif not (err is not None and err.crash) and (
+                meaning := raised.meaning(crash.raised)):
+            lines.append(f"  what it means: {meaning}")
     return CheckResult(ex.name, "error", "\n".join(lines), case=crash.case,
                        n_cases=crash.number, diagnosis=code)
 

@@ -27,12 +27,39 @@ def differ(count: int, size: int) -> str:
     return f"{count} of {size} elements {'differs' if count == 1 else 'differ'}"
 
 
+class Described:
+    """A value the learner returned, as :func:`kind` described it where it
+    was read (in the process that ran their function): only the text
+    crosses, so showing it runs none of their code."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
 def kind(v: Any) -> str:
+    if isinstance(v, Described):
+        return v.text
     if isinstance(v, (tuple, list)):
         return f"a {type(v).__name__} of {len(v)}"
     if isinstance(v, np.ndarray):
         return f"an array of dtype {v.dtype}"
     return f"{type(v).__name__} {v!r}"[:80]
+
+
+def safe_kind(v: Any) -> str:
+    """:func:`kind`, and a description still when the learner's object
+    raises on ``len`` or ``repr``."""
+    try:
+        return kind(v)
+    except Exception as err:  # the learner's __len__ or __repr__
+        return f"{type(v).__name__} (its {_failed(v)} raised {type(err).__name__})"
+
+
+def _failed(v: Any) -> str:
+    return "len()" if isinstance(v, (tuple, list)) else "repr()"
 
 
 def describe(case: dict) -> str:

@@ -69,8 +69,9 @@ STATUSES = ("passed", "wrong", "not-attempted", "error", "timeout",
 _RUNS_OPS = frozenset({"find_wrong_backward"})
 
 # what a CSV row keeps of the checker's report (the grid stays in the notebook)
-_REPORT_LINES = ("  case", "  on case", "  each output", "  where",
-                 "  diagnosis", "    evidence", "    fix", "  hint")
+_REPORT_LINES = ("  case", "  on case", "  at line", "  what it means",
+                 "  each output", "  where", "  diagnosis", "    evidence",
+                 "    fix", "  hint")
 
 
 @dataclass
@@ -441,7 +442,19 @@ class _Watch:
             with self._watching(fn):
                 return fn(*args, **kwargs)
 
+        # the checker runs the answer in a child process (.isolation): what
+        # the watch saw there comes back through collect() and restore()
+        watched.isolated_state = self
         return watched
+
+    def collect(self) -> list[str]:
+        """What the watch saw so far (in the process the answer ran in)."""
+        return list(self.hits)
+
+    def restore(self, hits: object) -> None:
+        """Take what the watch saw in the answer's process."""
+        if isinstance(hits, list):
+            self.hits[:] = [str(h)[:200] for h in hits[:1000]]
 
     def _unwatched(self, value: object) -> object:
         """A callable among the answer's arguments (not a class), run
