@@ -50,6 +50,7 @@ from convgrad.course.publish.slides import (
     sections_on_their_own_subslide,
 )
 from convgrad.course.student import STUB
+from convgrad.exercises import display
 from convgrad.viz.export import PLAYER_CLASS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -273,10 +274,10 @@ def _expect_not_attempted(nb: nbformat.NotebookNode) -> int:
         names = CHECK_CALL.findall(cell.source) if cell.cell_type == "code" else []
         if not names:
             continue
-        text = "".join(
-            exercises.check(name, stub, quiet=True).message + "\n" for name in names
-        )
-        assert all("not attempted yet" in x for x in text.splitlines())
+        messages = [exercises.check(name, stub, quiet=True).message for name in names]
+        assert all("not attempted yet" in x for x in messages)
+        # as check prints it: wrapped at words
+        text = "".join(display.wrap(x) + "\n" for x in messages)
         cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
         cell.execution_count = 1  # nbval compares only cells that "ran"
         cell.metadata.setdefault("tags", []).append("nbval-check-output")

@@ -125,8 +125,10 @@ def test_the_feedback_shows_the_diagnosis(graded_class):
     assert "NameError" in carol  # her cell raised ...
     # ... and the test says so, as the grade file does
     assert "col2im: 0/1 points (error)" in carol
+    # (the printed report is wrapped at words: compare it unwrapped)
     assert ("col2im: the cell that defines col2im raised NameError: name "
-            "'col' is not defined, before it defined col2im.") in carol
+            "'col' is not defined, before it defined col2im.") \
+        in " ".join(carol.split())
     assert "conv_matrix: 0/1 points (not attempted)" in carol
     carol4 = page("carol", "04-conv-backward")
     assert "your function raised IndexError" in carol4
@@ -239,11 +241,13 @@ def test_a_graded_test_cell_writes_nothing_to_stderr(tmp_path, monkeypatch):
         outputs = nb.cells[index].outputs
         assert [o for o in outputs if o.get("name") == "stderr"] == [], outputs
     third = nb.cells[6].outputs
+    # the report as printed: wrapped at words (display.wrap)
     assert "".join(o.get("text", "") for o in third).splitlines() == [
         "conv_matrix: 0/1 points (error)",
-        "conv_matrix: the cell that defines conv_matrix raised NameError: "
-        "name 'undefined_here' is not defined, before it defined conv_matrix. "
-        "Fix that cell, run it, then this one."]
+        "conv_matrix: the cell that defines conv_matrix raised NameError: name "
+        "'undefined_here'",
+        "    is not defined, before it defined conv_matrix. Fix that cell, run "
+        "it, then this one."]
     assert [o.data["text/plain"] for o in third
             if o.output_type == "execute_result"] == ["0.0"]
     first, second = nb.cells[2].outputs, nb.cells[4].outputs

@@ -43,7 +43,8 @@ were. Everything that reads what the function returned or raised (as
 numbers, its ``len`` and ``repr``, an exception's text) runs there, inside
 the limit: a return value that cannot be read as numbers is
 ``bad-return``, not a traceback. An error names the learner's own line and
-what its index or shapes mean there (:mod:`.raised`). A bad argument to
+what its index or shapes mean there (:mod:`.raised`). The verdict is
+printed wrapped at words (:func:`.display.wrap`). A bad argument to
 ``check`` itself (``seed='a'``) raises an error that names it.
 
 Each exercise is one module of :mod:`.lessons`, ``lNN<letter>_<name>``:

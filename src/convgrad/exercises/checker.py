@@ -92,7 +92,8 @@ def check(
     (:mod:`.isolation`). What ``fn`` prints is printed before the verdict.
     Never raises for a wrong answer, an unfinished stub, a runaway loop, a
     crash or a strange return value; a bad argument to ``check`` itself
-    raises an error that names it.
+    raises an error that names it. The verdict is printed wrapped at words
+    (:func:`.display.wrap`); ``message`` keeps each line whole.
     """
     ex = exercise(name)
     if not callable(fn):
@@ -129,7 +130,7 @@ def check(
             _named_elsewhere(ex, runs, result, source)
     answer.close()  # the rules are done calling it again
     if not quiet:
-        print(result.message)
+        print(display.wrap(result.message))
     if plot:
         result.plot()
     return result

@@ -5,10 +5,14 @@ Nothing here decides whether an answer is right; :mod:`.checker` does.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+#: the width a report's lines are wrapped to when printed (:func:`wrap`)
+WIDTH = 88
 
 
 def num(v: Any) -> str:
@@ -137,3 +141,66 @@ def plot(result: Any) -> Any:
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+# a row of :func:`grid`: numbers, brackets and marks only
+_GRID_ROW = re.compile(r"^\s+(?:\[?-?(?:[\d.]+(?:e[-+]?\d+)?|nan|inf)\]?!?\s*)+$")
+# an operator standing alone between spaces: kept on the line of its operands
+_OPERATOR = re.compile(r"[-+*/%=<>!\u2212\u00d7]{1,3}")
+_SPAN = 40  # the longest `code span` (or `a + b`) kept on one line
+
+
+def _chunks(body: str) -> list[str]:
+    """The pieces a line may break between: its words, with ``n + 1`` and
+    short `` `code spans` `` glued into one piece."""
+    out: list[str] = []
+    glue = False
+    span: list[str] | None = None
+    for word in body.split(" "):
+        if span is not None:  # inside a `code span`
+            span.append(word)
+            if word.count("`") % 2:
+                joined = " ".join(span)
+                out += [joined] if len(joined) <= _SPAN else span
+                span = None
+            continue
+        if word.count("`") % 2:
+            span = [word]
+            continue
+        if out and word and (glue or _OPERATOR.fullmatch(word)) \
+                and len(out[-1]) + 1 + len(word) <= _SPAN:
+            out[-1] += " " + word
+            glue = bool(_OPERATOR.fullmatch(word))
+        else:
+            out.append(word)
+            glue = False
+    return out + (span or [])
+
+
+def wrap(text: str, width: int = WIDTH) -> str:
+    """``text`` for printing: each line longer than ``width`` broken at
+    spaces, never inside a word (nor inside ``n + 1`` or a short
+    `` `code span` ``), its continuation indented four columns past the
+    line's own indent, so a report keeps its shape; a grid row
+    (:func:`grid`) is never touched. Output areas that break lines at any
+    character (JupyterLab's) then have nothing left to break."""
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width or _GRID_ROW.match(line):
+            out.append(line)
+            continue
+        body = line.lstrip(" ")
+        indent = line[:len(line) - len(body)]
+        row, fresh = indent, True
+        for chunk in _chunks(body):
+            if not fresh and len(row) + 1 + len(chunk) > width:
+                out.append(row.rstrip(" "))
+                row, fresh = indent + "    ", True
+            if fresh:
+                if chunk:  # no space at the start of a row
+                    row, fresh = row + chunk, False
+            else:
+                row += " " + chunk
+        if not fresh:
+            out.append(row.rstrip(" "))
+    return "\n".join(out)

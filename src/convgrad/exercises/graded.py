@@ -55,6 +55,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .checker import CheckResult, check
+from .display import wrap
 from .registry import EXERCISES, exercise
 
 SEED_VARIABLE = "CONVGRAD_GRADE_SEED"
@@ -178,7 +179,7 @@ def grade(
         else:
             graded = _grade(ex.name, fn, seed, top, time_limit)
     if not quiet:
-        print(graded.message)
+        print(wrap(graded.message))
     return graded
 
 
