@@ -453,9 +453,9 @@ class RemoteAnswer:
 
     def __call__(self, **kwargs: Any) -> Any:
         handles: dict[int, Callable] = {}
-        deadline = time.monotonic() + self.time_limit + 2.0
         try:
-            worker = self.session.current()
+            worker = self.session.current()  # starting one has its own limit
+            deadline = time.monotonic() + self.time_limit + 2.0
             reply = worker.call(self.name, kwargs, deadline, handles)
             header, blobs = reply["header"], reply["blobs"]
             given = header.get("given", {})
