@@ -612,3 +612,87 @@ def test_in_a_jupyter_kernel_the_verdict_arrives_and_prints_show():
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
+
+
+# --------------------------------------------------------------------------
+# Numba in the answer's process
+# --------------------------------------------------------------------------
+
+
+@needs_fork
+def test_convgrads_threaded_kernels_run_in_the_answers_process(monkeypatch):
+    # the parent started the thread pools of the fast conv and the pool
+    # kernels (tests/test_fork.py): the child, which has none of their
+    # threads, still computes, and the same numbers
+    numba = pytest.importorskip("numba")
+    from convgrad import F
+    from convgrad.kernels import conv_fast
+    from convgrad.kernels import pool_threads as PT
+
+    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    monkeypatch.setattr(conv_fast, "THREAD_MIN_WORK", 0)
+    monkeypatch.setattr(PT, "MIN_ELEMENTS", 0)
+    monkeypatch.setattr(PT, "CHUNK_ELEMENTS", 1)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 3, 8, 8)).astype(np.float32)
+    w = rng.standard_normal((5, 3, 3, 3)).astype(np.float32)
+    with cg.use_backend("numba"):
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        try:
+            want = (F.conv2d(x, w, padding=1).data, F.max_pool2d(x, 2).data)
+            sol = solution("square_plus_backward")
+
+            def uses_kernels(**case):
+                got = (F.conv2d(x, w, padding=1).data, F.max_pool2d(x, 2).data)
+                same = all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+                return sol(**case) if same else 0 * case["x"]
+
+            result = check("square_plus_backward", uses_kernels, quiet=True,
+                           time_limit=120)
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    assert result.passed, result.message
+
+
+@needs_fork
+def test_after_numbas_openmp_threads_started_the_kernels_still_run(monkeypatch):
+    # Numba kills a forked child that runs a parallel=True function after
+    # the parent started GNU OpenMP's threads: convgrad's kernels take their
+    # serial build in the child; a learner's own parallel function dies,
+    # and the report says why
+    numba = pytest.importorskip("numba")
+    from convgrad import F
+    from convgrad.kernels import _jit
+
+    monkeypatch.setattr(_jit, "PARALLEL_MIN_SIZE", 1)
+    x = np.random.default_rng(0).standard_normal((2, 3, 6, 6))
+    with cg.use_backend("numba"):
+        want = F.unfold(x, 3).data  # the parallel build, here
+        if numba.threading_layer() != "omp":
+            pytest.skip(f"Numba's threading layer is "
+                        f"{numba.threading_layer()}, which survives a fork")
+        sol = solution("square_plus_backward")
+
+        def uses_kernels(**case):
+            same = np.array_equal(F.unfold(x, 3).data, want)
+            return sol(**case) if same else 0 * case["x"]
+
+        assert check("square_plus_backward", uses_kernels, quiet=True,
+                     time_limit=120).passed
+
+        @numba.njit(parallel=True)
+        def total(a):
+            s = 0.0
+            for i in numba.prange(a.shape[0]):
+                s += a[i]
+            return s
+
+        def own_parallel(**case):
+            total(np.ones(10))
+            return sol(**case)
+
+        result = check("square_plus_backward", own_parallel, quiet=True,
+                       time_limit=120)
+    assert result.status == "error"
+    assert "killed by SIGTERM (Numba's OpenMP threads" in result.message
+    assert "NUMBA_THREADING_LAYER=workqueue" in result.message

@@ -48,7 +48,15 @@ answer that changes its inputs), and the printed output.
 - *State that must come back*: a function may carry an ``isolated_state``
   attribute (an object with ``collect()``, run in the child after each call
   and returning plain data, and ``restore(data)``, run here): graded mode's
-  library watch reports what the answer called this way.
+  library watch reports what the answer called this way. Nothing else comes
+  back: what the learner's function changes outside itself (a global list
+  it appends to, NumPy's global random state) changes in the child only.
+- *Numba*: the child inherits what this process compiled. If this process
+  started Numba's GNU OpenMP threads (its default threading layer, used by
+  ``parallel=True``), a parallel call in a forked child is killed by Numba:
+  convgrad's kernels take their serial build in the child, and a learner's
+  own parallel function dies with a report that says why and what to do
+  (the workqueue layer survives a fork).
 
 **In this process**, as before: when the function already runs elsewhere
 and is stopped from outside (a class attribute ``runs_elsewhere``: the
