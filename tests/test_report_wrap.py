@@ -3,7 +3,7 @@ output area breaks a long line at any character ("thei / r sum"), so the
 checker breaks its own lines first, at spaces, with a hanging indent, and
 leaves the ASCII grid alone. ``CheckResult.message`` keeps each line whole.
 
-tests/browser/test_report_wrap.py checks the same in JupyterLab at
+tests/browser/test_report_wrap_in_lab.py checks the same in JupyterLab at
 1280x800 with the file browser open: every printed line is one line on
 screen (and keeps a screenshot of it)."""
 
