@@ -7,14 +7,15 @@ by one, two arguments or two inputs mixed up, a sign, an input used
 transposed or flipped, the outputs in the wrong order, a term of a sum
 dropped. This module makes that space from the exercise's cases and its
 reference, with no list of bugs: each *member* is the reference run on a
-changed case (or with its answer changed), and is a model rule
-(:func:`.diagnosis.model`) like any written by hand, so a correct answer
-in any style matches none of them on a case where the change matters.
+changed case (or with its answer changed). A member is named only when it
+explains every case the learner got wrong (``Rule.across``): its answer
+is the learner's there, and where the change does not matter the learner
+is right; so a correct answer in any style matches none of them.
 
-:func:`family` gives an exercise's members, grouped by code, singles
-before pairs. Each member's label says the change in words ("stride = 1
-(the stride left out)"), and its fix is said in the form the learner used
-(an argument their code never mentions is named as such).
+:func:`family` gives an exercise's rules, one per code, singles before
+pairs. Each member's label says the change in words ("stride = 1 (the
+stride left out)"), and its fix is said in the form the learner used (an
+argument their code never mentions is named as such).
 
 What the family cannot model, where the wrong elements sit can still say:
 :mod:`.localise` names a border ring, a last row, one channel, one stride
@@ -50,8 +51,9 @@ IGNORED_CODE = {
 COUNTS = ("kernel_size", "stride", "padding", "dilation", "output_padding",
           "size", "split", "groups")
 
-# arrays a learner may leave out of a product: "left out" is all ones
-UPSTREAM = ("dy", "ddy", "dw", "gamma", "sigma")
+# arrays a learner may not leave out of a product (what is left out is
+# taken as all ones): the variables the answer is about
+KEPT = ("x", "x_hat", "v")
 
 
 class Some(tuple):
@@ -152,7 +154,7 @@ def _inputs(case: dict) -> Iterator[Member]:
               and v.dtype.kind == "f"]
     for name in arrays:
         v = case[name]
-        if name in UPSTREAM or name not in ("x", "x_hat", "v"):
+        if name not in KEPT:
             yield ("input-ignored", f"{name} left out (taken as all ones)",
                    lambda c, name=name: _set(c, **{name: np.ones_like(c[name])}),
                    None)
