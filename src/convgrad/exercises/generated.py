@@ -554,13 +554,13 @@ def _singles(parts: tuple, run: Run, output: str
     return out
 
 
-def _pairs(parts: tuple, run: Run, output: str
+def _pairs(parts: tuple, run: Run, output: str, keep=None
            ) -> list[tuple[str, str, Any, None]]:
-    """Two changes of the case at once, coded by the first."""
+    """Two changes of the case at once, coded by the first; only the
+    labels in ``keep`` when it is given (each computed once per run)."""
     reference = parts[0]
-    cache = run.__dict__.setdefault("_generated_pairs", {})
-    if output in cache:
-        return cache[output]
+    cache = run.__dict__.setdefault("_generated_pairs", {}).setdefault(
+        output, {})
     at = run.names.index(output)
     changes = [(c, label, f) for c, label, _, f in
                _singles(parts, run, output) if f is not None and c in PAIRED]
@@ -569,17 +569,21 @@ def _pairs(parts: tuple, run: Run, output: str
             itertools.combinations(changes, 2), MAX_PAIRS):
         if l1.split()[0] == l2.split()[0]:
             continue  # one argument changed twice is not two mistakes
-        try:
-            answer = np.asarray(_call(reference, f2(f1(run.case)),
-                                      run.names)[at])
-        except Exception:
+        label = f"{l1}, and {l2}"
+        if keep is not None and label not in keep:
             continue
-        out.append((c1, f"{l1}, and {l2}", answer, None))
-    cache[output] = out
+        if label not in cache:
+            try:
+                cache[label] = np.asarray(_call(reference, f2(f1(run.case)),
+                                                run.names)[at])
+            except Exception:
+                cache[label] = None
+        if cache[label] is not None:
+            out.append((c1, label, cache[label], None))
     return out
 
 
-def _judge(code: str, source: Callable[[Run, str], list]):
+def _judge(code: str, source: Callable[..., list], narrow: bool = False):
     """A hypothesis (one label) holds when some run's answer is exactly
     the member's, and every run the learner got wrong is explained by it:
     its member is the learner's answer there, or the change does not
@@ -588,11 +592,28 @@ def _judge(code: str, source: Callable[[Run, str], list]):
     def across(runs, output):
         if output is None:
             return None
+        keep = None
+        if narrow:  # only the labels that explain the first wrong case
+            wrong = [run for run in runs if run.raised is None
+                     and run.out(output) is not None
+                     and not run.right(output)]
+            if not wrong:
+                return None
+            first_wrong = wrong[0]
+            keep = {label for c, label, answer, _ in
+                    source(first_wrong, output)
+                    if c == code and any(
+                        first_wrong.same(first_wrong.out(output), a) for a in
+                        (answer if isinstance(answer, Some) else [answer]))}
+            if not keep:
+                return None
         table: dict[str, dict[int, Any]] = {}
         for i, run in enumerate(runs):
             if run.raised is not None or run.out(output) is None:
                 continue
-            for c, label, answer, _ in source(run, output):
+            listed = source(run, output) if keep is None \
+                else source(run, output, keep)
+            for c, label, answer, _ in listed:
                 if c == code:  # a label may offer several answers (Some)
                     table.setdefault(label, {})[i] = (
                         list(answer) if isinstance(answer, Some) else [answer])
@@ -764,13 +785,17 @@ def family(reference: Callable, feeds: Mapping[str, Callable] | None = None,
     after a constant factor."""
     parts = (reference, dict(feeds or {}), terms, sums)
 
-    def rule(code: str, kind: Callable) -> Rule:
-        across, where = _judge(code, lambda run, out: kind(parts, run, out))
+    def rule(code: str, kind: Callable, narrow: bool = False) -> Rule:
+        across, where = _judge(
+            code, lambda run, out, *keep: kind(parts, run, out, *keep),
+            narrow)
         return Rule(code, lambda run, out: None, where, fix=_fix(code),
                     across=across)
 
     early = [rule(code, _singles) for code in ORDER]
     early += [EMPTY, _sized("size-off-by-one"), _sized("hw-swapped"),
               _sized("output-size")]
-    early += [rule(code, _pairs) for code in ORDER]
+    # pairs are many: computed on every case only for the labels that
+    # explain the first wrong one
+    early += [rule(code, _pairs, narrow=True) for code in ORDER]
     return tuple(early), tuple(rule(code, _singles) for code in LATE)
