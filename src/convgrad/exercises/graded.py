@@ -17,8 +17,11 @@
   models of :mod:`.lessons` and :mod:`.shared`) scores 0 with status
   ``uses-library``. The evidence is the call itself:
   while the answer runs, a profile hook watches for those functions' code
-  being entered, and kernel entry points the answer can reach by name are
-  swapped for recorders (and put back after);
+  being entered (a compiled kernel's too: Numba's dispatcher reports its
+  Python function to the hook). Nothing of the learner's namespace is
+  watched or changed: no reference solution is in it, since the package
+  exports none under an exercise's name (:func:`~.registry.solution` is
+  the only way to reach one, and calling it is watched like the rest);
 - it writes nothing to stderr: warnings are silenced and anything the
   answer writes to stderr goes to stdout, because nbgrader gives a test
   cell 0 points when it writes to stderr.
@@ -440,7 +443,7 @@ class _Watch:
         def watched(*args, **kwargs):
             args = [self._unwatched(a) for a in args]
             kwargs = {k: self._unwatched(v) for k, v in kwargs.items()}
-            with self._watching(fn):
+            with self._watching():
                 return fn(*args, **kwargs)
 
         # the checker runs the answer in a child process (.isolation): what
@@ -479,9 +482,8 @@ class _Watch:
                 os.write(_hits_pipe[0], f"{label}\n".encode())
 
     @contextlib.contextmanager
-    def _watching(self, fn: Callable) -> Iterator[None]:
+    def _watching(self) -> Iterator[None]:
         self._codes = _watched_codes(self.name)
-        swapped = [] if self.name in _RUNS_OPS else self._swap(fn)
         previous, threads = sys.getprofile(), threading.getprofile()
         _armed.append(self)
         sys.setprofile(relay)
@@ -492,45 +494,6 @@ class _Watch:
             sys.setprofile(previous)
             threading.setprofile(threads)
             _armed.remove(self)
-            for namespace, key, value in reversed(swapped):
-                namespace[key] = value
-
-    def _swap(self, fn: Callable) -> list[tuple[dict, str, object]]:
-        """Compiled kernels run no Python frame a profile hook could see:
-        where the answer can reach one by name (its globals, the kernel
-        modules' attributes), put a recorder in its place for the call."""
-        modules = _kernel_modules()
-        if not modules:
-            return []
-        from convgrad import backend
-
-        backend.table("numba")  # filled from the real kernels, never a recorder
-        kernels = {}
-        for module in modules:
-            for key in backend.KERNEL_NAMES:  # fast paths: via backend only
-                value = getattr(module, key, None)
-                if value is not None:
-                    kernels[id(value)] = (key, value)
-        namespaces = [vars(m) for m in modules]
-        globs = getattr(inspect.unwrap(fn), "__globals__", None)
-        if isinstance(globs, dict):
-            namespaces.append(globs)
-        swapped = []
-        for namespace in namespaces:
-            for key, value in list(namespace.items()):
-                if id(value) in kernels and kernels[id(value)][1] is value:
-                    label = f"the kernel convgrad.kernels.{kernels[id(value)][0]}"
-                    namespace[key] = self._recorder(value, label)
-                    swapped.append((namespace, key, value))
-        return swapped
-
-    def _recorder(self, kernel: Callable, label: str) -> Callable:
-        def recorded(*args, **kwargs):
-            if not self._given:
-                self._hit(label)
-            return kernel(*args, **kwargs)
-
-        return recorded
 
 
 #: the watch of the answer running now (a stack: a watched answer may be
