@@ -73,6 +73,30 @@ def test_the_diagnosis_and_fix_are_the_message():
     assert graded.summary.startswith("col2im: output has shape")
 
 
+def test_the_summary_is_the_checkers_report_without_its_drawing():
+    """The grader reads the checker's fields, not its printed lines: the
+    summary is ``CheckResult.report`` (the message less ``drawing``, the
+    grid and its pointer to plot=True), whatever the report's lines say."""
+    mine = own("col2im")
+
+    def off_by_one(col, input_size, kernel_size, stride=1, padding=0,
+                   dilation=1):
+        out = mine(col, input_size, kernel_size, stride, padding, dilation)
+        out.flat[0] += 1.0
+        return out
+
+    graded = grade("col2im", off_by_one, seed=SEED, quiet=True)
+    result = graded.result
+    assert graded.status == "wrong" and result.drawing
+    assert "plot=True) draws it" in result.drawing
+    assert result.message == f"{result.report}\n{result.drawing}"
+    assert graded.summary == result.report
+    assert result.drawing not in graded.summary
+    # the printed report keeps the drawing, under the score line
+    assert graded.message == (f"col2im: 0/1 points (wrong)\n{result.report}"
+                              f"\n{result.drawing}")
+
+
 def test_the_graded_cases_are_not_the_practice_cases():
     """An answer fitted to the practice cases (seed 0) passes check and
     fails grade: the graded cases are drawn from the instructor's seed."""

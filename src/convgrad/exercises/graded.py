@@ -72,10 +72,10 @@ STATUSES = ("passed", "wrong", "not-attempted", "error", "timeout",
 # limits there
 _RUNS_OPS = frozenset({"find_wrong_backward"})
 
-# what a CSV row keeps of the checker's report (the grid stays in the notebook)
-_REPORT_LINES = ("  case", "  on case", "  at line", "  what it means",
-                 "  each output", "  where", "  diagnosis", "    evidence",
-                 "    fix", "  hint")
+# how a score line says each status
+_SAID = {"passed": "passed", "wrong": "wrong",
+         "not-attempted": "not attempted", "error": "error",
+         "timeout": "stopped: time limit", "uses-library": "uses the library"}
 
 
 @dataclass
@@ -84,7 +84,8 @@ class Graded:
     ``score`` of ``max_score`` points (plain floats); ``message`` the
     report printed; ``diagnosis`` the checker's code of the mistake, if
     one fits; ``verdicts`` each output's verdict; ``library`` what of
-    convgrad's own implementation the answer called."""
+    convgrad's own implementation the answer called; ``summary`` the
+    report under the score line, without the drawn grid."""
 
     name: str
     status: str
@@ -95,15 +96,9 @@ class Graded:
     verdicts: dict[str, str] = field(default_factory=dict)
     library: tuple[str, ...] = ()
     result: CheckResult | None = None
-
-    @property
-    def summary(self) -> str:
-        """The report under the score line, without the drawn grid: the
-        checker's headline, the case, each output's verdict, the diagnosis
-        with its evidence and fix (a grade file's ``diagnosis``)."""
-        lines = self.message.splitlines()[1:]
-        kept = lines[:1] + [x for x in lines[1:] if x.startswith(_REPORT_LINES)]
-        return "\n".join(kept)
+    #: the checker's headline, the case, each output's verdict, the
+    #: diagnosis with its evidence and fix (a grade file's ``diagnosis``)
+    summary: str = ""
 
     def __repr__(self) -> str:
         return (f"Graded({self.name!r}, {self.status!r}, "
@@ -186,15 +181,29 @@ def grade(
     return graded
 
 
+def one_line(err: BaseException) -> str:
+    """``err`` as one line: its type, and its text (at most 300 characters)
+    with every run of whitespace made one space."""
+    text = " ".join(str(err).split())
+    return f"{type(err).__name__}: {text[:300]}" if text else type(err).__name__
+
+
+def _graded(name: str, status: str, score: float, top: float, summary: str,
+            drawing: str = "", **found) -> Graded:
+    """A :class:`Graded` whose message is the score line, the summary and
+    the drawing."""
+    head = f"{name}: {score:g}/{top:g} points ({_SAID[status]})"
+    message = "\n".join(x for x in (head, summary, drawing) if x)
+    return Graded(name, status, score, top, message, summary=summary, **found)
+
+
 def _cell_raised(name: str, top: float, raised: BaseException | str) -> Graded:
     if isinstance(raised, BaseException):
-        from .submission import one_line
-
         raised = one_line(raised)
-    message = (f"{name}: 0/{top:g} points (error)\n"
-               f"{name}: the cell that defines {name} raised {raised}, before "
-               f"it defined {name}. Fix that cell, run it, then this one.")
-    return Graded(name, "error", 0.0, top, message)
+    return _graded(name, "error", 0.0, top,
+                   f"{name}: the cell that defines {name} raised {raised}, "
+                   f"before it defined {name}. Fix that cell, run it, then "
+                   f"this one.")
 
 
 def cell_error(name: str) -> BaseException | None:
@@ -232,10 +241,9 @@ def _grade(name: str, fn, seed: int, top: float,
            time_limit: float | None) -> Graded:
     if fn is None or not callable(fn):
         what = "is not defined" if fn is None else f"is {type(fn).__name__}"
-        message = (f"{name}: 0/{top:g} points (not attempted)\n"
-                   f"{name}: {name} {what}. Run the cell that defines it, "
-                   f"then this one.")
-        return Graded(name, "not-attempted", 0.0, top, message)
+        return _graded(name, "not-attempted", 0.0, top,
+                       f"{name}: {name} {what}. Run the cell that defines "
+                       f"it, then this one.")
     watch = _Watch(name)
     if hasattr(fn, "library_hits"):  # it runs elsewhere, and watches itself
         watch.hits, watched = fn.library_hits, fn
@@ -245,22 +253,18 @@ def _grade(name: str, fn, seed: int, top: float,
         result = check(name, watched, seed=seed, quiet=True,
                        time_limit=time_limit)
     except SystemExit as err:  # the checker stops at Exception; this is not one
-        return Graded(name, "error", 0.0, top,
-                      f"{name}: 0/{top:g} points (error)\n"
-                      f"{name}: your function raised SystemExit: {err}")
+        return _graded(name, "error", 0.0, top,
+                       f"{name}: your function raised SystemExit: {err}")
     if watch.hits:
         return _uses_library(name, top, watch, result)
     status, score = _score(name, result, top)
-    verdict = {"passed": "passed", "wrong": "wrong",
-               "not-attempted": "not attempted", "error": "error",
-               "timeout": "stopped: time limit"}[status]
-    head = f"{name}: {score:g}/{top:g} points ({verdict})"
-    body = result.message
     if status == "passed":
-        body = f"{name}: passed all {result.n_cases} graded cases."
-    return Graded(name, status, score, top, f"{head}\n{body}",
-                  diagnosis=result.diagnosis, verdicts=dict(result.verdicts),
-                  result=result)
+        return _graded(name, status, score, top,
+                       f"{name}: passed all {result.n_cases} graded cases.",
+                       result=result)
+    return _graded(name, status, score, top, result.report, result.drawing,
+                   diagnosis=result.diagnosis, verdicts=dict(result.verdicts),
+                   result=result)
 
 
 def _score(name: str, result: CheckResult, top: float) -> tuple[str, float]:
@@ -281,8 +285,7 @@ def _uses_library(name: str, top: float, watch: _Watch,
                   result: CheckResult) -> Graded:
     called = tuple(dict.fromkeys(watch.hits))
     shown = ", ".join(called[:3])
-    message = "\n".join([
-        f"{name}: 0/{top:g} points (uses the library)",
+    summary = "\n".join([
         f"{name}: your function calls convgrad's own implementation",
         f"  diagnosis [uses-library]: your {name} calls convgrad's own "
         f"implementation instead of computing the result.",
@@ -290,8 +293,8 @@ def _uses_library(name: str, top: float, watch: _Watch,
         "    fix: write the computation yourself, as the lesson derives it "
         "(NumPy is fine); a graded answer that calls the library scores 0.",
     ])
-    return Graded(name, "uses-library", 0.0, top, message,
-                  diagnosis="uses-library", library=called, result=result)
+    return _graded(name, "uses-library", 0.0, top, summary,
+                   diagnosis="uses-library", library=called, result=result)
 
 
 @contextlib.contextmanager
