@@ -355,15 +355,37 @@ def test_a_compiled_kernel_called_directly_is_seen(reach):
     answer = _kernel_answer(reach, KERNEL)
     assert check("col2im", answer, quiet=True).passed
     graded = grade("col2im", answer, seed=SEED, quiet=True)
-    # seen by the profile hook alone (Numba's dispatcher reports its Python
-    # function to it): the answer found the real kernel where it looked,
-    # in its globals and in the kernels' module, while it ran and after
+    # seen by the profile hook alone: the answer found the real kernel
+    # where it looked, in its globals and in the kernels' module, while it
+    # ran and after
     assert graded.status == "uses-library", graded.message
     assert "the kernel convgrad.kernels.col2im" in graded.library
     assert kernels.col2im is KERNEL and by_global_name() is KERNEL
     from convgrad import backend
 
     assert backend.table("numba")["col2im"] is KERNEL
+
+
+@pytest.mark.parametrize("reach", [by_module_attribute, by_global_name])
+def test_a_kernel_is_seen_where_the_profiler_cannot_see_compiled_code(
+        reach, monkeypatch):
+    """Python 3.12's profile hook is never told of Numba's compiled code
+    (3.11's is, by the dispatcher): the kernel's entry point, a Python
+    ``__call__``, is what the watch sees. Here the compiled code's own
+    frames are taken out of what the watch looks for, as on 3.12."""
+    global KERNEL
+    from convgrad import kernels
+    from convgrad.exercises import graded as graded_mode
+
+    real = graded_mode._watched_codes
+    monkeypatch.setattr(graded_mode, "_watched_codes", lambda name: {
+        code: label for code, label in real(name).items()
+        if not label.startswith("the kernel ")})
+    KERNEL = kernels.col2im
+    graded = grade("col2im", _kernel_answer(reach, KERNEL), seed=SEED,
+                   quiet=True)
+    assert graded.status == "uses-library", graded.message
+    assert graded.library == ("the kernel convgrad.kernels.col2im",)
 
 
 def test_the_solutions_code_written_out_is_not_the_library():

@@ -17,9 +17,9 @@
   models of :mod:`.lessons` and :mod:`.shared`) scores 0 with status
   ``uses-library``. The evidence is the call itself:
   while the answer runs, a profile hook watches for those functions' code
-  being entered (a compiled kernel's too: Numba's dispatcher reports its
-  Python function to the hook). Nothing of the learner's namespace is
-  watched or changed: no reference solution is in it, since the package
+  being entered (a compiled kernel's entry point, whose ``__call__`` is a
+  Python method, included). Nothing of the learner's namespace is watched
+  or changed: no reference solution is in it, since the package
   exports none under an exercise's name (:func:`~.registry.solution` is
   the only way to reach one, and calling it is watched like the rest);
 - it writes nothing to stderr: warnings are silenced and anything the
@@ -407,6 +407,28 @@ def _kernel_names() -> tuple[str, ...]:
     return backend.KERNEL_NAMES + backend.FAST_NAMES
 
 
+def _kernel_entries(name: str) -> tuple[dict[int, str], set[types.CodeType]]:
+    """The kernels an answer can call by name, as objects: ``{id: label}``,
+    and the code of their ``__call__`` (a Python method: a kernel's entry
+    point chooses a build before the compiled code runs). The profile hook
+    sees that frame on every Python, where the compiled code itself is
+    reported to it only on some (3.11's Numba does, 3.12's does not)."""
+    if name in _RUNS_OPS:
+        return {}, set()
+    labels: dict[int, str] = {}
+    calls: set[types.CodeType] = set()
+    for module in _kernel_modules():
+        for key in _kernel_names():
+            kernel = getattr(module, key, None)
+            if kernel is None:
+                continue
+            call = getattr(type(kernel).__call__, "__code__", None)
+            if call is not None:  # not a bare dispatcher (fast paths)
+                labels[id(kernel)] = f"the kernel convgrad.kernels.{key}"
+                calls.add(call)
+    return labels, calls
+
+
 class _Given:
     """A callable the checker hands to the answer, as it is (its repr, its
     attributes), but unwatched while it runs: what it calls is the
@@ -440,6 +462,8 @@ class _Watch:
         #: calls is the checker's doing, not the answer's
         self._given = 0
         self._codes: dict[types.CodeType, str] = {}
+        self._kernels: dict[int, str] = {}
+        self._calls: set[types.CodeType] = set()
 
     def wrap(self, fn: Callable) -> Callable:
         @functools.wraps(fn)
@@ -472,10 +496,13 @@ class _Watch:
 
     def profile(self, frame, event, arg) -> None:
         """The profile hook's work: note a watched function entered."""
-        if event == "call" and not self._given:
-            label = self._codes.get(frame.f_code)
-            if label is not None:
-                self._hit(label)
+        if event != "call" or self._given:
+            return
+        label = self._codes.get(frame.f_code)
+        if label is None and frame.f_code in self._calls:  # a kernel's entry
+            label = self._kernels.get(id(frame.f_locals.get("self")))
+        if label is not None:
+            self._hit(label)
 
     def _hit(self, label: str) -> None:
         self.hits.append(label)
@@ -487,6 +514,7 @@ class _Watch:
     @contextlib.contextmanager
     def _watching(self) -> Iterator[None]:
         self._codes = _watched_codes(self.name)
+        self._kernels, self._calls = _kernel_entries(self.name)
         previous, threads = sys.getprofile(), threading.getprofile()
         _armed.append(self)
         sys.setprofile(relay)
