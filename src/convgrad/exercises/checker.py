@@ -47,6 +47,9 @@ class CheckResult:
     # each output on its own, for exercises with several: "right", the
     # code of the mistake it shows, or "wrong" (no known mistake fits)
     verdicts: dict[str, str] = field(default_factory=dict)
+    # the wrong plane drawn as a grid, with its pointer to plot=True: the
+    # last lines of ``message`` ("" when nothing is drawn)
+    drawing: str = ""
 
     @property
     def passed(self) -> bool:
@@ -55,6 +58,16 @@ class CheckResult:
     @property
     def attempted(self) -> bool:
         return self.status != "not attempted"
+
+    @property
+    def report(self) -> str:
+        """``message`` without the drawing: the headline, the case, each
+        output's verdict, the diagnosis with its evidence and fix (what a
+        grade file keeps)."""
+        tail = f"\n{self.drawing}"
+        if self.drawing and self.message.endswith(tail):
+            return self.message[:-len(tail)]
+        return self.message
 
     def __bool__(self) -> bool:
         return self.passed
@@ -468,16 +481,18 @@ def _wrong_element(ex, run, runs, out, g, w, bad, source="") -> CheckResult:
     lines += _diagnosis_lines(found, out, ex.hint_for(out), source)
     text = display.grid(out, g, w, bad, index)
     extra = {}
+    drawing = ""
     if text:
         lines.append(text)
         lines.append(f'  (exercises.check("{ex.name}", ..., plot=True) draws it)')
+        drawing = "\n".join(lines[-2:])
     if g.ndim >= 2:
         lead = tuple(index[:-2])
         extra["planes"] = (g[lead], w[lead], bad[lead])
     return CheckResult(
         ex.name, "wrong", "\n".join(lines), case=run.case, output=out,
         index=index, expected=exp, got=val, n_cases=run.number, extra=extra,
-        diagnosis=found and found.code,
+        diagnosis=found and found.code, drawing=drawing,
     )
 
 
