@@ -700,7 +700,8 @@ def _sized(code: str):
     from the height (``hw-swapped``); where the two overlap, the learner's
     numbers are the right ones."""
 
-    def label_of(got: np.ndarray, want: np.ndarray, run: Run) -> str | None:
+    def label_of(got: np.ndarray, want: np.ndarray, run: Run
+                 ) -> list[str] | None:
         if got.ndim != want.ndim or got.ndim == 0:
             return None
         d = [g - w for g, w in zip(got.shape, want.shape, strict=True)]
@@ -722,36 +723,47 @@ def _sized(code: str):
                 break
         if where is None:
             return None
-        if where == "top left" and all(x in (0, 1) for x in d[-2:]):
-            return ("size-off-by-one:one row or column too many (the count "
-                    "rounded up)")
-        if where == "top left" and all(x in (0, -1) for x in d[-2:]):
-            return ("size-off-by-one:one row or column too few (the +1 of "
-                    "the count missing)")
+        # each label that fits, the likelier first: a width that is the
+        # height on every wrong case is an H for a W, even where it is
+        # also one off
+        out = []
         if want.ndim >= 2 and (got.shape[-1] == want.shape[-2] != want.shape[-1]
                                or got.shape[-2] == want.shape[-1]
                                != want.shape[-2]):
-            return "hw-swapped:a plane sized from the other axis (W from H)"
-        return (f"output-size:a plane {'larger' if sum(d) > 0 else 'smaller'} "
-                f"than asked, right where it overlaps (aligned {where})")
+            out.append("hw-swapped:a plane sized from the other axis (W "
+                       "from H)")
+        if where == "top left" and all(x in (0, 1) for x in d[-2:]):
+            out.append("size-off-by-one:one row or column too many (the "
+                       "count rounded up)")
+        if where == "top left" and all(x in (0, -1) for x in d[-2:]):
+            out.append("size-off-by-one:one row or column too few (the +1 "
+                       "of the count missing)")
+        out.append(f"output-size:a plane {'larger' if sum(d) > 0 else 'smaller'}"
+                   f" than asked, right where it overlaps (aligned {where})")
+        return out
 
     def across(runs, output):
         if output is None:
             return None
-        first, labels = None, set()
+        first, common = None, None
         for run in runs:
             got = run.out(output)
             if run.raised is not None or got is None or run.right(output):
                 continue
             want = run.expected(output)
-            label = label_of(got, want, run)
-            if label is None:
+            labels = label_of(got, want, run)
+            if labels is None:
                 return None
-            labels.add(label)
+            by_code = {label.split(":", 1)[0]: label for label in labels}
+            if common is None:
+                common = by_code
+            else:  # a label that holds on every wrong case
+                common = {k: v for k, v in common.items()
+                          if by_code.get(k) == v}
             first = first or run
-        if first is None or len(labels) != 1:
+        if first is None or not common:
             return None
-        said, label = labels.pop().split(":", 1)
+        said, label = next(iter(common.values())).split(":", 1)
         return (first, label) if said == code else None
 
     def where(run: Run, output: str, label: str) -> str:
