@@ -23,7 +23,7 @@ WRONG = [a for part in ("tune", "heldout", "fresh", "fresh2")
 RIGHT = B.answers("right")
 
 # the naming rate each part had when last recorded: it may only rise
-FLOORS = {"tune": 0.9, "heldout": 0.75, "fresh": 0.77, "fresh2": 0.76}
+FLOORS = {"tune": 0.95, "heldout": 0.84, "fresh": 0.91, "fresh2": 0.81}
 
 
 def _id(a: B.Answer) -> str:

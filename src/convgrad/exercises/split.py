@@ -142,7 +142,11 @@ FEATURES: list[tuple[str | None, str, str, Callable[[dict], bool | None]]] = [
      "a weight whose first two axes are equal", _weight_axes_differ),
     (None, "N != C", "N = C", _batch_not_channels),
     (None, "C_in != C_out", "C_in = C_out", _in_out_differ),
+    # read from the expected output, not the case (split() asks it)
+    ("square-assumed", "an output plane that is not square (OH != OW)",
+     "a square output plane", lambda case: None),
 ]
+PLANE = len(FEATURES) - 1
 
 FIXES = {
     ("groups-misused", True): (
@@ -202,32 +206,39 @@ def split(runs: Sequence[Run], output: str | None
     if sum(wrong) < 2 or len(wrong) - sum(wrong) < 2:
         return None
 
-    def separates(has: list) -> bool | None:
+    def separates(has: list, allow_without: bool = False) -> bool | None:
         if any(h is None for h in has):
             return None
-        for side in (True, False):
+        # the other way round only for padding: a crop [p:-p] is empty at
+        # p = 0; that a bug shows only with one image or stride 1 says
+        # little of where it is
+        for side in (True, False) if allow_without else (True,):
             if all((h == side) == w for h, w in zip(has, wrong, strict=True)):
                 return side
         return None
 
     found = []
-    for i, (_, _, _, test) in enumerate(FEATURES):
-        side = separates([test(run.case) for run in runs])
+    for i, (code, _, _, test) in enumerate(FEATURES):
+        side = separates([test(run.case) for run in runs],
+                         allow_without=code == "padding-misused")
         if side is not None:
             found.append((i, side))
     plane = separates([_output_not_square(run, output) for run in runs])
+    if plane is not None:  # an OH != OW from OW computed from H
+        found.append((PLANE, plane))
     codes = {FEATURES[i][0] for i, _ in found}
-    if len(found) != 1 or None in codes or plane is not None and \
-            codes != {"square-assumed"}:
+    if len(codes) != 1 or None in codes:
         return None
     first = next(run for run, w in zip(runs, wrong, strict=True) if w)
     return first, _label(found)
 
 
 def _label(found: list[tuple[int, bool]]) -> str:
-    said = [FEATURES[i][1] if side else FEATURES[i][2] for i, side in found]
+    """``side|code|the wrong cases' feature|the right cases'``."""
     i, side = found[0]
-    return f"{int(side)}|{FEATURES[i][0]}|" + "|".join(said)
+    _, with_it, without, _ = FEATURES[i]
+    wrong, right = (with_it, without) if side else (without, with_it)
+    return f"{int(side)}|{FEATURES[i][0]}|{wrong}|{right}"
 
 
 def _parts(label: str) -> tuple[bool, str, list[str]]:
@@ -236,10 +247,10 @@ def _parts(label: str) -> tuple[bool, str, list[str]]:
 
 
 def _where(run: Run, output: str, label: str) -> str:
-    _, _, said = _parts(label)
-    return (f"your {output} is wrong on every case with {said[0]}, "
-            f"and right on every case without; case {run.number} is the "
-            f"first with it")
+    _, _, (wrong, right) = _parts(label)
+    return (f"your {output} is wrong on every case with {wrong}, and "
+            f"right on every case with {right}; case {run.number} is the "
+            f"first wrong one")
 
 
 def _fix(source: str, output: str | None, label: str) -> str | None:

@@ -693,8 +693,9 @@ CODES: dict[str, tuple[str, str]] = {
     "size-off-by-one": (
         "the output one row or column too many or too few: the window "
         "count's +1, or a count rounded the wrong way",
-        "count the windows as (H + 2p - span) // s + 1: floor division, "
-        "and the +1 for the first window",
+        "count the windows as (H + 2p - span) // s + 1 (floor division, "
+        "and the +1 for the first window), and check each bound that sets "
+        "the size: a canvas, a crop, a slice's end",
     ),
     "precedence": (
         "a missing pair of parentheses: an operator applied to part of "
