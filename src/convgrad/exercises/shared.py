@@ -33,6 +33,7 @@ from .diagnosis import Rule, Run, model, overwrites
 from .display import num, plural
 from .feeds import Scatter
 from .localise import LOCALISE
+from .split import SPLIT
 
 Rng = np.random.Generator
 
@@ -450,4 +451,5 @@ SCALE = Rule("scale", lambda run, output: None, _scale_where,
 SHAPE = Rule("shape", _shape_evidence, _shape_where)
 MUTATES_INPUT = Rule("mutates-input", lambda run, _: bool(_changed(run)),
                      _mutates_where, any_case=True, integrity=True)
-GENERIC = (WRITES_TO_COPY, SCALE, HW_SWAPPED, *LOCALISE, SHAPE, MUTATES_INPUT)
+GENERIC = (WRITES_TO_COPY, SCALE, HW_SWAPPED, *LOCALISE, *SPLIT, SHAPE,
+           MUTATES_INPUT)
