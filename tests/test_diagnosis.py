@@ -1367,10 +1367,10 @@ MISTAKES += [
     ("linear_backward", "batch-mean", _lb_loops(dw="mean")),
     ("linear_backward", "batch-mean", _lb_loops(db="mean")),
     ("linear_backward", "batch-mean", _lb_vec(dw="mean", db="mean")),
-    ("linear_backward", "shape", _lb_loops(transpose="dw")),
-    ("linear_backward", "shape", _lb_loops(transpose="dx")),
-    ("linear_backward", "shape", _lb_vec(transpose="dw")),
-    ("linear_backward", "shape", _lb_vec(transpose="dx")),
+    ("linear_backward", "plane-transposed", _lb_loops(transpose="dw")),
+    ("linear_backward", "plane-transposed", _lb_loops(transpose="dx")),
+    ("linear_backward", "plane-transposed", _lb_vec(transpose="dw")),
+    ("linear_backward", "plane-transposed", _lb_vec(transpose="dx")),
 ]
 
 
@@ -2856,7 +2856,7 @@ def _first_output_is_a_plane(name, wide=False):
 ARRAYS_OUT = [n for n in ALL if _first_output_is_a_plane(n)]
 PLANES_OUT = [n for n in ALL if _first_output_is_a_plane(n, wide=True)
               and n != "conv_matrix"  # a transposed C is `transposed`
-              and n != "linear_backward"]  # a transposed dx is `shape`
+              and n != "linear_backward"]  # a transposed dx is plane-transposed
 
 
 @pytest.mark.parametrize("name", ARRAYS_OUT)

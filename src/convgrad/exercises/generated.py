@@ -361,6 +361,9 @@ def _call(reference: Callable, case: dict, outputs: tuple[str, ...]):
 _WINDOW = re.compile(r"(window|pixel|position) \(\{(\d+)\}, \{(\d+)\}\)")
 
 
+_NAMED = re.compile(r"((?:output |input )?(?:channel|image|output)) \{(\d+)\}")
+
+
 _TAP = re.compile(r"tap \(\{(\d+)\}, \{(\d+)\}\)")
 
 
@@ -380,6 +383,10 @@ def _remapped(sc: Scatter, case: dict) -> Iterator[tuple[str, str, np.ndarray]]:
     r, q = at[-2], at[-1]
     tr, tq = r - i * s, q - j * s  # each tap's offset in its window
     rules = []
+    if s > 1:  # s zeros between the entries: windows s + 1 apart
+        rules.append(("the windows s + 1 apart (s zeros between the "
+                      "entries, not s - 1)", i * (s + 1) + tr,
+                      j * (s + 1) + tq))
     if s > 1:
         rules.append(("the taps spaced by the stride, i*s + ki*s",
                       i * s + ki * s, j * s + kj * s))
@@ -409,6 +416,11 @@ def _scattered(sc: Scatter) -> Iterator[tuple[str, str, np.ndarray]]:
     hits = np.bincount(sc.dest, minlength=canvas.size).reshape(canvas.shape)
     yield ("averaged", "each element the mean of the pieces that land on "
            "it, not their sum", sc.crop(canvas / np.maximum(hits, 1)))
+    # divided by how many windows (stamps) cover it, a group's terms one
+    key = np.unique(np.stack([sc.dest, sc.group]), axis=1)[0]
+    stamps = np.bincount(key, minlength=canvas.size).reshape(canvas.shape)
+    yield ("averaged", "each element divided by the number of windows "
+           "that cover it", sc.crop(canvas / np.maximum(stamps, 1)))
     for how, cut in (("cut to integers", np.trunc), ("floored (//)", np.floor)):
         flat = np.bincount(sc.dest, weights=cut(sc.value),
                            minlength=canvas.size)
@@ -417,6 +429,14 @@ def _scattered(sc: Scatter) -> Iterator[tuple[str, str, np.ndarray]]:
     # (one image: then nothing is left)
     yield ("missing-batch-sum", "the last image left out (a batch loop "
            "that stops one short)", sc.output(keep=sc.batch < sc.batch.max()))
+    # an update placed after its loop: only the last output channel (or
+    # image) of the sum kept
+    for name, axis in _NAMED.findall(sc.label):
+        kept = sc.source[:, int(axis)]
+        if kept.max() > 0:
+            yield ("overwrites", f"only the last {name}'s terms kept (the "
+                   f"update after the loop over {name}s, or `=` for `+=`)",
+                   sc.output(keep=kept == kept.max()))
     m = _WINDOW.search(sc.label)
     if m is None:
         return
@@ -496,6 +516,9 @@ def _termwise(terms: Callable, case: dict, output: str
         yield "term-dropped", f"the sum without {name}", total - a
         yield "term-sign", f"{name} with the wrong sign", total - 2 * a
         yield "term-doubled", f"{name} counted twice", total + a
+        if a.size > 1:  # np.sum with no axis: one number for every element
+            yield ("sum-axes", f"{name} summed over every element (np.sum "
+                   f"with no axis)", total - a + a.sum())
         for desc, n in counts(case):
             yield ("count-factor", f"{name} divided by {desc}",
                    total - a + a / n)
@@ -504,6 +527,10 @@ def _termwise(terms: Callable, case: dict, output: str
     for (n1, a1), (n2, a2) in itertools.combinations(parts, 2):
         yield ("term-dropped", f"the sum without {n1} and {n2}",
                total - a1 - a2)
+        if a1.size > 1:
+            yield ("sum-axes", f"{n1} and {n2} each summed over every "
+                   f"element (np.sum with no axis)",
+                   total - a1 - a2 + a1.sum() + a2.sum())
     for code, label, change, _ in _inputs(case):
         if change is None:
             continue

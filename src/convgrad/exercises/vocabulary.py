@@ -46,8 +46,8 @@ wrong-index-width    maxpool_backward, maxpool_forward (argmax)
 index-convention     maxpool_forward (argmax)
 default-stride       maxpool_forward, avgpool_backward
 scale                every exercise
-shape                every exercise that returns an array, linear_backward
-                     (dx, dw: transposed)
+shape                every exercise that returns an array
+plane-transposed     linear_backward (dx, dw: transposed, a shape of its own)
 hw-swapped           every exercise that returns an image plane with H != W,
                      im2col, col2im (raises where H != W)
 writes-to-copy       every exercise that returns an array, conv2d_backward (dx),

@@ -92,7 +92,10 @@ def count_models(run: Run, output: str) -> dict[str, list]:
                         (size + 2 * p - span + 1) // s),
                        ("the floor division split over the terms, "
                         "(size + 2*p - 1)//s - d*(k - 1)//s + 1",
-                        (size + 2 * p - 1) // s - d * (k - 1) // s + 1)],
+                        (size + 2 * p - 1) // s - d * (k - 1) // s + 1),
+                       ("the floor division split over the terms, "
+                        "(size + 2*p)//s - span//s + 1",
+                        (size + 2 * p) // s - span // s + 1)],
     }
 
 

@@ -107,7 +107,7 @@ MISTAKES = [  # specific first
     model("missing-batch-sum", unsummed, ("dw", "db")),
     model("batch-mean", batch_mean, ("dw", "db")),
     model("misplaced-factor", summed_first, ("dw",), fix=summed_first_fix),
-    model("shape", transposed, ("dx", "dw"), fix=transposed_fix),
+    model("plane-transposed", transposed, ("dx", "dw"), fix=transposed_fix),
 ]
 
 def sums(case: dict) -> dict[str, tuple]:
