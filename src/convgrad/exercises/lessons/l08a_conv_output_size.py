@@ -122,6 +122,7 @@ EXERCISE = Exercise(
     "conv_output_size", 8, conv_output_size, cases,
     expected=expected,
     mistakes=MISTAKES,
+    outcomes=(1,),
     hint="count the positions of a window spanning "
          "d*(k - 1) + 1 pixels on the padded axis.",
 )
