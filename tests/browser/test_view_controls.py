@@ -12,9 +12,17 @@ Screenshots go to artifacts/browser/view-controls/ for a look by eye.
 from __future__ import annotations
 
 import html
+import json
 
 import pytest
-from browser_harness import ARTIFACTS
+from browser_harness import (
+    ARTIFACTS,
+    REPO,
+    OpenNotebook,
+    assert_no_errors,
+    open_and_run,
+    wait_views_rendered,
+)
 
 from convgrad import viz
 
@@ -66,3 +74,154 @@ def test_a_views_text_cannot_swallow_the_page(page, name):
     assert page.console_errors == []
     view.close()
     other.close()
+
+
+# --------------------------------------------------------------------------
+# in JupyterLab: a notebook whose view has cells below it (arrow keys in
+# command mode would move the active cell there)
+
+LAB_CELLS = [
+    ("markdown", "# The keys of a player"),
+    ("code", "from convgrad import viz\n\n"
+             "view = viz.Col2imView(input_size=(5, 5), kernel_size=2)\n"
+             "view"),
+    ("markdown", "## Below the view"),
+    ("code", "below = 1"),
+    ("markdown", "## Further below"),
+    ("code", "further = 2"),
+    ("markdown", "## Summary"),
+]
+VIEW_CELL = 1
+
+# what the keys touch: the active cell, the focused element, the controls
+STATE = """(cellIndex) => {
+  const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+  const notebook = window.jupyterapp.shell.currentWidget.content;
+  const cell = panel.querySelectorAll('.jp-Notebook .jp-Cell')[cellIndex];
+  const root = cell.querySelector('.cgs');
+  const a = document.activeElement;
+  const controls = {};
+  root.querySelectorAll('.cgs-controls input').forEach(i => {
+    controls[i.name] = i.type === 'checkbox' ? i.checked : +i.value;
+  });
+  return {
+    active: notebook.activeCellIndex,
+    mode: notebook.mode,
+    focus: a === document.body ? 'body' :
+      (root.contains(a) ? (a.name || a.className || a.tagName) : 'outside: ' +
+       (a.className || a.tagName)),
+    step: +root.querySelector('.cgs-slider').value,
+    frame: +root.dataset.frame,
+    speed: root.querySelector('.cgs-speed').value,
+    controls,
+    message: root.querySelector('.cgs-message').textContent,
+    title: root.querySelector('.cgs-title').textContent,
+  };
+}"""
+
+
+def _notebook() -> dict:
+    cells = [
+        {"cell_type": kind, "metadata": {}, "source": src,
+         **({"execution_count": None, "outputs": []} if kind == "code" else {})}
+        for kind, src in LAB_CELLS
+    ]  # fmt: skip
+    return {"cells": cells,
+            "metadata": {"kernelspec": {"name": "python3", "language": "python",
+                                        "display_name": "Python 3"}},
+            "nbformat": 4, "nbformat_minor": 5}  # fmt: skip
+
+
+def _click_thumb(page, control) -> None:
+    """Click a range input on its thumb: focus, without moving it."""
+    box = control.bounding_box()
+    v = control.evaluate("(i) => [+i.value, +i.min, +i.max]")
+    thumb = 16  # Chromium's range thumb, CSS px
+    t = (v[0] - v[1]) / max(v[2] - v[1], 1)
+    page.mouse.click(box["x"] + thumb / 2 + t * (box["width"] - thumb),
+                     box["y"] + box["height"] / 2)  # fmt: skip
+
+
+def _settle(nb, until, what: str) -> dict:
+    """Poll the page (bounded) until ``until(state)`` holds."""
+    for _ in range(300):  # 30 s: a rebuild on a busy kernel
+        st = nb.page.evaluate(STATE, VIEW_CELL)
+        if until(st):
+            return st
+        nb.page.wait_for_timeout(100)
+    raise nb.fail(f"{what}: the player is at {st}")
+
+
+def test_keys_on_a_players_controls_move_them_not_the_notebook(lab_server, page):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / "view-keys.ipynb"
+    path.write_text(json.dumps(_notebook()), encoding="utf-8")
+    relpath = str(path.relative_to(REPO))
+    nb = OpenNotebook(page, lab_server, relpath, SHOTS, "view-keys")
+    try:
+        assert_no_errors(nb, open_and_run(nb))
+        assert nb.layout()["fileBrowserShown"]
+        wait_views_rendered(nb, 1)
+        out = nb.output_locator(VIEW_CELL, 0)
+        root = out.locator(".cgs").first
+        with nb.failing_with_screenshot():
+            out.scroll_into_view_if_needed(timeout=10_000)
+            keys = page.keyboard
+
+            # the step slider: → → ← is one step on, focus stays on it
+            slider = root.locator(".cgs-slider")
+            _click_thumb(page, slider)
+            start = nb.page.evaluate(STATE, VIEW_CELL)
+            assert (start["active"], start["focus"]) == (VIEW_CELL, "cgs-slider"), start
+            for key in ("ArrowRight", "ArrowRight", "ArrowLeft"):
+                keys.press(key)
+            st = _settle(nb, lambda s: s["step"] == start["step"] + 1,
+                         "→ → ← on the step slider")  # fmt: skip
+            assert st["frame"] == start["step"], "the grid shows the slider's step"
+            assert (st["active"], st["focus"]) == (VIEW_CELL, "cgs-slider"), st
+            # Space plays and pauses; End and Home go to the ends
+            keys.press("End")
+            last = int(slider.get_attribute("max"))
+            _settle(nb, lambda s: s["step"] == last, "End on the step slider")
+            keys.press("Home")
+            st = _settle(nb, lambda s: s["step"] == 1, "Home on the step slider")
+            assert (st["active"], st["focus"]) == (VIEW_CELL, "cgs-slider"), st
+            keys.press(" ")
+            _settle(nb, lambda s: root.get_attribute("data-playing") == "1",
+                    "Space on the step slider")  # fmt: skip
+            keys.press(" ")
+            st = _settle(nb, lambda s: root.get_attribute("data-playing") == "0",
+                         "Space again")  # fmt: skip
+            assert (st["active"], st["focus"]) == (VIEW_CELL, "cgs-slider"), st
+            nb.screenshot("-after-step-keys")
+
+            # the kernel_size slider: → is a new scene; focus stays on it
+            ks = root.locator(".cgs-controls input[name=kernel_size]")
+            _click_thumb(page, ks)
+            before = nb.page.evaluate(STATE, VIEW_CELL)
+            assert before["focus"] == "kernel_size", before
+            keys.press("ArrowRight")
+            want = before["controls"]["kernel_size"] + 1
+            st = _settle(nb, lambda s: s["controls"]["kernel_size"] == want
+                         and s["message"] == "", "→ on kernel_size")  # fmt: skip
+            seen = nb.kernel_json("import json; print(json.dumps(view.params))")
+            assert seen["kernel_size"] == want
+            st = _settle(nb, lambda s: s["focus"] == "kernel_size",
+                         "focus after the new scene")  # fmt: skip
+            assert st["active"] == VIEW_CELL, st
+            keys.press("ArrowLeft")
+            st = _settle(nb, lambda s: s["controls"]["kernel_size"] == want - 1
+                         and s["message"] == "", "← on kernel_size")  # fmt: skip
+            assert (st["active"], st["focus"]) == (VIEW_CELL, "kernel_size"), st
+
+            # the speed menu: ↓ picks the next speed
+            speed = root.locator(".cgs-speed")
+            speed.focus()
+            was = nb.page.evaluate(STATE, VIEW_CELL)
+            keys.press("ArrowDown")
+            st = _settle(nb, lambda s: s["speed"] != was["speed"],
+                         "↓ on the speed menu")  # fmt: skip
+            assert (st["active"], st["focus"]) == (VIEW_CELL, "cgs-speed"), st
+            nb.screenshot("-after")
+    finally:
+        nb.close()

@@ -8,8 +8,11 @@
  * stay at least 12 CSS px, else the panels wrap and stack.
  *
  * Keyboard: Space plays or pauses, the arrow keys step, Home and End go to
- * the first and the last step. The caption is text in the page (a polite
- * live region while paused).
+ * the first and the last step. On the player's own controls (the step
+ * slider, a parameter's slider, the speed menu) the keys move that control
+ * and Space on the step slider plays; no key that moves a control reaches
+ * the host page (JupyterLab would move its active cell). The caption is
+ * text in the page (a polite live region while paused).
  *
  * globalThis.convgradScene.mount(root, scene, options) -> player
  *   options.live: show the parameter controls; options.onParams(values),
@@ -26,6 +29,9 @@
   var CELL_MAX = 48;
   var LABEL_FONT = 12;
   var GAP = 18;
+  // the keys a focused control moves itself with: kept from the host page
+  var CONTROL_KEYS = { ArrowLeft: 1, ArrowRight: 1, ArrowUp: 1, ArrowDown: 1, Home: 1, End: 1,
+                       PageUp: 1, PageDown: 1, " ": 1 };
   var ICONS = {
     play: "M7 4v16l13-8z",
     pause: "M6 4h4v16H6zM14 4h4v16h-4z",
@@ -53,8 +59,16 @@
     return svg;
   }
 
+  /* JupyterLab (Lumino) matches its command-mode shortcuts against the
+   * focused element itself before it looks for this attribute on the
+   * element's ancestors, so each control carries it */
+  function ownKeys(node) {
+    node.setAttribute("data-lm-suppress-shortcuts", "true");
+    return node;
+  }
+
   function button(cls, name, label) {
-    var b = el("button", "cgs-button " + cls, { type: "button", title: label, "aria-label": label });
+    var b = ownKeys(el("button", "cgs-button " + cls, { type: "button", title: label, "aria-label": label }));
     b.appendChild(icon(name));
     return b;
   }
@@ -369,10 +383,10 @@
     this.back = button("cgs-back", "back", "Back one step");
     this.next = button("cgs-next", "next", "Forward one step");
     this.reset = button("cgs-reset", "reset", "Pause and go back to step 1");
-    this.slider = el("input", "cgs-slider", { type: "range", min: 1, max: 1, step: 1, value: 1,
-                                              "aria-label": "step", title: "Drag to any step" });
+    this.slider = ownKeys(el("input", "cgs-slider", { type: "range", min: 1, max: 1, step: 1, value: 1,
+                                                      "aria-label": "step", title: "Drag to any step" }));
     this.count = el("span", "cgs-count", { "aria-hidden": "true" });
-    this.speed = el("select", "cgs-speed", { "aria-label": "speed", title: "Steps per second" });
+    this.speed = ownKeys(el("select", "cgs-speed", { "aria-label": "speed", title: "Steps per second" }));
     [this.play, this.back, this.slider, this.next, this.reset, this.speed, this.count].forEach(function (x) { bar.appendChild(x); });
     this.root.appendChild(bar);
     this.play.addEventListener("click", function () { self.toggle(); });
@@ -426,35 +440,58 @@
     this.relayout(true);
   };
 
+  /* the parameter controls of a live view; a new scene with the same
+   * controls keeps them (and the focus on them), only their values move */
   Player.prototype.buildControls = function (scene) {
-    var self = this;
-    this.inputs.textContent = "";
+    var self = this, live = this.options.live && scene.controls.length;
+    var shape = JSON.stringify(scene.controls.map(function (c) { return [c.name, c.kind, c.lo, c.hi]; }));
     this.message.textContent = "";
-    if (!this.options.live || !scene.controls.length) { this.inputs.hidden = true; return; }
-    this.inputs.hidden = false;
+    if (live && shape === this.controlShape) { this.syncControls(scene); return; }
+    var focused = document.activeElement;
+    var had = this.inputs.contains(focused) ? focused.name : null;
+    this.inputs.textContent = "";
+    this.controlShape = live ? shape : null;
     this.controls = {};
+    this.readouts = {};
+    if (!live) { this.inputs.hidden = true; return; }
+    this.inputs.hidden = false;
     scene.controls.forEach(function (c) {
       var label = el("label", "cgs-control");
       var input;
       if (c.kind === "bool") {
         input = el("input", "", { type: "checkbox", name: c.name });
-        input.checked = !!c.value;
         label.appendChild(input);
         label.appendChild(document.createTextNode(" " + c.name));
       } else {
         input = el("input", "", { type: "range", min: c.lo, max: c.hi, step: 1, name: c.name });
-        input.value = c.value;
         var out = el("output", "cgs-value");
-        out.textContent = c.value;
         label.appendChild(document.createTextNode(c.name + " "));
         label.appendChild(input);
         label.appendChild(out);
+        self.readouts[c.name] = out;
         input.addEventListener("input", function () { out.textContent = input.value; });
       }
+      ownKeys(input);
       input.setAttribute("aria-label", c.name);
       input.addEventListener("change", function () { self.sendParams(); });
       self.controls[c.name] = input;
       self.inputs.appendChild(label);
+    });
+    this.syncControls(scene);
+    if (had && this.controls[had]) this.controls[had].focus();
+  };
+
+  /* every parameter control on the value the scene was built with */
+  Player.prototype.syncControls = function (scene) {
+    var self = this;
+    (scene || this.prep.scene).controls.forEach(function (c) {
+      var input = self.controls && self.controls[c.name];
+      if (!input) return;
+      if (c.kind === "bool") input.checked = !!c.value;
+      else {
+        input.value = c.value;
+        self.readouts[c.name].textContent = c.value;
+      }
     });
   };
 
@@ -468,8 +505,12 @@
     if (this.options.onParams) this.options.onParams(values);
   };
 
+  /* the host's answer to the last onParams: why it was refused ("" if it
+   * was not); a refused value leaves its control, which goes back to the
+   * scene's */
   Player.prototype.showError = function (text) {
     this.message.textContent = text || "";
+    if (text) this.syncControls();
   };
 
   /* lay the panels out for the root's width (and the height a slide has) */
@@ -663,8 +704,15 @@
   };
 
   Player.prototype.key = function (e) {
-    var tag = (e.target && e.target.tagName) || "";
-    if (tag === "INPUT" || tag === "SELECT" || (tag === "BUTTON" && (e.key === " " || e.key === "Enter"))) return;
+    var target = e.target, tag = (target && target.tagName) || "";
+    if (tag === "INPUT" || tag === "SELECT") {
+      // the control moves itself (the step slider's "input" event moves the
+      // player); Space on the step slider plays. The host hears none of it.
+      if (target === this.slider && e.key === " ") { this.toggle(); e.preventDefault(); }
+      if (CONTROL_KEYS[e.key] && !e.ctrlKey && !e.metaKey && !e.altKey) e.stopPropagation();
+      return;
+    }
+    if (tag === "BUTTON" && (e.key === " " || e.key === "Enter")) { e.stopPropagation(); return; }
     var n = this.prep.scene.steps, handled = true;
     if (e.key === " " || e.key === "k") this.toggle();
     else if (e.key === "ArrowRight" || e.key === "ArrowDown") { this.pause(); this.goto(this.frame + 1); this.stopped(); }
