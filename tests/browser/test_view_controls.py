@@ -225,3 +225,62 @@ def test_keys_on_a_players_controls_move_them_not_the_notebook(lab_server, page)
             nb.screenshot("-after")
     finally:
         nb.close()
+
+
+def test_a_refused_parameter_puts_its_slider_back(lab_server, page):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / "view-refused.ipynb"
+    path.write_text(json.dumps(_notebook()), encoding="utf-8")
+    relpath = str(path.relative_to(REPO))
+    nb = OpenNotebook(page, lab_server, relpath, SHOTS, "view-refused")
+    try:
+        assert_no_errors(nb, open_and_run(nb))
+        wait_views_rendered(nb, 1)
+        out = nb.output_locator(VIEW_CELL, 0)
+        root = out.locator(".cgs").first
+        params = "import json; print(json.dumps(view.params))"
+        with nb.failing_with_screenshot():
+            out.scroll_into_view_if_needed(timeout=10_000)
+            # dilation 2 is allowed (a 2x2 kernel spans 3 of 5 pixels) ...
+            _click_thumb(page, root.locator(".cgs-controls input[name=dilation]"))
+            page.keyboard.press("ArrowRight")
+            _settle(nb, lambda s: s["controls"]["dilation"] == 2
+                    and "dilation=2" in root.locator(".cgs-sub").text_content(),
+                    "dilation → 2")  # fmt: skip
+            # ... kernel_size 5 is not (it would span 9): the error is shown,
+            # the slider and its readout go back to the scene's 2
+            ks = root.locator(".cgs-controls input[name=kernel_size]")
+            _click_thumb(page, ks)
+            page.keyboard.press("End")
+            st = _settle(nb, lambda s: "not allowed" in s["message"],
+                         "kernel_size → 5, refused")  # fmt: skip
+            assert "kernel_size=5" in st["message"], st["message"]
+            assert st["controls"] == {"kernel_size": 2, "stride": 2, "padding": 0,
+                                      "dilation": 2}, st  # fmt: skip
+            readout = ks.locator("xpath=following-sibling::output").text_content()
+            assert readout == "2"
+            seen = nb.kernel_json(params)
+            assert (seen["kernel_size"], seen["dilation"]) == (2, 2)
+            assert "kernel_size=2" in root.locator(".cgs-sub").text_content()
+            assert (st["active"], st["focus"]) == (VIEW_CELL, "kernel_size"), st
+            nb.screenshot("-after", out)
+            # the same refused value again is answered again (on main the
+            # widget's params kept the refused values: no change, no answer)
+            answers = "import json; print(json.dumps(view.widget().status['n']))"
+            n = nb.kernel_json(answers)
+            page.keyboard.press("End")
+            for _ in range(100):
+                if nb.kernel_json(answers) == n + 1:
+                    break
+                page.wait_for_timeout(100)
+            st = _settle(nb, lambda s: "not allowed" in s["message"]
+                         and s["controls"]["kernel_size"] == 2,
+                         "kernel_size → 5 again")  # fmt: skip
+            assert nb.kernel_json(answers) == n + 1
+            # the next allowed value is taken from the scene's, not the refused
+            page.keyboard.press("ArrowRight")
+            st = _settle(nb, lambda s: s["controls"]["kernel_size"] == 3
+                         and s["message"] == "", "kernel_size 2 → 3")  # fmt: skip
+            assert nb.kernel_json(params)["kernel_size"] == 3
+    finally:
+        nb.close()
