@@ -5,6 +5,8 @@
 - In JupyterLab the keys pressed on a player's control move that control,
   never the notebook's active cell, and focus stays on the control.
 - A refused parameter puts its slider back on the scene's value.
+- On a phone (390x844, a finger), no grid is wider than the screen (a wide
+  one takes smaller cells or is turned) and every control is 44 px.
 
 Screenshots go to artifacts/browser/view-controls/ for a look by eye.
 """
@@ -14,13 +16,17 @@ from __future__ import annotations
 import html
 import json
 
+import numpy as np
 import pytest
 from browser_harness import (
     ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
     REPO,
     OpenNotebook,
     assert_no_errors,
     open_and_run,
+    require_browser,
     wait_views_rendered,
 )
 
@@ -284,3 +290,89 @@ def test_a_refused_parameter_puts_its_slider_back(lab_server, page):
             assert nb.kernel_json(params)["kernel_size"] == 3
     finally:
         nb.close()
+
+
+# --------------------------------------------------------------------------
+# on a phone
+
+PHONE = {"width": 390, "height": 844}
+# per view: its grids (drawn width, the box it sits in, turned), its
+# controls' sizes, its numbers' smallest font
+FIT = """() => [...document.querySelectorAll('.cgs')].map(v => ({
+  title: v.querySelector('.cgs-title').textContent,
+  panels: [...v.querySelectorAll('figure.cgs-panel')].map(f => {
+    const s = f.querySelector('.cgs-scroll'), g = f.querySelector('svg');
+    const b = g.getBoundingClientRect();
+    return {title: f.querySelector('figcaption').textContent,
+            turned: f.dataset.turned, scroll: s.scrollWidth - s.clientWidth,
+            right: b.right, w: b.width, h: b.height,
+            cells: f.querySelectorAll('.cgs-grid > g > g:first-of-type rect').length};
+  }),
+  controls: [...v.querySelectorAll('button, select, input')].map(b => {
+    const r = b.getBoundingClientRect();
+    return [b.className || b.name, Math.round(r.width), Math.round(r.height)];
+  }),
+  font: Math.min(...[...v.querySelectorAll('.cgs-nums[font-size]')].map(
+    g => parseFloat(g.getAttribute('font-size')))),
+}))"""
+
+
+@pytest.fixture(scope="module")
+def phone(request):
+    """Debian's Chromium as a phone: 390x844, touch (a coarse pointer)."""
+    require_browser()
+    pw = request.getfixturevalue("playwright_driver")
+    browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    try:
+        yield context
+    finally:
+        context.close()
+        browser.close()
+
+
+def test_on_a_phone_no_grid_scrolls_sideways_and_controls_are_44px(phone):
+    k3 = np.linspace(-0.4, 0.4, 9).reshape(3, 3)
+    views = [viz.ConvMatrixView(w=k3),  # lesson 03's C, 4x16: cut at column 11
+             viz.Col2imView(),  # dcol 9x9 at legible numbers: 9 px too wide
+             viz.OverlapView(input_size=(8, 8))]  # fits as it is
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / "phone.html"
+    path.write_text(
+        "<!doctype html><html><head><meta charset='utf-8'><meta name='viewport' "
+        "content='width=device-width, initial-scale=1'></head><body>"
+        + "".join(v.to_jshtml() for v in views) + "</body></html>",
+        encoding="utf-8")  # fmt: skip
+    page = phone.new_page()
+    try:
+        page.goto(path.as_uri())
+        assert page.evaluate("matchMedia('(pointer: coarse)').matches")
+        for k in range(len(views)):  # each is drawn when it comes near
+            page.locator(".convgrad-scene").nth(k).scroll_into_view_if_needed()
+            page.locator(".cgs-grid").first.wait_for()
+        page.wait_for_function(
+            f"document.querySelectorAll('.cgs').length === {len(views)}")
+        page.screenshot(path=str(SHOTS / "phone.png"), full_page=True)
+        fit = page.evaluate(FIT)
+        width = page.evaluate("innerWidth")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        for view in fit:
+            for pn in view["panels"]:
+                assert pn["scroll"] <= 0 and pn["right"] <= width, (
+                    f"{view['title']}: {pn['title']} is {pn['w']:.0f} px wide, "
+                    f"scrolls {pn['scroll']} px sideways in a {width} px screen")
+            small = [c for c in view["controls"] if min(c[1:]) < 44]
+            assert not small, f"{view['title']}: under 44 px to touch: {small}"
+            assert view["font"] >= 12, view["title"]
+        turned = [pn for view in fit for pn in view["panels"] if pn["turned"] == "1"]
+        assert [pn["title"][:10] for pn in turned] == ["C (4 × 16)"], turned
+        pc = turned[0]
+        assert pc["h"] > 2 * pc["w"], "16 rows of 4: taller than wide"
+        # a desktop's width draws every grid as declared
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.wait_for_function(
+            "() => !document.querySelector('figure.cgs-panel[data-turned=\"1\"]')")
+    finally:
+        page.close()
+        for v in views:
+            v.close()
