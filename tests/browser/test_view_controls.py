@@ -228,6 +228,12 @@ def test_keys_on_a_players_controls_move_them_not_the_notebook(lab_server, page)
             st = _settle(nb, lambda s: s["speed"] != was["speed"],
                          "↓ on the speed menu")  # fmt: skip
             assert (st["active"], st["focus"]) == (VIEW_CELL, "cgs-speed"), st
+            # a button's arrows are the player's: a step each
+            root.locator(".cgs-next").click()
+            was = _settle(nb, lambda s: s["step"] == 2, "the forward button")
+            keys.press("ArrowRight")
+            st = _settle(nb, lambda s: s["step"] == 3, "→ on the forward button")
+            assert st["active"] == VIEW_CELL and "cgs-next" in st["focus"], st
             nb.screenshot("-after")
     finally:
         nb.close()
@@ -270,6 +276,7 @@ def test_a_refused_parameter_puts_its_slider_back(lab_server, page):
             assert "kernel_size=2" in root.locator(".cgs-sub").text_content()
             assert (st["active"], st["focus"]) == (VIEW_CELL, "kernel_size"), st
             nb.screenshot("-after", out)
+            nb.screenshot("-window")  # 1280x800, the file browser open
             # the same refused value again is answered again (on main the
             # widget's params kept the refused values: no change, no answer)
             answers = "import json; print(json.dumps(view.widget().status['n']))"

@@ -62,14 +62,15 @@
 
   /* JupyterLab (Lumino) matches its command-mode shortcuts against the
    * focused element itself before it looks for this attribute on the
-   * element's ancestors, so each control carries it */
+   * element's ancestors, so each control that moves with keys carries it
+   * (a button's keys are the player's: key() stops them) */
   function ownKeys(node) {
     node.setAttribute("data-lm-suppress-shortcuts", "true");
     return node;
   }
 
   function button(cls, name, label) {
-    var b = ownKeys(el("button", "cgs-button " + cls, { type: "button", title: label, "aria-label": label }));
+    var b = el("button", "cgs-button " + cls, { type: "button", title: label, "aria-label": label });
     b.appendChild(icon(name));
     return b;
   }
