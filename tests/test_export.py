@@ -33,7 +33,7 @@ def scene_of(page: str) -> dict:
     m = re.search(r'<script type="application/json" class="cgs-data">(.*?)</script>',
                   page, re.S)  # fmt: skip
     assert m, "no scene in the export"
-    return json.loads(m.group(1).replace("<\\/", "</"))
+    return json.loads(m.group(1))
 
 
 def _views():
@@ -112,6 +112,30 @@ def test_an_export_loads_nothing_from_the_network():
     other = viz.MaxPoolRoutingView(input_size=(4, 4), kernel_size=2, stride=2)
     ids = re.findall(r'id="(convgrad-scene-[^"]+)"', page + other.to_jshtml())
     assert len(set(ids)) == 2
+
+
+# the texts that once swallowed the page (issue 44): a comment opened in the
+# script block, and the block's own end tag
+HOSTILE_NAMES = ["<!--<script>", "</script>", "a & b > c\u2028d"]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_no_text_of_a_view_can_end_its_scene_block_early(name):
+    view = viz.Col2imView(input_size=(4, 4), kernel_size=2, names=(name, "dx"))
+    page = view.to_jshtml() + "<p id='after'>text after the view</p>"
+    start = page.index('<script type="application/json" class="cgs-data">')
+    start = page.index(">", start) + 1
+    end = page.index("</script>", start)
+    block = page[start:end]
+    # an HTML tokenizer in a script block looks only for "<": with none in
+    # it, the block ends at its own end tag, whatever the scene says
+    assert not set(block) & set("<>&\u2028\u2029")
+    assert json.loads(block) == json.loads(json.dumps(view.scene()))
+    assert json.loads(block)["title"] == view.title and name in view.title
+    # the renderer's script and the text after it follow, untouched
+    assert page[end:].startswith("</script></div><style>")
+    assert page.endswith("<p id='after'>text after the view</p>")
+    view.close()
 
 
 def test_an_export_carries_alt_text_and_says_what_it_needs():

@@ -4,9 +4,10 @@ The fast tests read pages from crafted notebooks and from the real lessons:
 the lesson map, each lesson's objectives and summary, the links. The
 ``browser`` test builds the site for four lessons (00, 02, 03, 07), opens each
 page from ``file://`` in headless Chromium with every non-file request
-aborted, at a desktop's 1280x800 and a phone's 390x844, presses Play on
-every view and checks that its caption moves and that its numbers stay at
-least 12 px, that no request left the page, that nothing was logged as an
+aborted, at a desktop's 1280x800 and a phone's 390x844 (touched: its
+controls 44 px at least), presses Play on every view and checks that its
+caption moves, that its numbers stay at least 12 px and that no grid scrolls
+sideways in its box, that no request left the page, that nothing was logged as an
 error, and that the page opened in under 2 s. It also waits for MathJax on
 lessons 00, 02 and 03 and finds every formula typeset, and checks that the
 lesson map fits a phone. Its screenshots land in ``artifacts/site/``.
@@ -292,9 +293,11 @@ class Visit:
     """A page opened from disk with the network cut off, and what it did."""
 
     def __init__(self, browser, path: Path, width: int = 1280,
-                 height: int = 900) -> None:
+                 height: int = 900, touch: bool = False) -> None:
         size = {"width": width, "height": height}
-        self.context = browser.new_context(viewport=size)
+        # a phone is touched: a coarse pointer (CSS ``pointer: coarse``)
+        self.context = browser.new_context(viewport=size, has_touch=touch,
+                                           is_mobile=touch)  # fmt: skip
         self.remote: list[str] = []
         self.errors: list[str] = []
 
@@ -325,9 +328,10 @@ class Visit:
         self.context.close()
 
 
-def _assert_plays(player, where: str, least: float = 12) -> dict:
-    """Scroll to a view, check it fits and reads, press its Play, and wait
-    for its caption to move on."""
+def _assert_plays(player, where: str, least: float = 12, touch: int = 32) -> dict:
+    """Scroll to a view, check it fits and reads (no grid scrolls sideways,
+    every control ``touch`` px at least), press its Play, and wait for its
+    caption to move on."""
     player.scroll_into_view_if_needed()
     player.locator(".cgs").wait_for(state="visible", timeout=20_000)
     caption = player.locator(".cgs-caption")
@@ -339,8 +343,11 @@ def _assert_plays(player, where: str, least: float = 12) -> dict:
     assert fonts >= least, f"{where}: text of {fonts} px"
     sizes = player.evaluate("""r => [...r.querySelectorAll('button, select')]
         .map(b => b.getBoundingClientRect()).map(b => [b.width, b.height])""")
-    small = [wh for wh in sizes if min(wh) < 32]
-    assert not small, f"{where}: controls smaller than 32 px to touch: {small}"
+    small = [wh for wh in sizes if min(wh) < touch]
+    assert not small, f"{where}: controls smaller than {touch} px to touch: {small}"
+    wide = player.evaluate("""r => [...r.querySelectorAll('.cgs-scroll')]
+        .map(s => s.scrollWidth - s.clientWidth).filter(d => d > 0)""")
+    assert not wide, f"{where}: grids scroll sideways by {wide} px in their box"
     box = player.bounding_box()
     width = player.evaluate("r => document.documentElement.clientWidth")
     assert box["x"] >= -0.5 and box["x"] + box["width"] <= width + 0.5, (
@@ -361,7 +368,7 @@ def test_a_lesson_page_plays_offline(built_site, offline_browser, number, screen
     at = [f"{x.number:02d}" for x in built_site.lessons].index(number)
     lesson, html = built_site.lessons[at], built_site.pages[at]
     width, height = SCREENS[screen]
-    visit = Visit(offline_browser, html, width, height)
+    visit = Visit(offline_browser, html, width, height, touch=screen == "phone")
     page, name = visit.page, f"{html.name} ({screen})"
     try:
         print(f"{name}: opened in {visit.seconds:.2f} s")
@@ -399,7 +406,8 @@ def test_a_lesson_page_plays_offline(built_site, offline_browser, number, screen
             # a phone's numbers are 12 px at least (its panels stack); a wide
             # column may keep one row of 10.5-px numbers (viz/scene.js)
             _assert_plays(players.nth(k), f"{name}, view {k + 1}",
-                          12 if screen == "phone" else 10.5)
+                          12 if screen == "phone" else 10.5,
+                          44 if screen == "phone" else 32)
             players.nth(k).screenshot(
                 path=str(ARTIFACTS / f"{lesson.stem}-{screen}-view{k + 1}.png"))
         assert page.evaluate(

@@ -483,8 +483,13 @@ def test_controls_rebuild_and_an_invalid_combination_changes_nothing(make):
     assert "does not fit" in ui.error and "dilation=2" in ui.error
     assert ui.status["n"] == 1 and view.params["dilation"] == 1
     assert ui.scene == before
+    # the trait goes back to the scene's values (the browser's controls follow
+    # the status), so the same refused request is answered again
+    assert ui.params == {k: view.params[k] for k in names}
+    ui.params = {"kernel_size": 5, "stride": 2, "padding": 0, "dilation": 2}
+    assert "does not fit" in ui.error and ui.status["n"] == 2
     ui.params = {"kernel_size": 5, "stride": 2, "padding": 0, "dilation": 1}
-    assert ui.error == "" and ui.status["n"] == 2
+    assert ui.error == "" and ui.status["n"] == 3
     assert view.params["kernel_size"] == 5
     assert ui.scene["steps"] == view.n_frames == 25 * 4 and ui.frame == 0
     assert ui.scene["controls"][0]["value"] == 5

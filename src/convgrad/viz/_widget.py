@@ -4,8 +4,9 @@ The browser holds the whole scene (every step's numbers, outlines and
 caption), so Play, pause, step, scrub and speed run there and the kernel
 hears nothing while a view plays. Python runs when a parameter control
 changes (``params``, sent by the browser: the view is rebuilt and a new
-scene sent back, or the combination is refused and nothing changes;
-``status`` answers every ``params``), and when the learner's code moves
+scene sent back, or the combination is refused: the scene stays, ``params``
+goes back to the scene's values and the controls with it; ``status``
+answers every ``params``), and when the learner's code moves
 the view (``view.update(i)`` sets ``frame``). The browser sets ``frame``
 once when the player comes to rest on a step (pause, step, scrub, end).
 """
@@ -83,9 +84,11 @@ class SceneWidget(anywidget.AnyWidget):
         if i != self.view.frame and 0 <= i < max(self.view.n_frames, 1):
             self.view.update(i)  # a figure already built follows too
 
+    _settling = False  # params put back after a refusal: not a request
+
     def _on_params(self, change: dict) -> None:
         values = dict(change["new"])
-        if not values:
+        if not values or self._settling:
             return
         current = {k: self.view.params.get(k) for k in values}
         error = ""
@@ -96,6 +99,12 @@ class SceneWidget(anywidget.AnyWidget):
                 names = ", ".join(f"{k}={v!r}" for k, v in values.items()
                                   if current.get(k) != v)  # fmt: skip
                 error = f"{names} is not allowed here: {err}"
+        if error:  # the trait holds what the scene shows, not what was refused
+            self._settling = True
+            try:
+                self.params = {k: self.view.params.get(k) for k in values}
+            finally:
+                self._settling = False
         self.status = {"n": self.status["n"] + 1, "error": error}
 
     @property

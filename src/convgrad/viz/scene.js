@@ -8,8 +8,11 @@
  * stay at least 12 CSS px, else the panels wrap and stack.
  *
  * Keyboard: Space plays or pauses, the arrow keys step, Home and End go to
- * the first and the last step. The caption is text in the page (a polite
- * live region while paused).
+ * the first and the last step. On the player's own controls (the step
+ * slider, a parameter's slider, the speed menu) the keys move that control
+ * and Space on the step slider plays; no key that moves a control reaches
+ * the host page (JupyterLab would move its active cell). The caption is
+ * text in the page (a polite live region while paused).
  *
  * globalThis.convgradScene.mount(root, scene, options) -> player
  *   options.live: show the parameter controls; options.onParams(values),
@@ -26,6 +29,10 @@
   var CELL_MAX = 48;
   var LABEL_FONT = 12;
   var GAP = 18;
+  var CELL_FLOOR = 12; // px: the smallest cell a phone's grid is shrunk to (colours only)
+  // the keys a focused control moves itself with: kept from the host page
+  var CONTROL_KEYS = { ArrowLeft: 1, ArrowRight: 1, ArrowUp: 1, ArrowDown: 1, Home: 1, End: 1,
+                       PageUp: 1, PageDown: 1, " ": 1 };
   var ICONS = {
     play: "M7 4v16l13-8z",
     pause: "M6 4h4v16H6zM14 4h4v16h-4z",
@@ -51,6 +58,15 @@
     var svg = sv("svg", { viewBox: "0 0 24 24", "aria-hidden": "true", focusable: "false" });
     svg.appendChild(sv("path", { d: ICONS[name] }));
     return svg;
+  }
+
+  /* JupyterLab (Lumino) matches its command-mode shortcuts against the
+   * focused element itself before it looks for this attribute on the
+   * element's ancestors, so each control that moves with keys carries it
+   * (a button's keys are the player's: key() stops them) */
+  function ownKeys(node) {
+    node.setAttribute("data-lm-suppress-shortcuts", "true");
+    return node;
   }
 
   function button(cls, name, label) {
@@ -149,13 +165,49 @@
     }
     this.wide = Math.max(wide, 0.5);
     this.wideC = Math.max(wideC, 0.5);
-    var rl = p.row_labels || range(p.rows).map(String);
-    var cl = p.col_labels || range(p.cols).map(String);
+    this.labels = [p.row_labels || range(p.rows).map(String), p.col_labels || range(p.cols).map(String)];
+    this.orient(false);
+  }
+
+  /* draw the panel as it is, or turned (its rows down the screen's columns:
+   * a wide, short grid on a phone); q is the grid as drawn */
+  Panel.prototype.orient = function (turned) {
+    var p = this.p, t = turned ? 1 : 0;
+    this.turned = !!turned;
+    this.q = { rows: t ? p.cols : p.rows, cols: t ? p.rows : p.cols,
+               pad: t ? [p.pad[1], p.pad[0]] : p.pad,
+               blocks: p.blocks && (t ? [p.blocks[1], p.blocks[0]] : p.blocks) };
+    var rl = this.labels[t], cl = this.labels[1 - t];
     this.rowLabels = rl;
     this.colLabels = cl;
-    this.labelW = 6 + Math.max.apply(null, rl.map(function (t) { return textWidth(t, LABEL_FONT); }).concat([0]));
-    this.colLabelW = 4 + Math.max.apply(null, cl.map(function (t) { return textWidth(t, LABEL_FONT); }).concat([0]));
-  }
+    this.labelW = 6 + Math.max.apply(null, rl.map(function (x) { return textWidth(x, LABEL_FONT); }).concat([0]));
+    this.colLabelW = 4 + Math.max.apply(null, cl.map(function (x) { return textWidth(x, LABEL_FONT); }).concat([0]));
+  };
+
+  /* the panel's width on screen at cell c (its svg: row labels, cells, margin) */
+  Panel.prototype.span = function (c) {
+    return this.labelW + this.extent()[1] * c + 8;
+  };
+
+  /* on a screen ``avail`` px wide (a phone), the panel's cell and whether it
+   * is turned: as laid out if it fits; else smaller cells while its numbers
+   * stay legible; else turned, if that fits; else the larger of the cells
+   * that fit either way, down to CELL_FLOOR (colours, no numbers) */
+  Panel.prototype.fit = function (cell, least, avail) {
+    this.orient(false);
+    if (this.span(cell) <= avail) return cell;
+    var self = this, need = this.need(least);
+    var fits = function (turned) {
+      self.orient(turned);
+      return Math.floor((avail - self.span(0)) / self.extent()[1]);
+    };
+    var flat = fits(false);
+    if (flat >= need) return Math.min(cell, flat);
+    var turned = this.p.cols > this.p.rows ? fits(true) : -1;
+    if (turned >= need) return Math.min(cell, turned);
+    this.orient(turned > flat);
+    return Math.max(CELL_FLOOR, Math.min(cell, Math.max(flat, turned)));
+  };
 
   function range(n) { var a = []; for (var i = 0; i < n; i++) a.push(i); return a; }
 
@@ -178,11 +230,11 @@
   }
 
   Panel.prototype.extent = function () {
-    return [this.p.rows + 2 * this.p.pad[0], this.p.cols + 2 * this.p.pad[1]];
+    return [this.q.rows + 2 * this.q.pad[0], this.q.cols + 2 * this.q.pad[1]];
   };
 
   Panel.prototype.build = function (cell, least) {
-    var p = this.p, ph = p.pad[0], pw = p.pad[1], ext = this.extent();
+    var p = this.q, ph = p.pad[0], pw = p.pad[1], ext = this.extent(), turned = this.turned;
     this.cell = cell;
     var fontMax = Math.max(FONT_MAX, 0.36 * cell);
     var font = Math.min(fontMax, (0.88 * cell - 4) / this.wide);
@@ -194,7 +246,7 @@
     }
     this.numbers = font >= least - 1e-9;
     this.font = font;
-    this.coloured = p.colored || !this.numbers;
+    this.coloured = this.p.colored || !this.numbers;
     var left = this.labelW, top = 4;
     var rot = this.colLabelW > cell * 0.98 * this.labelStep(cell); // vertical labels
     var below = 6 + (rot ? Math.min(this.colLabelW, 60) : LABEL_FONT + 2);
@@ -212,12 +264,16 @@
     this.texts = [];
     var cells = sv("g", {}), nums = sv("g", { class: "cgs-nums" });
     if (this.numbers) nums.setAttribute("font-size", font.toFixed(1));
-    for (var r = 0; r < p.rows; r++) {
-      for (var c = 0; c < p.cols; c++) {
-        var rect = sv("rect", { x: c * cell, y: r * cell, width: cell, height: cell, fill: "#fff" });
+    // one rect and one text per cell, in the scene's order (row by row of
+    // the panel as declared), each where the panel is drawn
+    var R = turned ? p.cols : p.rows, C = turned ? p.rows : p.cols;
+    for (var r = 0; r < R; r++) {
+      for (var c = 0; c < C; c++) {
+        var dx = (turned ? r : c) * cell, dy = (turned ? c : r) * cell;
+        var rect = sv("rect", { x: dx, y: dy, width: cell, height: cell, fill: "#fff" });
         cells.appendChild(rect);
         this.rects.push(rect);
-        var t = sv("text", { x: (c + 0.5) * cell, y: (r + 0.5) * cell, "text-anchor": "middle",
+        var t = sv("text", { x: dx + 0.5 * cell, y: dy + 0.5 * cell, "text-anchor": "middle",
                              "dominant-baseline": "central" });
         nums.appendChild(t);
         this.texts.push(t);
@@ -259,7 +315,7 @@
     }
     g.appendChild(labels);
     // the outlines, drawn over everything
-    var style = this.prep.scene.style, roles = p.marks.slice();
+    var style = this.prep.scene.style, roles = this.p.marks.slice();
     if (roles.indexOf("dst") >= 0) roles.push("trail1", "trail2");
     this.marks = {};
     var self = this;
@@ -274,7 +330,7 @@
     });
     svg.style.overflow = "visible";
     this.shown = null;
-    if (p.cells) this.paint(Int32Array.from(p.cells), 0);
+    if (this.p.cells) this.paint(Int32Array.from(this.p.cells), 0);
     return svg;
   };
 
@@ -312,6 +368,7 @@
     if (!m) return;
     if (!where) { m.node.setAttribute("visibility", "hidden"); return; }
     var r = where[0], c = where[1], h = where.length > 2 ? where[2] : 1, w = where.length > 2 ? where[3] : 1;
+    if (this.turned) { var t = r; r = c; c = t; t = h; h = w; w = t; }
     var cell = this.cell, inset = m.inset;
     m.node.setAttribute("x", (c * cell + inset).toFixed(2));
     m.node.setAttribute("y", (r * cell + inset).toFixed(2));
@@ -369,10 +426,10 @@
     this.back = button("cgs-back", "back", "Back one step");
     this.next = button("cgs-next", "next", "Forward one step");
     this.reset = button("cgs-reset", "reset", "Pause and go back to step 1");
-    this.slider = el("input", "cgs-slider", { type: "range", min: 1, max: 1, step: 1, value: 1,
-                                              "aria-label": "step", title: "Drag to any step" });
+    this.slider = ownKeys(el("input", "cgs-slider", { type: "range", min: 1, max: 1, step: 1, value: 1,
+                                                      "aria-label": "step", title: "Drag to any step" }));
     this.count = el("span", "cgs-count", { "aria-hidden": "true" });
-    this.speed = el("select", "cgs-speed", { "aria-label": "speed", title: "Steps per second" });
+    this.speed = ownKeys(el("select", "cgs-speed", { "aria-label": "speed", title: "Steps per second" }));
     [this.play, this.back, this.slider, this.next, this.reset, this.speed, this.count].forEach(function (x) { bar.appendChild(x); });
     this.root.appendChild(bar);
     this.play.addEventListener("click", function () { self.toggle(); });
@@ -426,35 +483,58 @@
     this.relayout(true);
   };
 
+  /* the parameter controls of a live view; a new scene with the same
+   * controls keeps them (and the focus on them), only their values move */
   Player.prototype.buildControls = function (scene) {
-    var self = this;
-    this.inputs.textContent = "";
+    var self = this, live = this.options.live && scene.controls.length;
+    var shape = JSON.stringify(scene.controls.map(function (c) { return [c.name, c.kind, c.lo, c.hi]; }));
     this.message.textContent = "";
-    if (!this.options.live || !scene.controls.length) { this.inputs.hidden = true; return; }
-    this.inputs.hidden = false;
+    if (live && shape === this.controlShape) { this.syncControls(scene); return; }
+    var focused = document.activeElement;
+    var had = this.inputs.contains(focused) ? focused.name : null;
+    this.inputs.textContent = "";
+    this.controlShape = live ? shape : null;
     this.controls = {};
+    this.readouts = {};
+    if (!live) { this.inputs.hidden = true; return; }
+    this.inputs.hidden = false;
     scene.controls.forEach(function (c) {
       var label = el("label", "cgs-control");
       var input;
       if (c.kind === "bool") {
         input = el("input", "", { type: "checkbox", name: c.name });
-        input.checked = !!c.value;
         label.appendChild(input);
         label.appendChild(document.createTextNode(" " + c.name));
       } else {
         input = el("input", "", { type: "range", min: c.lo, max: c.hi, step: 1, name: c.name });
-        input.value = c.value;
         var out = el("output", "cgs-value");
-        out.textContent = c.value;
         label.appendChild(document.createTextNode(c.name + " "));
         label.appendChild(input);
         label.appendChild(out);
+        self.readouts[c.name] = out;
         input.addEventListener("input", function () { out.textContent = input.value; });
       }
+      ownKeys(input);
       input.setAttribute("aria-label", c.name);
       input.addEventListener("change", function () { self.sendParams(); });
       self.controls[c.name] = input;
       self.inputs.appendChild(label);
+    });
+    this.syncControls(scene);
+    if (had && this.controls[had]) this.controls[had].focus();
+  };
+
+  /* every parameter control on the value the scene was built with */
+  Player.prototype.syncControls = function (scene) {
+    var self = this;
+    (scene || this.prep.scene).controls.forEach(function (c) {
+      var input = self.controls && self.controls[c.name];
+      if (!input) return;
+      if (c.kind === "bool") input.checked = !!c.value;
+      else {
+        input.value = c.value;
+        self.readouts[c.name].textContent = c.value;
+      }
     });
   };
 
@@ -468,8 +548,12 @@
     if (this.options.onParams) this.options.onParams(values);
   };
 
+  /* the host's answer to the last onParams: why it was refused ("" if it
+   * was not); a refused value leaves its control, which goes back to the
+   * scene's */
   Player.prototype.showError = function (text) {
     this.message.textContent = text || "";
+    if (text) this.syncControls();
   };
 
   /* lay the panels out for the root's width (and the height a slide has) */
@@ -490,6 +574,7 @@
       by[key].push(pn);
     });
     var floor = this.prep.fontMin, narrow = width < NARROW;
+    this.panels.forEach(function (pn) { pn.orient(false); });
     var need = 0, needSoft = 0;
     this.panels.forEach(function (pn) {
       need = Math.max(need, pn.need(floor));
@@ -563,9 +648,13 @@
         g.forEach(function (pn) {
           var fig = el("figure", "cgs-panel");
           var cap = el("figcaption", "cgs-panel-title");
-          cap.textContent = pn.p.title;
+          // a phone: a grid wider than the screen takes smaller cells, or
+          // is turned, rather than scroll sideways
+          var mine = narrow ? pn.fit(own, least, width - 8) : own;
+          cap.textContent = pn.p.title + (pn.turned ? " (turned: its rows drawn as columns)" : "");
           fig.appendChild(cap);
-          var svg = pn.build(own, least);
+          fig.dataset.turned = pn.turned ? "1" : "0";
+          var svg = pn.build(mine, least);
           svg.setAttribute("aria-label", pn.p.title);
           var scroller = el("div", "cgs-scroll");
           scroller.appendChild(svg);
@@ -663,8 +752,15 @@
   };
 
   Player.prototype.key = function (e) {
-    var tag = (e.target && e.target.tagName) || "";
-    if (tag === "INPUT" || tag === "SELECT" || (tag === "BUTTON" && (e.key === " " || e.key === "Enter"))) return;
+    var target = e.target, tag = (target && target.tagName) || "";
+    if (tag === "INPUT" || tag === "SELECT") {
+      // the control moves itself (the step slider's "input" event moves the
+      // player); Space on the step slider plays. The host hears none of it.
+      if (target === this.slider && e.key === " ") { this.toggle(); e.preventDefault(); }
+      if (CONTROL_KEYS[e.key] && !e.ctrlKey && !e.metaKey && !e.altKey) e.stopPropagation();
+      return;
+    }
+    if (tag === "BUTTON" && (e.key === " " || e.key === "Enter")) { e.stopPropagation(); return; }
     var n = this.prep.scene.steps, handled = true;
     if (e.key === " " || e.key === "k") this.toggle();
     else if (e.key === "ArrowRight" || e.key === "ArrowDown") { this.pause(); this.goto(this.frame + 1); this.stopped(); }

@@ -200,11 +200,20 @@ def replay(scene: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     return np.stack(states), np.stack(touched)
 
 
+#: characters that may end or change an HTML ``<script>`` block (``</``,
+#: ``<!--``, ``<script``), or start an entity, or end a line in old
+#: JavaScript; JSON spells them as ``\uXXXX`` inside strings, the only
+#: place they can occur
+_HTML_UNSAFE = {c: f"\\u{c:04x}" for c in map(ord, "<>&\u2028\u2029")}
+
+
 def to_json(scene: dict[str, Any]) -> str:
-    """The scene as compact JSON, safe inside an HTML ``<script>``."""
+    """The scene as compact JSON, safe inside an HTML ``<script>``: the
+    block holds no ``<``, ``>`` or ``&``, so no text of a view (a title,
+    a name, a caption) can end it early or open a comment in it."""
     text = json.dumps(scene, separators=(",", ":"), ensure_ascii=False,
                       allow_nan=False)  # fmt: skip
-    return text.replace("</", "<\\/")
+    return text.translate(_HTML_UNSAFE)
 
 
 def asset(name: str) -> str:
