@@ -397,6 +397,9 @@ def _remapped(sc: Scatter, case: dict) -> Iterator[tuple[str, str, np.ndarray]]:
     if d > 1:  # the dilation applied to the window's start as well
         rules.append(("the whole position times the dilation, (i*s + ki)*d "
                       "for i*s + ki*d", (i * s + ki) * d, (j * s + kj) * d))
+    if d != s and (d > 1 or s > 1):  # which spaces the windows, which the taps
+        rules.append(("the stride and the dilation swapped, i*d + ki*s for "
+                      "i*s + ki*d", i * d + ki * s, j * d + kj * s))
     if k != s and k > 1:
         rules.append(("kernel_size for the stride, window (i, j) at (i*k, "
                       "j*k)", i * k + tr, j * k + tq))
@@ -527,6 +530,8 @@ def _termwise(terms: Callable, case: dict, output: str
     for (n1, a1), (n2, a2) in itertools.combinations(parts, 2):
         yield ("term-dropped", f"the sum without {n1} and {n2}",
                total - a1 - a2)
+        yield ("term-sign", f"{n1} and {n2} both with the wrong sign",
+               total - 2 * a1 - 2 * a2)
         if a1.size > 1:
             yield ("sum-axes", f"{n1} and {n2} each summed over every "
                    f"element (np.sum with no axis)",

@@ -223,6 +223,25 @@ def _fix(code: str) -> Callable[[str, str | None, str], str | None]:
     return fix
 
 
-LOCALISE = tuple(Rule(code, lambda run, out: None, _where(code),
-                      fix=_fix(code), across=_judge(places))
-                 for code, places in PLACES)
+def _last_element(runs: Sequence[Run], output: str | None):
+    """One element wrong per case, and always the last in flat order, on
+    two cases or more: a loop that stops one short."""
+    if output is None:
+        return None
+    wrong = [(run, _wrong(run, output)) for run in runs
+             if run.raised is None and not run.right(output)]
+    if len(wrong) < 2 or any(m is None or m.size < 2 for _, m in wrong):
+        return None
+    if all(m.sum() == 1 and m.reshape(-1)[-1] for _, m in wrong):
+        return wrong[0][0], "the last element (in flat order)"
+    return None
+
+
+LAST = Rule("edge-line", lambda run, out: None, _where("edge-line"),
+            fix=lambda source, output, label: (
+                "a loop that stops one short, range(x.size - 1) or [:-1]: "
+                "loop over every element, range(x.size)"),
+            across=_last_element)
+LOCALISE = (LAST, *(Rule(code, lambda run, out: None, _where(code),
+                         fix=_fix(code), across=_judge(places))
+                    for code, places in PLACES))

@@ -126,7 +126,30 @@ def padded(run: Run, output: str):
              conv_matrix(w, (h + 2 * p, wd + 2 * p), s, 0))]  # fmt: skip
 
 
+def counts(run: Run, output: str) -> dict[str, list]:
+    """C with its windows counted by lesson 8's slips: no +1, rounded up."""
+    w, size, s, p = (run.case[k] for k in ("w", "input_size", "stride",
+                                           "padding"))
+    kh, kw = w.shape
+    room = [n + 2 * p - k for n, k in zip(size, (kh, kw), strict=True)]
+    right = tuple(r // s + 1 for r in room)
+    no_one = tuple(r // s for r in room)
+    up = tuple(-(-r // s) + 1 for r in room)
+    out = {"off-by-one": [], "rounds-up": []}
+    # only where both counts change: one that changes alone is as much an
+    # H for a W
+    if min(no_one) > 0:
+        out["off-by-one"].append(("OH and OW without the +1",
+                                  place(w, size, no_one, s, p)))
+    if all(a != b for a, b in zip(up, right, strict=True)):
+        out["rounds-up"].append(("OH and OW rounded up, a window past the "
+                                 "image", place(w, size, up, s, p)))
+    return out
+
+
 MISTAKES = [
+    model("off-by-one", lambda r, o: counts(r, o)["off-by-one"]),
+    model("rounds-up", lambda r, o: counts(r, o)["rounds-up"]),
     model("transposed", transposed),
     model("flat-order", orders),
     model("kernel-flipped", flips),

@@ -313,6 +313,10 @@ def searches(run: Run, output: str):
          next(i for i in range(n) if i != bad)),
         ("a return in both branches: the first suspect's verdict only",
          0 if bad == 0 else -1),
+        ("a loop that stops one short, range(len(layers) - 1)",
+         bad if bad < n - 1 else -1),
+        ("a loop that stops one short, range(len(layers) - 1), then 0",
+         bad if bad < n - 1 else 0),
         ("the position counted from the end", n - 1 - bad),
         ("a check of the first input's gradient only", first_input),
         ("a check with an all-ones upstream gradient",
@@ -329,9 +333,14 @@ def _raises(run: Run, output: str) -> bool | None:
 MISTAKES = [
     model("inverted-test", lambda r, o: searches(r, o)[:1]),
     model("stops-early", lambda r, o: searches(r, o)[1:2]),
-    model("counted-from-end", lambda r, o: searches(r, o)[2:3]),
-    model("one-gradient", lambda r, o: searches(r, o)[3:4]),
-    model("ones-upstream", lambda r, o: searches(r, o)[4:]),
+    model("counted-from-end", lambda r, o: searches(r, o)[4:5]),
+    model("one-gradient", lambda r, o: searches(r, o)[5:6]),
+    model("ones-upstream", lambda r, o: searches(r, o)[6:]),
+    # last: where the bad suspect is not last it says nothing
+    model("stops-early", lambda r, o: searches(r, o)[2:4],
+          fix=lambda source, output, label: (
+              "loop over every suspect, for i in range(len(layers)): the "
+              "last one can be the wrong one")),
     Rule("gradcheck-raises", _raises,
          lambda run, output, label: (
              f"on case {run.number} cg.gradcheck raised its AssertionError "

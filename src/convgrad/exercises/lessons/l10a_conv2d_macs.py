@@ -76,6 +76,10 @@ def sizes(run: Run, output: str) -> dict[str, list]:
                                count(lambda a: (a + p - k) // s + 1))],
         "precedence": [("OH and OW as a + 2p - k // s + 1",
                         count(lambda a: a + 2 * p - k // s + 1))],
+        "argument-mixed-up": [("w_shape[0] (C_out) read as C_in",
+                               n * c_out * c_out * k * k * (
+                                   (h + 2 * p - k) // s + 1)
+                               * ((w + 2 * p - k) // s + 1))],
         "input-for-output": [("H and W where OH and OW are meant",
                               count(lambda a: a)),
                              ("H + 2p and W + 2p (the padded input) for OH "
@@ -88,7 +92,8 @@ MISTAKES = [
     model("stride-ignored", lambda r, o: macs(r, o, stride=1)),
     *(model(code, lambda r, o, code=code: sizes(r, o)[code])
       for code in ("off-by-one", "rounds-up", "float-division",
-                   "one-sided-padding", "precedence", "input-for-output")),
+                   "one-sided-padding", "precedence", "input-for-output",
+                   "argument-mixed-up")),
 ]
 
 EXERCISE = Exercise(
