@@ -23,7 +23,7 @@ WRONG = [a for part in ("tune", "heldout", "fresh", "fresh2", "fresh3")
 RIGHT = B.answers("right")
 
 # the naming rate each part had when last recorded: it may only rise
-FLOORS = {"tune": 0.95, "heldout": 0.85, "fresh": 0.92, "fresh2": 0.89, "fresh3": 0.85}
+FLOORS = {"tune": 0.95, "heldout": 0.89, "fresh": 0.93, "fresh2": 0.92, "fresh3": 0.95}
 
 
 def _id(a: B.Answer) -> str:

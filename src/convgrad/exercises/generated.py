@@ -133,6 +133,11 @@ def _arguments(case: dict) -> Iterator[Member]:
         yield ("dilation-ignored", "the window's start scaled by the "
                "dilation too, (i*s + ki)*d (stride s*d)",
                lambda c: _set(c, stride=c["stride"] * c["dilation"]), None)
+    if _int(case.get("padding")) and _int(case.get("dilation")) \
+            and case["dilation"] > 1 and case["padding"] > 0:
+        yield ("argument-mixed-up", "the padding spread like the taps, "
+               "padding*dilation",
+               lambda c: _set(c, padding=c["padding"] * c["dilation"]), None)
     moved = {n: NEUTRAL[n] for n, v in case.items()
              if n in ("stride", "padding", "dilation", "groups")
              and _int(v) and v != NEUTRAL[n]}
@@ -229,6 +234,8 @@ def _answers(case: dict, want: np.ndarray) -> Iterator[Member]:
         yield ("sum-axes", "the total of the right answer in every element "
                "(summed over every axis)", None,
                lambda a: np.full(a.shape, a.sum()))
+        yield ("sum-axes", "the total of the right answer, one number "
+               "(np.sum with no axis)", None, lambda a: np.asarray(a.sum()))
     if want.ndim == 4 and want.shape[0] > 1:
         yield ("batch-mixed", "every image given the whole batch's sum",
                None, lambda a: np.broadcast_to(a.sum(0, keepdims=True),

@@ -88,6 +88,31 @@ def squares(case: dict) -> dict[int, dict]:
     return {m: {**case, "x": numbers(rng, n, c, m, m)} for m in (h, w)}
 
 
+def _gathered(run: Run, output: str, at) -> np.ndarray:
+    """col with tap (ki, kj) of window (i, j) read at ``at(i, ki)`` rows and
+    ``at(j, kj)`` columns of the padded image (0 off it)."""
+    c = run.case
+    x, p = c["x"], c.get("padding", 0)
+    want = run.expected(output)
+    k, (oh, ow) = c["kernel_size"], want.shape[-2:]
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+    col = np.zeros_like(want)
+    for ki, kj, i, j in np.ndindex(k, k, oh, ow):
+        r, q = at(i, ki), at(j, kj)
+        if r < xp.shape[2] and q < xp.shape[3]:
+            col[:, :, ki, kj, i, j] = xp[:, :, r, q]
+    return col
+
+
+def swapped_roles(run: Run, output: str):
+    """The stride spacing the taps and the dilation the windows."""
+    s, d = run.case.get("stride", 1), run.case.get("dilation", 1)
+    if s == d:
+        return []
+    return [("window i at i*d, tap ki at ki*s: the stride and the dilation "
+             "swapped", _gathered(run, output, lambda i, ki: i * d + ki * s))]
+
+
 def spread(run: Run, output: str):
     """The window's offset scaled by the stride as a whole: tap ki of
     window i at (i + ki*d)*s, so the taps are s apart too (taps that fall
@@ -111,6 +136,7 @@ def spread(run: Run, output: str):
 
 MISTAKES = [
     model("stride-ignored", lambda r, o: im2col_models(r, o, stride=1)),
+    model("argument-mixed-up", swapped_roles),
     model("argument-mixed-up", spread,
           fix=lambda source, output, label: (
               "the stride moves the windows, the dilation spaces the taps: "

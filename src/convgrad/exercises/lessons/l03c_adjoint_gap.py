@@ -167,7 +167,9 @@ def variants(run, output):
     uniform = float(np.sum(c["A"](xu) * ru) - np.sum(xu * c["At"](ru)))
     return {"sign-lost": [("|gap|, the gap's absolute value", abs(gap))],
             "relative-gap": [("gap / |<A x, r>|, a relative gap",
-                              gap / abs(ax_r))],
+                              gap / abs(ax_r)),
+                             ("the ratio <A x, r> / <x, At r>, not the "
+                              "difference", ax_r / (ax_r - gap))],
             "draw-kind": [("x and r drawn with rng.random (uniform on [0, "
                            "1))", uniform)]}
 

@@ -58,7 +58,9 @@ def sizes(run: Run, output: str):
     size, k, s, p, d = (c[n] for n in ("size", "kernel_size", "stride",
                                        "padding", "dilation"))
     span = d * (k - 1) + 1
-    return {"dilation": [("a span of k (no dilation)", (size + 2 * p - k) // s + 1)],
+    return {"dilation": [("a span of k (no dilation)", (size + 2 * p - k) // s + 1),
+                         ("the dilation multiplying the stride, (size + 2p "
+                          "- k) // (s*d) + 1", (size + 2 * p - k) // (s * d) + 1)],
             "span": [("a span of d*k", (size + 2 * p - d * k) // s + 1),
                      ("a span of d*(k - 1)", (size + 2 * p - d * (k - 1)) // s + 1),
                      ("a span of k + d - 1 (the dilation added once, not at "

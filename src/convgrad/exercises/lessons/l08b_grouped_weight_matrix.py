@@ -96,7 +96,15 @@ def group_rows(run: Run, output: str):
         k = o % g
         inter[o, k * cols:(k + 1) * cols] = w[o].reshape(-1)
     out = [("output channel o in group o % groups (interleaved), not "
-            "o // (C_out/groups)", inter)]
+            "o // (C_out/groups)", inter),
+           ("group 0's filters in every block",
+            _blocks(w, g, rows, lambda k: w[:rows].reshape(rows, cols),
+                    lambda k: (k * rows, k * cols))),
+           ("the blocks on the anti-diagonal: group g's rows in group "
+            "groups - 1 - g's columns",
+            _blocks(w, g, rows, lambda k: w[k * rows:(k + 1) * rows]
+                    .reshape(rows, cols),
+                    lambda k: (k * rows, (g - 1 - k) * cols)))]
     if cig != rows:
         out.append(("blocks of C_in/groups rows, not C_out/groups",
                     _blocks(w, g, cig, lambda k: w[k * cig:(k + 1) * cig]

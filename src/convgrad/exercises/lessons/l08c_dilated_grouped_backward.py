@@ -14,6 +14,7 @@ import numpy as np
 
 from convgrad import geometry
 
+from ..diagnosis import Run, model
 from ..exercise import Exercise
 from ..shared import CONV_BACKWARD, conv_feeds, numbers
 
@@ -58,8 +59,32 @@ def cases(rng: np.random.Generator) -> list[dict]:
         })
     return out
 
-# every conv backward's, shared with lesson 4's conv2d_backward
-MISTAKES = CONV_BACKWARD
+def every_channel(run: Run, output: str):
+    """dx with every output channel sending its gradient to every input
+    channel (filter slot c % (C_in/groups)), not to its own group's."""
+    c = run.case
+    x, w, dy = c["x"], c["w"], c["dy"]
+    s, p, d, g = (c.get(k, v) for k, v in (("stride", 1), ("padding", 0),
+                                            ("dilation", 1), ("groups", 1)))
+    if output != "dx" or g == 1:
+        return []
+    n, c_in, h, wd = x.shape
+    k, (oh, ow) = w.shape[-1], dy.shape[-2:]
+    full = w[:, np.arange(c_in) % w.shape[1]]  # (C_out, C_in, K, K)
+    canvas = np.zeros((n, c_in, h + 2 * p, wd + 2 * p))
+    for ki, kj in np.ndindex(k, k):
+        r0, q0 = ki * d, kj * d
+        part = np.einsum("noij,oc->ncij", dy, full[:, :, ki, kj])
+        rows = slice(r0, r0 + s * (oh - 1) + 1, s)
+        cols = slice(q0, q0 + s * (ow - 1) + 1, s)
+        canvas[:, :, rows, cols] += part
+    return [("every output channel's dx sent to every input channel, filter "
+             "slot c % (C_in/groups)", canvas[:, :, p:p + h, p:p + wd])]
+
+
+# every conv backward's, shared with lesson 4's conv2d_backward, and the
+# groups' own
+MISTAKES = [*CONV_BACKWARD, model("group-offset", every_channel, ("dx",))]
 
 EXERCISE = Exercise(
     "dilated_grouped_backward", 8, dilated_grouped_backward, cases,

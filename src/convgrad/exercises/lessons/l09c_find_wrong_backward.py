@@ -317,6 +317,8 @@ def searches(run: Run, output: str):
          bad if bad < n - 1 else -1),
         ("a loop that stops one short, range(len(layers) - 1), then 0",
          bad if bad < n - 1 else 0),
+        ("the loop variable returned after the loop: always the last "
+         "index", n - 1),
         ("the position counted from the end", n - 1 - bad),
         ("a check of the first input's gradient only", first_input),
         ("a check with an all-ones upstream gradient",
@@ -333,12 +335,15 @@ def _raises(run: Run, output: str) -> bool | None:
 MISTAKES = [
     model("inverted-test", lambda r, o: searches(r, o)[:1]),
     model("stops-early", lambda r, o: searches(r, o)[1:2]),
-    model("counted-from-end", lambda r, o: searches(r, o)[4:5]),
-    model("one-gradient", lambda r, o: searches(r, o)[5:6]),
-    model("ones-upstream", lambda r, o: searches(r, o)[6:]),
+    model("counted-from-end", lambda r, o: searches(r, o)[5:6]),
+    model("one-gradient", lambda r, o: searches(r, o)[6:7]),
+    model("ones-upstream", lambda r, o: searches(r, o)[7:]),
     # last: where the bad suspect is not last it says nothing
-    model("stops-early", lambda r, o: searches(r, o)[2:4],
+    model("stops-early", lambda r, o: searches(r, o)[2:5],
           fix=lambda source, output, label: (
+              "return the index where the check fails, inside the loop: "
+              "a loop variable read after the loop is the last index"
+              if "after the loop" in label else
               "loop over every suspect, for i in range(len(layers)): the "
               "last one can be the wrong one")),
     Rule("gradcheck-raises", _raises,

@@ -76,7 +76,13 @@ def sizes(run: Run, output: str) -> dict[str, list]:
                                count(lambda a: (a + p - k) // s + 1))],
         "precedence": [("OH and OW as a + 2p - k // s + 1",
                         count(lambda a: a + 2 * p - k // s + 1))],
-        "argument-mixed-up": [("w_shape[0] (C_out) read as C_in",
+        "argument-mixed-up": [("C_in for C_out, both channel counts from "
+                               "x_shape", n * c_in * c_in * k * k * (
+                                   (h + 2 * p - k) // s + 1)
+                               * ((w + 2 * p - k) // s + 1)),
+                              ("OH = H // s, as if the padding always kept "
+                               "the size", per * (h // s) * (w // s)),
+                              ("w_shape[0] (C_out) read as C_in",
                                n * c_out * c_out * k * k * (
                                    (h + 2 * p - k) // s + 1)
                                * ((w + 2 * p - k) // s + 1))],

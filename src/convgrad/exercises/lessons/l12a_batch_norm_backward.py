@@ -155,11 +155,22 @@ def placed(run: Run, output: str):
             _dx(run.case, scale_all=False)),
            ("dgamma/M as the mean's term and dbeta/M as the variance's",
             _dx(run.case, swap=True))]
+    g, sig = run.case["gamma"], run.case["sigma"]
+    out += [("γ/σ² for γ/σ: divided by the variance, not the standard "
+             "deviation", _dx(run.case, scale=_per_channel(g / sig ** 2))),
+            ("γ/√σ for γ/σ: sigma taken for the variance",
+             _dx(run.case, scale=_per_channel(g / np.sqrt(sig))))]
     gs = run.case["gamma"] / run.case["sigma"]
     if run.case["dy"].shape[-1] == gs.size:  # (C,) broadcast along W
         out.append(("γ/σ as a (C,) vector, broadcast along W not C",
                     _dx(run.case, scale=gs)))
     return out
+
+
+def dgamma_scaled(run: Run, output: str):
+    """dgamma from dx̂ = γ·dy, not from dy: γ times too large."""
+    return [("Σ (γ·dy)·x̂, dgamma from dx̂ instead of dy",
+             run.expected(output) * run.case["gamma"])]
 
 
 MISTAKES = [  # specific first
@@ -168,6 +179,7 @@ MISTAKES = [  # specific first
     model("missing-batch-sum", per_image, fix=batch_fix),
     model("wrong-count", counts, outputs=("dx",)),
     model("misplaced-factor", placed, outputs=("dx",)),
+    model("misplaced-factor", dgamma_scaled, outputs=("dgamma",)),
 ]
 
 EXERCISE = Exercise(
