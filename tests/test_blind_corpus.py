@@ -18,12 +18,14 @@ import pytest
 from convgrad.exercises import EXERCISES
 
 SEEDS = B.SEEDS
-WRONG = [a for part in ("tune", "heldout", "fresh", "fresh2", "fresh3")
+WRONG = [a for part in ("tune", "heldout", "fresh", "fresh2", "fresh3",
+                         "fresh4")
          for a in B.answers(part)]
 RIGHT = B.answers("right")
 
 # the naming rate each part had when last recorded: it may only rise
-FLOORS = {"tune": 0.95, "heldout": 0.89, "fresh": 0.93, "fresh2": 0.92, "fresh3": 0.95}
+FLOORS = {"tune": 0.95, "heldout": 0.89, "fresh": 0.93, "fresh2": 0.92, "fresh3": 0.95,
+          "fresh4": 0.87}
 
 
 def _id(a: B.Answer) -> str:
