@@ -11,7 +11,7 @@ An answer is *named* when the checker gives it a specific code: not
 ``None`` and not the catch-all ``shape``. Run this file to print the
 naming rate per exercise (the table ``docs/tutor.md`` reports)::
 
-    PYTHONPATH=src python tests/blind_corpus.py [tune|heldout|fresh|fresh2|fresh3|fresh4]
+    PYTHONPATH=src python tests/blind_corpus.py [PART]  # tune, heldout, fresh..fresh4
 
 ``heldout`` was written by the same helpers as ``tune`` (their reports
 described its bugs in a line each to the lead, who never read its code);
