@@ -95,7 +95,8 @@ def _in_mode_generator(mode: type, func: Any) -> Any:
 class enable_grad(no_grad):  # noqa: N801 (torch's name)
     """Within this block, ops build a graph again, even inside a
     ``no_grad`` block (as ``torch.enable_grad``). ``backward`` and
-    :func:`grad` run a rule's ``vjp`` under it when ``create_graph=True``."""
+    :func:`grad` run the rules under it when ``create_graph=True``, and
+    under ``no_grad`` otherwise."""
 
     def __enter__(self) -> None:
         _mode.saved.append(_mode.enabled)
@@ -182,13 +183,17 @@ class Tensor:
         self._node: Node | None = None
 
     @classmethod
-    def _from_op(cls, data: np.ndarray, requires_grad: bool) -> Tensor:
+    def wrap(cls, data: np.ndarray, requires_grad: bool = False) -> Tensor:
+        """A Tensor around ``data`` itself, with no copy and no check: for
+        code that made a float ndarray of its own (an op's result, a rule's
+        gradient, the engine's walk). ``Tensor(data)`` copies instead."""
         t = cls.__new__(cls)
         t.data = data
         t.grad = None
         t.requires_grad = requires_grad
         t._node = None
         return t
+
 
     # ---------------------------------------------------------------- info
     @property
@@ -210,6 +215,18 @@ class Tensor:
     @property
     def is_leaf(self) -> bool:
         return self._node is None
+
+    @property
+    def node(self) -> Node | None:
+        """How this tensor was made (the engine's :class:`~convgrad.engine.Node`:
+        Function, context, inputs), or None for a leaf or a constant."""
+        return self._node
+
+    @property
+    def hooks(self) -> dict[int, Any] | None:
+        """The hooks on this tensor's gradient (:meth:`register_hook`), by
+        handle id; None when none was ever registered."""
+        return self._hooks
 
     @property
     def grad_fn(self) -> str | None:
@@ -235,7 +252,7 @@ class Tensor:
         return self.data.item()
 
     def detach(self) -> Tensor:
-        return Tensor._from_op(self.data, False)
+        return Tensor.wrap(self.data)
 
     def zero_grad(self) -> None:
         self.grad = None
@@ -296,10 +313,11 @@ class Tensor:
         an array, or a Tensor (with ``create_graph=True`` the graph flows
         through a Tensor ``gradient`` too).
 
-        ``create_graph=False`` (first order) runs each rule's ndarray
-        ``backward``, and ``.grad`` is an ndarray. ``create_graph=True``
-        runs each rule's ``vjp``, built from differentiable ops, so the
-        gradients carry a graph: ``.grad`` becomes a Tensor that can be
+        Each rule is one body, its ``vjp``, written with differentiable
+        ops. ``create_graph=False`` (first order) runs it with grad mode
+        off, so nothing is recorded, and ``.grad`` is an ndarray.
+        ``create_graph=True`` runs it with grad mode on, so the gradients
+        carry a graph: ``.grad`` becomes a Tensor that can be
         differentiated again.
 
         As torch's, the pass frees the arrays each node saved for its
@@ -318,7 +336,9 @@ class Tensor:
         _backprop([self], [seed], create_graph, None, retain)
 
     # ------------------------------------------- what the engine asks of us
-    def _run_hooks(self, g: Any, create_graph: bool) -> Any:
+    # (its protocol: ``wrap``, ``node``, ``hooks``, ``run_hooks``,
+    # ``retains_grad``, ``fit_grad``, ``grad`` and ``dtype``)
+    def run_hooks(self, g: Any, create_graph: bool) -> Any:
         """``g`` passed through this tensor's hooks in order; each may
         replace it."""
         for hook in list(self._hooks.values()):
@@ -336,18 +356,22 @@ class Tensor:
                 )
             if create_graph:  # a constant array joins the graph as a constant
                 if not isinstance(new, Tensor):
-                    new = Tensor._from_op(new, False)
+                    new = Tensor.wrap(new)
                 g = _as_dtype(new, self.dtype)
             else:
                 g = new.astype(self.dtype, copy=False)
         return g
 
-    def _fit_grad(self, g: Any) -> Tensor:
-        """A vjp's gradient for this tensor, summed back to its shape and
-        cast to its dtype, with differentiable ops."""
+    def fit_grad(self, g: Any) -> Tensor:
+        """A rule's gradient for this tensor, summed back to its shape over
+        the axes broadcasting added or stretched (:func:`unbroadcast`) and
+        cast to its dtype, with differentiable ops (recorded only in grad
+        mode)."""
         if not isinstance(g, Tensor):  # a rule may return a constant array
-            g = Tensor._from_op(np.asarray(g), False)
-        return _as_dtype(_unbroadcast_tensor(g, self.shape), self.dtype)
+            g = Tensor.wrap(np.asarray(g))
+        if g.data.shape != self.data.shape:
+            g = unbroadcast(g, self.data.shape)
+        return g if g.data.dtype == self.data.dtype else g._cast(self.dtype)
 
     # Given by the ops (ops/basic.py and ops/reduce.py call register()):
     # declared here for readers and type checkers.
@@ -459,7 +483,7 @@ def _seed(out: Tensor, gradient: Any, name: str, create_graph: bool) -> Any:
                 f"{out.shape}: it defaults to 1 only for scalars"
             )
         seed = np.ones_like(out.data)
-        return Tensor._from_op(seed, False) if create_graph else seed
+        return Tensor.wrap(seed) if create_graph else seed
     if isinstance(gradient, Tensor):
         if gradient.shape != out.shape:
             raise ValueError(
@@ -485,16 +509,17 @@ def _seed(out: Tensor, gradient: Any, name: str, create_graph: bool) -> Any:
         raise ValueError(
             f"{name} must have the output's shape {out.shape}, got {seed.shape}"
         )
-    return Tensor._from_op(seed, False) if create_graph else seed
+    return Tensor.wrap(seed) if create_graph else seed
 
 
 def _as_dtype(g: Tensor, dtype: np.dtype) -> Tensor:
     return g if g.dtype == dtype else g._cast(dtype)
 
 
-def _unbroadcast_tensor(g: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """:func:`convgrad.engine.unbroadcast` with differentiable ops: a sum,
-    then a reshape."""
+def unbroadcast(g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``g`` summed over the axes that broadcasting added or stretched to
+    reach its shape from ``shape``, with differentiable ops: a sum, then a
+    reshape (the adjoint of a broadcast)."""
     if g.shape == shape:
         return g
     extra = g.ndim - len(shape)
@@ -515,13 +540,13 @@ def _backprop(
     targets: set[int] | None,
     retain: bool,
 ) -> dict[int, Any]:
-    """:func:`convgrad.engine.backprop`; with ``create_graph`` the whole
-    walk runs with grad mode on (as torch's), so the sums and reshapes
-    between rules are recorded too."""
-    if create_graph:
-        with enable_grad():
-            return engine.backprop(roots, seeds, True, targets, retain)
-    return engine.backprop(roots, seeds, False, targets, retain)
+    """:func:`convgrad.engine.backprop` with grad mode set to
+    ``create_graph`` for the whole walk (as torch's): with it, the rules'
+    ops and the sums and reshapes between them are recorded; without, they
+    run on bare arrays (:meth:`Function.apply` records nothing), and
+    hooks run under ``no_grad`` too."""
+    with enable_grad() if create_graph else no_grad():
+        return engine.backprop(roots, seeds, create_graph, targets, retain)
 
 
 def _tensors(value: Any, name: str) -> list[Tensor]:
@@ -610,7 +635,7 @@ def grad(
         elif create_graph:
             result.append(g)
         else:
-            result.append(Tensor._from_op(np.array(g, copy=True), False))
+            result.append(Tensor.wrap(np.array(g, copy=True)))
     return tuple(result)
 
 
@@ -638,5 +663,5 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
         )
     if type(ndarray) is not np.ndarray:  # a subclass (memmap, ...): a view
         ndarray = ndarray.view(np.ndarray)
-    return Tensor._from_op(ndarray, False)
+    return Tensor.wrap(ndarray)
 

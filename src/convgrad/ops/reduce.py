@@ -1,5 +1,7 @@
 """Reductions: sum and mean over axes, with keepdims; and their adjoint,
-``ExpandTo`` (broadcast a reduced gradient back over the summed axes)."""
+``ExpandTo`` (broadcast a reduced gradient back over the summed axes),
+whose own adjoint is :func:`~convgrad.tensor.unbroadcast`. Each rule is
+one ``vjp`` on Tensors (:mod:`convgrad.function`)."""
 
 from __future__ import annotations
 
@@ -7,9 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import unbroadcast
 from ..function import Function
-from ..tensor import Tensor, _unbroadcast_tensor, register
+from ..tensor import Tensor, register, unbroadcast
 
 
 def _axes(axis, ndim: int) -> tuple[int, ...]:
@@ -28,14 +29,9 @@ def _axes(axis, ndim: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _expand(dy: np.ndarray, ctx) -> np.ndarray:
-    if not ctx.keepdims:
-        dy = np.expand_dims(dy, ctx.axes)
-    return np.broadcast_to(dy, ctx.in_shape)
-
-
-def _expand_tensor(dy, ctx):
-    """:func:`_expand` with differentiable ops: reshape, then ExpandTo."""
+def _expand(dy, ctx):
+    """``dy`` broadcast back over the axes a sum or mean reduced: a reshape
+    (the axes kept, when they were dropped), then :class:`ExpandTo`."""
     if not ctx.keepdims:
         kept = tuple(1 if i in ctx.axes else n for i, n in enumerate(ctx.in_shape))
         dy = dy.reshape(kept)
@@ -51,12 +47,8 @@ class Sum(Function):
         return np.asarray(a.sum(axis=ctx.axes, keepdims=keepdims))
 
     @staticmethod
-    def backward(ctx, dy):
-        return _expand(dy, ctx)
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
-        return _expand_tensor(dy, ctx)
+        return _expand(dy, ctx)
 
 
 class Mean(Function):
@@ -70,12 +62,8 @@ class Mean(Function):
         return np.asarray(total / a.dtype.type(ctx.count))  # empty: NaN, as torch
 
     @staticmethod
-    def backward(ctx, dy):
-        return _expand(dy / dy.dtype.type(ctx.count), ctx)
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
-        return _expand_tensor(dy / float(ctx.count), ctx)
+        return _expand(dy / float(ctx.count), ctx)
 
 
 class ExpandTo(Function):
@@ -88,12 +76,8 @@ class ExpandTo(Function):
         return np.broadcast_to(a, shape).copy()
 
     @staticmethod
-    def backward(ctx, dy):
-        return unbroadcast(dy, ctx.in_shape), None
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
-        return _unbroadcast_tensor(dy, ctx.in_shape), None
+        return unbroadcast(dy, ctx.in_shape), None
 
 
 def _sum(self: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:
