@@ -53,8 +53,9 @@ def topological_order(roots: list) -> list:
         elif id(t) not in seen:
             seen.add(id(t))
             stack.append((t, True))
-            if t.node is not None:
-                stack += [(p, False) for p in parents(t.node)]
+            node = t.node
+            if node is not None:
+                stack += [(p, False) for p in parents(node)]
     return order
 
 
@@ -132,7 +133,8 @@ def _run_rule(t, g: Any, create_graph: bool, needed, retain) -> list:
         need = tuple(n and id(i) in needed for n, i in zip(asked, inputs, strict=True))
         if not any(need):
             return []
-    ctx.check_saved(fn)
+    if ctx._saved or ctx._released:  # (nothing saved: nothing to check)
+        ctx.check_saved(fn)
     if fn.vjp is None:
         return _run_array_rule(t, g, create_graph, need, retain)
     dy = g if create_graph else type(t).wrap(g)
@@ -142,24 +144,24 @@ def _run_rule(t, g: Any, create_graph: bool, needed, retain) -> list:
     finally:
         ctx.needs_input_grad = asked
         del ctx.output
-    if not isinstance(out, tuple):
+    if type(out) is not tuple:
         out = (out,)
     pieces = []
     for i, n, d in zip(inputs, need, out, strict=False):
-        if n and d is not None:
-            if create_graph:
-                pieces.append((i, i.fit_grad(d), False))
-                continue
-            # the walk's own: a new result of the rule's ops, owning its
-            # memory (not dy passed on, nor a view, nor an input), or a
-            # new array the fitting made (a sum, a cast)
-            a = d.data
-            own = d is not dy and a.base is None and all(d is not i for i in inputs)
-            if a.shape != i.data.shape or a.dtype != i.data.dtype:
-                fitted = i.fit_grad(d).data
-                own = own or not np.may_share_memory(fitted, a)
-                a = fitted
-            pieces.append((i, a, own))
+        if not n or d is None:
+            continue
+        if create_graph:
+            pieces.append((i, i.fit_grad(d), False))
+            continue
+        # the walk's own: an array a rule's op made (not dy passed on, nor
+        # a view, nor an input, which requires grad), or that fitting made
+        a, like = d.data, i.data
+        own = d is not dy and not d.requires_grad and a.base is None
+        if a.shape != like.shape or a.dtype is not like.dtype:
+            fitted = i.fit_grad(d).data
+            own = own or not np.may_share_memory(fitted, a)
+            a = fitted
+        pieces.append((i, a, own))
     if not retain:
         ctx.release()
     return pieces

@@ -56,6 +56,7 @@ itself (``ctx.col``, ``ctx.argmax``) need no check, and are not hashed.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -76,6 +77,10 @@ class Context:
 
     #: the names of the arrays :meth:`release` freed (empty: none freed)
     _released: tuple[str, ...] = ()
+    #: (label, array, fingerprint) of each array the node's rule reads
+    _saved: tuple = ()
+    #: the node's output Tensor, while its rule runs (set by the engine)
+    output: Tensor | None = None
 
     def __repr__(self) -> str:
         fields = ", ".join(
@@ -89,14 +94,12 @@ class Context:
         (unless ``retain_graph=True``). A node that saved none (an add, a
         reshape) can run again, as in torch; one that did raises in
         :meth:`check_saved`."""
-        names = tuple(
-            k for k, v in vars(self).items()
-            if not k.startswith("_") and isinstance(v, (np.ndarray, Tensor))
-        )
+        fields = vars(self)
+        names = [k for k, v in fields.items() if isinstance(v, _HELD) and k[0] != "_"]
         for k in names:
-            delattr(self, k)
+            del fields[k]
         if names:
-            self._released = names
+            self._released = tuple(names)
         self._saved = ()
 
     def check_saved(self, fn: type) -> None:
@@ -113,7 +116,7 @@ class Context:
                 f"through the graph a second time, or run the forward pass "
                 f"again."
             )
-        for label, a, before in getattr(self, "_saved", ()):
+        for label, a, before in self._saved:
             if fingerprint(a) != before:
                 raise RuntimeError(
                     f"{fn.__name__}.backward: {label} (shape {before[0]}), "
@@ -122,6 +125,9 @@ class Context:
                     f"Run the forward pass again after changing it (torch "
                     f"raises 'modified by an inplace operation' here)."
                 )
+
+
+_HELD = (np.ndarray, Tensor)  # what a context may hold that release frees
 
 
 def _short(v: Any) -> str:
@@ -158,33 +164,39 @@ class Function:
             out = cls.forward(Context(), *raw, **kwargs)
         finally:
             _restore(token)
-        return Tensor.wrap(out if type(out) is np.ndarray else np.asarray(out))
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        t = _new(Tensor)  # Tensor.wrap(out), inlined: this is the hot path
+        t.data = out
+        return t
 
     @classmethod
     def apply_with_ctx(cls, *args: Any, **kwargs: Any) -> tuple[Tensor, Context]:
         """Like :meth:`apply`, but also return the context (e.g. ``argmax``)."""
         ctx = Context()
-        raw, need = [], []
+        raw, need, record = [], [], False
         for a in args:
             if isinstance(a, Tensor):
                 raw.append(a.data)
                 need.append(a.requires_grad)
+                record = record or a.requires_grad
             else:
                 raw.append(a)
                 need.append(False)
-        ctx.needs_input_grad = need = tuple(need)
+        ctx.needs_input_grad = tuple(need)
         # IEEE arithmetic, silent as torch's: NaN and inf in, NaN and inf
         # out, with no RuntimeWarning; a 0-d result is a 0-d array
         token = _quiet()
         try:
-            out = np.asarray(cls.forward(ctx, *raw, **kwargs))
+            out = cls.forward(ctx, *raw, **kwargs)
         finally:
             _restore(token)
-        requires_grad = any(need) and _mode.enabled
-        result = Tensor.wrap(out, requires_grad)
-        if requires_grad:
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        result = Tensor.wrap(out)
+        if record and _mode.enabled:
             ctx._saved = _fingerprints(ctx, raw, out)
-            result._node = Node(cls, ctx, args)
+            result.requires_grad, result.node = True, Node(cls, ctx, args)
         return result, ctx
 
 
@@ -201,6 +213,8 @@ def reuse(saved: Any, recompute: Callable[[], Any]) -> Any:
     return Tensor.wrap(saved)
 
 
+_new = object.__new__
+
 # ``np.errstate(all="ignore")`` costs 1.5 µs a call, as much as a small op:
 # the same state is set here through its context variable (0.1 µs), with
 # errstate itself as the fallback should NumPy's internals move
@@ -210,11 +224,8 @@ try:
     with np.errstate(all="ignore"):
         _SILENT = _ERRORS.get()
 
-    def _quiet() -> Any:
-        return _ERRORS.set(_SILENT)
-
-    def _restore(token: Any) -> None:
-        _ERRORS.reset(token)
+    _quiet = functools.partial(_ERRORS.set, _SILENT)
+    _restore = _ERRORS.reset
 except (ImportError, AttributeError):  # pragma: no cover (other NumPy)
 
     def _quiet() -> Any:
@@ -327,7 +338,7 @@ def _fingerprints(ctx: Context, raw: list, out: np.ndarray) -> list:
     saved field of ``ctx`` shares memory with (each array once)."""
     saved = [v for v in vars(ctx).values() if isinstance(v, np.ndarray)]
     if not saved:
-        return []
+        return ()
     seen: set[int] = set()
     prints = []
     for i, a in enumerate((*raw, out)):

@@ -167,11 +167,16 @@ class Tensor:
 
     __array_priority__ = 100  # ndarray <op> Tensor defers to Tensor
 
-    #: hooks on this tensor's gradient (register_hook), id -> function;
-    #: None until the first is registered
-    _hooks: dict[int, Any] | None = None
-    #: a non-leaf whose gradient backward keeps in ``.grad`` (retain_grad)
-    _retains_grad: bool = False
+    #: hooks on this tensor's gradient (:meth:`register_hook`), handle id
+    #: -> function; None until the first is registered
+    hooks: dict[int, Any] | None = None
+    #: whether ``backward`` fills this non-leaf's ``.grad`` (:meth:`retain_grad`)
+    retains_grad: bool = False
+    #: how this tensor was made (the engine's :class:`~convgrad.engine.Node`:
+    #: Function, context, inputs), or None for a leaf or a constant
+    node: Node | None = None
+    grad: np.ndarray | Tensor | None = None
+    requires_grad: bool = False
 
     def __init__(self, data: Any, requires_grad: bool = False) -> None:
         requires_grad = _check_flag(requires_grad, "requires_grad")
@@ -180,7 +185,7 @@ class Tensor:
         self.data: np.ndarray = _own_float_array(data, "data")
         self.grad: np.ndarray | Tensor | None = None
         self.requires_grad = requires_grad
-        self._node: Node | None = None
+        self.node: Node | None = None
 
     @classmethod
     def wrap(cls, data: np.ndarray, requires_grad: bool = False) -> Tensor:
@@ -189,10 +194,9 @@ class Tensor:
         gradient, the engine's walk). ``Tensor(data)`` copies instead."""
         t = cls.__new__(cls)
         t.data = data
-        t.grad = None
-        t.requires_grad = requires_grad
-        t._node = None
-        return t
+        if requires_grad:
+            t.requires_grad = True
+        return t  # (grad and node: the class's None)
 
 
     # ---------------------------------------------------------------- info
@@ -214,24 +218,12 @@ class Tensor:
 
     @property
     def is_leaf(self) -> bool:
-        return self._node is None
-
-    @property
-    def node(self) -> Node | None:
-        """How this tensor was made (the engine's :class:`~convgrad.engine.Node`:
-        Function, context, inputs), or None for a leaf or a constant."""
-        return self._node
-
-    @property
-    def hooks(self) -> dict[int, Any] | None:
-        """The hooks on this tensor's gradient (:meth:`register_hook`), by
-        handle id; None when none was ever registered."""
-        return self._hooks
+        return self.node is None
 
     @property
     def grad_fn(self) -> str | None:
         """The name of the Function that made this tensor, if any."""
-        return None if self._node is None else self._node.fn.__name__
+        return None if self.node is None else self.node.fn.__name__
 
     def __len__(self) -> int:
         return len(self.data)
@@ -239,7 +231,7 @@ class Tensor:
     def __repr__(self) -> str:
         body = np.array2string(self.data, precision=4, prefix="Tensor(")
         extra = ""
-        if self._node is not None:
+        if self.node is not None:
             extra = f", grad_fn={self.grad_fn}"
         elif self.requires_grad:
             extra = ", requires_grad=True"
@@ -257,11 +249,6 @@ class Tensor:
     def zero_grad(self) -> None:
         self.grad = None
 
-    @property
-    def retains_grad(self) -> bool:
-        """Whether ``backward`` fills this non-leaf's ``.grad``."""
-        return self._retains_grad
-
     def retain_grad(self) -> None:
         """Keep this intermediate tensor's gradient in ``.grad`` during
         ``backward`` (as torch's): a non-leaf's gradient is otherwise only
@@ -272,8 +259,8 @@ class Tensor:
             raise RuntimeError(
                 "can't retain_grad on Tensor that has requires_grad=False"
             )
-        if self._node is not None:
-            self._retains_grad = True
+        if self.node is not None:
+            self.retains_grad = True
 
     def register_hook(self, hook: Any) -> RemovableHandle:
         """Call ``hook(grad)`` each time a gradient for this tensor is
@@ -289,10 +276,10 @@ class Tensor:
             raise RuntimeError(
                 "cannot register a hook on a tensor that doesn't require gradient"
             )
-        if self._hooks is None:
-            self._hooks = {}
-        handle = RemovableHandle(self._hooks)
-        self._hooks[handle.id] = hook
+        if self.hooks is None:
+            self.hooks = {}
+        handle = RemovableHandle(self.hooks)
+        self.hooks[handle.id] = hook
         return handle
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -341,7 +328,7 @@ class Tensor:
     def run_hooks(self, g: Any, create_graph: bool) -> Any:
         """``g`` passed through this tensor's hooks in order; each may
         replace it."""
-        for hook in list(self._hooks.values()):
+        for hook in list(self.hooks.values()):
             new = hook(g)
             if new is None:
                 continue
@@ -460,11 +447,11 @@ class RemovableHandle:
     _ids = itertools.count()  # next() on it is atomic: threads may register
 
     def __init__(self, hooks: dict[int, Any]) -> None:
-        self._hooks = hooks
+        self.hooks = hooks
         self.id = next(RemovableHandle._ids)
 
     def remove(self) -> None:
-        self._hooks.pop(self.id, None)
+        self.hooks.pop(self.id, None)
 
     def __enter__(self) -> RemovableHandle:
         return self
@@ -545,8 +532,12 @@ def _backprop(
     ops and the sums and reshapes between them are recorded; without, they
     run on bare arrays (:meth:`Function.apply` records nothing), and
     hooks run under ``no_grad`` too."""
-    with enable_grad() if create_graph else no_grad():
+    _mode.saved.append(_mode.enabled)  # as no_grad() or enable_grad()
+    _mode.enabled = create_graph
+    try:
         return engine.backprop(roots, seeds, create_graph, targets, retain)
+    finally:
+        _mode.enabled = _mode.saved.pop()
 
 
 def _tensors(value: Any, name: str) -> list[Tensor]:

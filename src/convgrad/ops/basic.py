@@ -258,8 +258,25 @@ class Tanh(Function):
 
     @staticmethod
     def vjp(ctx, inputs, dy):
-        y = ctx.output  # its graph reaches the input
+        return TanhGrad.apply(dy, ctx.output)  # y: its graph reaches a
+
+
+class TanhGrad(Function):
+    """tanh's gradient as one op, ``dy · (1 − y²)`` with ``y = tanh(a)``
+    (torch's ``tanh_backward``): one wrapper at first order, not three.
+    Its own rule: ``g · (1 − y²)`` for ``dy``, ``−2 · g · dy · y`` for ``y``."""
+
+    @staticmethod
+    def forward(ctx, dy, y):
+        ctx.dy, ctx.y = dy, y
         return dy * (1 - y * y)
+
+    @staticmethod
+    def vjp(ctx, inputs, g):
+        dy, y = inputs
+        need_dy, need_y = ctx.needs_input_grad
+        ddy = TanhGrad.apply(g, y) if need_dy else None
+        return ddy, g * dy * y * -2.0 if need_y else None
 
 
 class Sigmoid(Function):
@@ -272,8 +289,25 @@ class Sigmoid(Function):
 
     @staticmethod
     def vjp(ctx, inputs, dy):
-        y = ctx.output
+        return SigmoidGrad.apply(dy, ctx.output)
+
+
+class SigmoidGrad(Function):
+    """sigmoid's gradient as one op, ``dy · y · (1 − y)`` with ``y =
+    sigmoid(a)`` (torch's ``sigmoid_backward``). Its own rule: ``g · y ·
+    (1 − y)`` for ``dy``, ``g · dy · (1 − 2y)`` for ``y``."""
+
+    @staticmethod
+    def forward(ctx, dy, y):
+        ctx.dy, ctx.y = dy, y
         return dy * y * (1 - y)
+
+    @staticmethod
+    def vjp(ctx, inputs, g):
+        dy, y = inputs
+        need_dy, need_y = ctx.needs_input_grad
+        ddy = SigmoidGrad.apply(g, y) if need_dy else None
+        return ddy, g * dy * (1 - y * 2.0) if need_y else None
 
 
 class Exp(Function):
@@ -309,7 +343,9 @@ def _binary(fn: type, name: str, reflected: bool = False) -> Any:
             return fn.apply(_operand(other, self), self)
     else:
         def method(self: Tensor, other: Any) -> Tensor:
-            return fn.apply(self, _operand(other, self))
+            if type(other) is not Tensor:
+                other = _operand(other, self)
+            return fn.apply(self, other)
     method.__name__, method.__qualname__ = name, f"Tensor.{name}"
     return method
 

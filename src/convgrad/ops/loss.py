@@ -110,9 +110,11 @@ class Linear(Function):
     def vjp(ctx, inputs, dy):
         x, w, b = inputs
         need_x, need_w, need_b = ctx.needs_input_grad
-        rows = dy.reshape(-1, dy.shape[-1])
+        rows = dy if dy.ndim == 2 else dy.reshape(-1, dy.shape[-1])
         dx = dy @ w if need_x else None
-        dw = rows.T @ x.reshape(-1, x.shape[-1]) if need_w else None
+        dw = None
+        if need_w:
+            dw = rows.T @ (x if x.ndim == 2 else x.reshape(-1, x.shape[-1]))
         return dx, dw, rows.sum(axis=0) if need_b else None
 
 
