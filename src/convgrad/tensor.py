@@ -414,6 +414,8 @@ def _operand(value: Any, like: Tensor) -> Any:
     """A Tensor stays; scalars and arrays become constant ndarrays."""
     if isinstance(value, Tensor):
         return value
+    if type(value) is np.ndarray and value.dtype is like.data.dtype:
+        return value  # (as_float_array's answer, sooner: a rule's constants)
     if isinstance(value, numbers.Real) and not isinstance(value, np.ndarray):
         # a Python scalar keeps the tensor's dtype, as in torch
         return np.asarray(value, dtype=like.dtype)

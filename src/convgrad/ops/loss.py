@@ -65,7 +65,10 @@ class CrossEntropy(Function):
         logp = reuse(ctx.logp, lambda: LogSoftmax.apply(inputs[0], 1))
         softmax = logp.exp()
         onehot = np.zeros(softmax.shape, dtype=softmax.dtype)
-        np.put_along_axis(onehot, ctx.target[:, None], 1, axis=1)
+        if onehot.ndim == 2:
+            onehot[np.arange(onehot.shape[0]), ctx.target] = 1
+        else:
+            np.put_along_axis(onehot, ctx.target[:, None], 1, axis=1)
         if ctx.reduction == "none":
             scale = dy.reshape(dy.shape[:1] + (1,) + dy.shape[1:])
         elif ctx.reduction == "sum":
