@@ -250,12 +250,11 @@ def rule(name: str, work: int) -> type:
     return textbook(name)
 
 
-def apply_rule(name: str, *args: Any, **kwargs: Any) -> Any:
+def apply_rule(name: str, *args: Any) -> Any:
     """Apply op ``name`` to ``args``, its Function's inputs (``x, w, b,
-    geom``; for ``"conv2d_weight"``, ``x, dy, geom``, and optionally
-    ``col=`` conv2d's columns), through :func:`rule`,
+    geom``; for ``"conv2d_weight"``, ``x, dy, geom``), through :func:`rule`,
     with the multiply-adds counted once here (:func:`conv_macs`).
     ``functional.py`` calls it, and so do the rules' ``vjp`` s, so a
-    gradient is routed as the forward pass is."""
+    gradient's graph is routed as the forward pass is."""
     _rules.check(name)
-    return rule(name, conv_macs(args[0].shape[0], args[-1])).apply(*args, **kwargs)
+    return rule(name, conv_macs(args[0].shape[0], args[-1])).apply(*args)

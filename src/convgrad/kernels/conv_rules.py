@@ -76,9 +76,7 @@ class ConvWeightGrad(textbook("conv2d_weight")):
     for, so the weight it is handed is never read)."""
 
     @staticmethod
-    def forward(ctx, x, dy, geom, col=None):
-        # (``col``, the textbook conv's columns, is never given here: this
-        # rule runs where the textbook conv did not)
+    def forward(ctx, x, dy, geom):
         ctx.geom, ctx.x, ctx.dy = geom, x, dy  # what the rule reads: checked
         x = np.ascontiguousarray(_pad_extra(x, geom))
         kh, kw = geom.win.k

@@ -24,7 +24,7 @@ differentiation: ``y = conv2d(x, w)`` is bilinear, and
 - ``dx = conv_transpose2d(dy, w)`` (:func:`conv2d_dx`): the adjoint in
   ``x``; conv_transpose2d's own ``dx`` is ``conv2d(dy, w)`` again;
 - ``dw = ConvWeightGrad(x, dy)`` (the textbook conv hands it the columns
-  its forward made, so first order unfolds ``x`` once): the correlation
+  its forward made, unrouted, so ``x`` is unfolded once): the correlation
   of ``x`` with ``dy`` (``dy`` the kernel, the stride its dilation),
   bilinear too; its own
   gradients are ``conv_transpose2d(dy, ddw)`` for ``x`` and
@@ -123,9 +123,12 @@ class Conv2d(Function):
             ) + (None,)
         dx = conv2d_dx(dy, w, x.shape, geom) if need[0] else None
         dw = None
-        if need[1]:  # (a backend's own conv2d saves no columns)
-            col = getattr(ctx, "col", None)
-            dw = apply_rule("conv2d_weight", x, dy, geom, col=col)
+        if need[1]:
+            col = getattr(ctx, "col", None)  # (a backend's own conv saves none)
+            if col is not None:  # the textbook conv's dw, from its columns
+                dw = ConvWeightGrad.apply(x, dy, geom, col=col)
+            else:
+                dw = apply_rule("conv2d_weight", x, dy, geom)
         db = dy.sum(axis=(0, 2, 3)) if need[2] else None
         return dx, dw, db, None
 
