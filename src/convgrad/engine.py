@@ -142,8 +142,7 @@ def _run_rule(t, g: Any, create_graph: bool, needed, retain) -> list:
     try:
         out = fn.vjp(ctx, inputs, dy)
     finally:
-        ctx.needs_input_grad = asked
-        del ctx.output
+        ctx.needs_input_grad, ctx.output = asked, None
     if type(out) is not tuple:
         out = (out,)
     pieces = []

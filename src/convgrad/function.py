@@ -158,10 +158,15 @@ class Function:
             return cls.apply_with_ctx(*args, **kwargs)[0]
         # grad mode off (no_grad, and every rule of a first-order backward):
         # nothing is recorded, so nothing is fingerprinted either
-        raw = [a.data if isinstance(a, Tensor) else a for a in args]
+        raw = []  # (a loop: a comprehension is a call of its own in 3.11)
+        for a in args:
+            raw.append(a.data if isinstance(a, Tensor) else a)
         token = _quiet()
         try:
-            out = cls.forward(Context(), *raw, **kwargs)
+            if kwargs:
+                out = cls.forward(Context(), *raw, **kwargs)
+            else:
+                out = cls.forward(Context(), *raw)
         finally:
             _restore(token)
         if type(out) is not np.ndarray:
@@ -193,7 +198,8 @@ class Function:
             _restore(token)
         if type(out) is not np.ndarray:
             out = np.asarray(out)
-        result = Tensor.wrap(out)
+        result = _new(Tensor)  # Tensor.wrap(out), inlined
+        result.data = out
         if record and _mode.enabled:
             ctx._saved = _fingerprints(ctx, raw, out)
             result.requires_grad, result.node = True, Node(cls, ctx, args)

@@ -338,21 +338,24 @@ def _binary(fn: type, name: str, reflected: bool = False) -> Any:
     """The method ``Tensor.<name>``: ``fn`` applied to the tensor and the
     other operand (a scalar or array becomes a constant), in that order or,
     ``reflected``, the other first."""
+    apply = fn.apply  # (bound once: a rule's ops call these most)
     if reflected:
         def method(self: Tensor, other: Any) -> Tensor:
-            return fn.apply(_operand(other, self), self)
+            return apply(_operand(other, self), self)
     else:
         def method(self: Tensor, other: Any) -> Tensor:
             if type(other) is not Tensor:
                 other = _operand(other, self)
-            return fn.apply(self, other)
+            return apply(self, other)
     method.__name__, method.__qualname__ = name, f"Tensor.{name}"
     return method
 
 
 def _unary(fn: type, name: str) -> Any:
+    apply = fn.apply
+
     def method(self: Tensor) -> Tensor:
-        return fn.apply(self)
+        return apply(self)
 
     method.__name__, method.__qualname__ = name, f"Tensor.{name}"
     method.__doc__ = f"{fn.__name__} of every element, differentiable."
