@@ -19,7 +19,9 @@ def _axes(axis, ndim: int) -> tuple[int, ...]:
     items = axis if isinstance(axis, (tuple, list)) else (axis,)
     out = []
     for ax in items:
-        if not isinstance(ax, (int, np.integer)) or isinstance(ax, bool):
+        if type(ax) is not int and (  # (a plain int first: the common case)
+            not isinstance(ax, (int, np.integer)) or isinstance(ax, bool)
+        ):
             raise TypeError(f"axis must be an int or a tuple of ints, got {axis!r}")
         if not -ndim <= ax < max(ndim, 1):
             raise ValueError(
@@ -41,7 +43,7 @@ def _expand(dy, ctx):
 class Sum(Function):
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
-        if not isinstance(keepdims, (bool, np.bool_)):
+        if type(keepdims) is not bool and not isinstance(keepdims, np.bool_):
             raise TypeError(f"keepdims must be a bool, got {keepdims!r}")
         ctx.axes, ctx.keepdims, ctx.in_shape = _axes(axis, a.ndim), keepdims, a.shape
         return np.asarray(a.sum(axis=ctx.axes, keepdims=keepdims))
@@ -54,7 +56,7 @@ class Sum(Function):
 class Mean(Function):
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
-        if not isinstance(keepdims, (bool, np.bool_)):
+        if type(keepdims) is not bool and not isinstance(keepdims, np.bool_):
             raise TypeError(f"keepdims must be a bool, got {keepdims!r}")
         ctx.axes, ctx.keepdims, ctx.in_shape = _axes(axis, a.ndim), keepdims, a.shape
         ctx.count = int(np.prod([a.shape[i] for i in ctx.axes]))
