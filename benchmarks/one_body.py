@@ -19,10 +19,12 @@ Cases (float32, forward + first-order backward, median of ``reps`` calls):
   on 8×8 arrays), then ``sum().backward()``: the engine's Python alone.
 
 ``--emulate`` measures the cost *before* the change, in the base tree
-alone: each case twice in turn, as it is (the array ``backward``), and with
-the walk patched to run each rule's existing ``vjp`` under ``no_grad``
-(the Tensor wrapper per op, unoptimised). Their ratio is the price of a
-wrapper per op that the one body must hide.
+alone (a tree from before issue 43, whose rules still had an array
+``backward`` beside the ``vjp``): each case twice in turn, as it is (the
+array ``backward``), and with the walk patched to run each rule's
+existing ``vjp`` under ``no_grad`` (the Tensor wrapper per op,
+unoptimised). Their ratio is the price of a wrapper per op that the one
+body must hide.
 """
 
 from __future__ import annotations

@@ -245,7 +245,7 @@ def test_the_fast_rules_compute_only_the_gradients_asked_for(monkeypatch):
 
 @pytest.mark.parametrize("transposed", [False, True])
 def test_the_fast_rules_gradients_become_grad_without_a_copy(monkeypatch, transposed):
-    """fresh_grads: a leaf's first .grad is the array the fast rule made (no
+    """The walk's own: a leaf's first .grad is the array the fast rule made (no
     serial copy), owning its memory; a second backward adds into it, and a
     rule that hands back its own dy (textbook add) is still copied."""
     made = []
