@@ -21,7 +21,10 @@ runs (a rule may use it as torch uses a saved result: tanh's
 single one when there is one input); entries for inputs that are not
 Tensors, or that need no gradient (``ctx.needs_input_grad``), may be
 None. Gradients of broadcast inputs are summed back to the input's shape
-by the engine, so a rule may return the broadcast shape.
+by the engine, so a rule may return the broadcast shape. A rule returns
+what its ops made, ``dy`` itself or views of it, never a Tensor around an
+array kept elsewhere (a saved one): the walk adds into a new array it was
+handed in place.
 
 **One body, two uses.** First order (``backward()``, :func:`convgrad.grad`)
 runs ``vjp`` with grad mode off: each op in it runs its forward on the
