@@ -23,8 +23,9 @@ import nbformat
 from grading_class import COL2IM_NO_CROP, CONV_BACKWARD_DX_NO_CROP
 from tracked import lessons_folder
 
-from convgrad.course.grading import exercise_cells, solution_lines
+from convgrad.course.grading import exercise_cells
 from convgrad.course.lessons import find_lessons
+from convgrad.course.solutions import notebook_body
 
 L03, L04 = "03-col2im-scatter", "04-conv-backward"
 STUB = "raise NotImplementedError"
@@ -81,7 +82,7 @@ def honest(folder: Path, student: str, lessons=(L03, L04)) -> None:
                 body = bugs[name].rstrip("\n").splitlines()
                 body = [x[4:] if x.startswith("    ") else x for x in body]
             else:
-                body = solution_lines(name)
+                body = notebook_body(name)
             sources.append(with_body(cells[name], name, body))
         write_notebook(folder / student / f"{lesson}.ipynb", sources)
 

@@ -18,11 +18,12 @@ import pytest
 from convgrad.exercises import EXERCISES
 
 SEEDS = B.SEEDS
-WRONG = [a for part in ("tune", "heldout", "fresh") for a in B.answers(part)]
+WRONG = [a for part in ("tune", "heldout", "fresh", "fresh2", "fresh3")
+         for a in B.answers(part)]
 RIGHT = B.answers("right")
 
 # the naming rate each part had when last recorded: it may only rise
-FLOORS = {"tune": 0.9, "heldout": 0.7, "fresh": 0.72}
+FLOORS = {"tune": 0.95, "heldout": 0.85, "fresh": 0.92, "fresh2": 0.89, "fresh3": 0.85}
 
 
 def _id(a: B.Answer) -> str:

@@ -11,6 +11,8 @@ rule saved) still hold what they held.
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -199,7 +201,9 @@ def test_the_walk_lesson_1_shows_fits_on_a_page():
 
 
 # ------------------------------------------------- the checksum hook
-def test_install_checksum_swaps_and_returns_the_previous_one():
+def test_fingerprint_sums_with_the_active_backends_checksum_hook(monkeypatch):
+    from convgrad import backend
+
     a = np.arange(40000, dtype=np.float64)  # above the snapshot size
     calls = []
 
@@ -207,32 +211,40 @@ def test_install_checksum_swaps_and_returns_the_previous_one():
         calls.append(words.size)
         return None  # "not my word size": NumPy's passes run
 
-    expected = function.fingerprint(a)
-    previous = function.install_checksum(counting)
-    try:
-        assert function.installed_checksum() is counting
+    with cg.use_backend("numpy"):  # a backend with no hook: NumPy's passes
+        expected = function.fingerprint(a)
+        monkeypatch.setitem(backend.HOOKS["numpy"], "checksum", counting)
         assert function.fingerprint(a) == expected
-        assert calls == [40000]
-    finally:
-        assert function.install_checksum(previous) is counting
-    assert function.installed_checksum() is previous
+    assert calls == [40000]
+    with cg.use_backend("numba"):  # the other backend's hook is not asked
+        function.fingerprint(a)
+    assert calls == [40000]
+    with pytest.raises(ValueError, match="hook must be one of"):
+        backend.hook("fingerprint")
 
 
-def test_install_checksum_refuses_what_cannot_be_called():
-    with pytest.raises(TypeError, match="checksum must be callable or None"):
-        function.install_checksum(42)
-
-
-def test_the_numba_kernels_install_their_checksum():
+def test_the_numba_backend_offers_its_checksum_and_overwrites_nothing():
+    """Importing the kernels changes no other module (issue 43: it rebound
+    ``function._checksum``); the backend's table hands out their hook."""
     import numba
 
-    from convgrad import kernels
+    from convgrad import backend
     from convgrad.kernels import checksum
 
-    assert kernels.__name__ == "convgrad.kernels"
+    script = ("import convgrad.function as f; before = dict(vars(f)); "
+              "import convgrad.kernels; "
+              "print(sorted(k for k in vars(f) if vars(f)[k] is not before.get(k)))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    backend.table("numba")
+    with cg.use_backend("numba"):
+        got = backend.hook("checksum")
     if numba.config.DISABLE_JIT:
-        pytest.skip("under NUMBA_DISABLE_JIT the NumPy passes stay")
-    assert function.installed_checksum() is checksum.checksum
+        assert got is None  # the NumPy passes: faster than the loop as Python
+    else:
+        assert got is checksum.checksum
 
 
 # ---------------------------------------------- Tensor's registered face

@@ -9,7 +9,6 @@ import ast
 import importlib
 import inspect
 import pkgutil
-import re
 import textwrap
 import types
 import uuid
@@ -141,7 +140,7 @@ def test_no_exercise_is_defined_outside_its_module():
     for module in [exercises, *_checker_modules()]:
         for key, value in vars(module).items():
             if getattr(value, "__module__", None) != module.__name__:
-                continue  # imported (the package re-exports solutions)
+                continue  # imported
             assert key not in names, f"{module.__name__}.{key}"
             assert id(value) not in pieces, f"{module.__name__}.{key}"
         assert not {"EXERCISE", "MISTAKES", "cases"} & set(vars(module)), \
@@ -245,33 +244,17 @@ def _declaring(name: str, lesson: int) -> str:
         """
 
 
-NUMBERS = {"eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
-           "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-           "nineteen": 19, "twenty": 20}
-
-
-def _said_importable(doc: str) -> tuple[int, list[str]]:
-    """What the package's docstring says: how many solutions are importable
-    by name, and the exercises whose solution is not, as it lists them."""
-    said = re.search(r"; (\w+) are also\s+importable by name "
-                     r"\(``exercises\.\w+``\): all but those of "
-                     r"([\w\s,]+?)(?: \(|\.)", doc)
-    assert said, "the docstring no longer says which solutions import by name"
-    names = re.split(r",\s*|\s+and\s+", " ".join(said[2].split()))
-    return NUMBERS[said[1]], names
-
-
-def test_the_docstring_says_which_solutions_import_by_name():
-    # the list of exercises whose solution is not exercises.<name> is the
-    # registry's, in its order, and the count is the rest
-    importable = [n for n in EXERCISES
-                  if getattr(exercises, n, None) is EXERCISES[n].solution]
-    left_out = [n for n in EXERCISES if n not in importable]
-    count, names = _said_importable(exercises.__doc__)
-    assert names == left_out
-    assert count == len(importable) == len(EXERCISES) - len(left_out)
-    # the package exports what it imports: the importable ones are in __all__
-    assert set(importable) <= set(exercises.__all__)
+def test_solutions_are_reached_only_through_solution():
+    """No reference solution sits in the package under a name a lesson's
+    namespace could pick up (``exercises.col2im``, ``from
+    convgrad.exercises import *``): ``exercises.solution(name)`` is the
+    one way to it."""
+    for name, ex in EXERCISES.items():
+        assert exercises.solution(name) is ex.solution
+        assert not hasattr(exercises, name), name
+        assert name not in exercises.__all__, name
+    exported = {id(getattr(exercises, key)) for key in exercises.__all__}
+    assert not exported & {id(ex.solution) for ex in EXERCISES.values()}
 
 
 def test_the_registry_finds_the_modules_in_order(tmp_path, monkeypatch):

@@ -25,9 +25,9 @@ from convgrad.course.grading import (
 )
 from convgrad.course.lessons import find_lessons
 from convgrad.course.student import find_leaks
+from convgrad.course.submission import run_definitions
 from convgrad.exercises import EXERCISES, grade
 from convgrad.exercises.graded import case_seed
-from convgrad.exercises.submission import run_definitions
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 CHECK = re.compile(r'^exercises\.check\("(\w+)", (\w+)\)', re.M)

@@ -1,4 +1,5 @@
-"""No import cycle in ``src/convgrad`` (issue 27): a static analysis.
+"""No import cycle in ``src/convgrad`` (issue 27), and no import that runs
+up a layer of docs/architecture.md's table (issue 43): a static analysis.
 
 Every ``import`` and ``from ... import`` in every module is an edge, at
 module level or inside a function alike (a lazy import is still a
@@ -22,16 +23,24 @@ that has one declares its targets in :data:`COMPUTED`, and the test fails
 on one that does not.
 
 A cycle is a strongly connected component of more than one module.
+
+The layers are read from docs/architecture.md's table, bottom row first:
+a module may import modules of its own layer and of the layers below, and
+every module of the package must sit in exactly one row. An import that
+runs upward anyway is listed in :data:`UPWARD`, with its reason.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
 PACKAGE = "convgrad"
 
 #: module -> what its computed ``importlib.import_module`` calls can load
@@ -225,6 +234,105 @@ def test_src_convgrad_has_no_import_cycle():
     assert not found, "import cycles:\n" + "\n".join(
         "  " + "; ".join(_edges_within(graph, c)) for c in found
     )
+
+
+# ------------------------------------------------ the layers' direction
+#: imports that run up a layer, each with why it stands and until when
+UPWARD = {
+    ("convgrad.kernels.conv_rules", "convgrad.rules"): (
+        "issue 43: the Numba backend's conv rules subclass the textbook rules "
+        "rules.py names; the import goes with rules.py, when a backend becomes "
+        "one object (ops/ is being restructured: not changed here)"
+    ),
+    ("convgrad.kernels.conv_rules", "convgrad.tensor"): (
+        "issue 43, item 1: the Numba conv rules run their fused backward as "
+        "their vjp with grad mode off and wrap its arrays as Tensors; it goes "
+        "with item 2, when the backend becomes one object overriding forwards"
+    ),
+}
+
+
+def layers(text: str) -> list[tuple[str, list[str]]]:
+    """``(layer, [entries])`` of the table under "## The layers", bottom
+    row first; an entry is a backticked ``name.py`` or ``folder/``."""
+    section = text.split("## The layers", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or len(cells) < 3 or cells[0] in ("layer", ""):
+            continue
+        if set(cells[0]) <= set("-: "):
+            continue
+        entries = re.findall(r"`([\w/]+(?:\.py|/))`", cells[1])
+        rows.append((cells[0], entries))
+    return rows
+
+
+def layer_of(modules, table) -> dict[str, int]:
+    """Module -> its row's index in ``table`` (``layers``); a module in no
+    row, or in two, fails the assertion."""
+    where: dict[str, list[int]] = {m: [] for m in modules}
+    for i, (_, entries) in enumerate(table):
+        for entry in entries:
+            if entry == "__init__.py":  # the package's own door
+                hits = [PACKAGE] if PACKAGE in where else []
+            elif entry.endswith(".py"):
+                name = f"{PACKAGE}.{entry[:-3].replace('/', '.')}"
+                hits = [name] if name in where else []
+            else:
+                base = f"{PACKAGE}.{entry.rstrip('/').replace('/', '.')}"
+                hits = [m for m in where if m == base or m.startswith(base + ".")]
+            for m in hits:
+                where[m].append(i)
+    homeless = sorted(m for m, rows in where.items() if not rows)
+    assert not homeless, (
+        f"modules in no row of the layers table in {ARCHITECTURE.name}: {homeless}"
+    )
+    twice = sorted(m for m, rows in where.items() if len(rows) > 1)
+    assert not twice, f"modules in two rows of the layers table: {twice}"
+    return {m: rows[0] for m, rows in where.items()}
+
+
+def upward(graph, layer) -> set[tuple[str, str]]:
+    """Every import ``(importer, imported)`` whose target sits in a higher
+    layer than its importer."""
+    return {(a, b) for a, edges in graph.items() for b in edges
+            if b in layer and layer[b] > layer[a]}
+
+
+def test_every_import_stays_in_its_layer_or_goes_down():
+    table = layers(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert [name for name, _ in table][:2] == ["rules of arguments", "loops"]
+    assert table[-1][0] == "lessons"
+    graph = _with_computed(import_graph())
+    layer = layer_of(graph, table)
+    found = upward(graph, layer)
+    names = [name for name, _ in table]
+    wrong = sorted(found - UPWARD.keys())
+    assert not wrong, "imports that run up a layer:\n" + "\n".join(
+        f"  {a} ({names[layer[a]]}) -> {b} ({names[layer[b]]})" for a, b in wrong
+    )
+    stale = sorted(UPWARD.keys() - found)
+    assert not stale, f"UPWARD lists imports that no longer run upward: {stale}"
+
+
+def test_the_direction_check_on_an_example():
+    table = layers(
+        "## The layers\n\n| layer | modules | what |\n|---|---|---|\n"
+        "| low | `a.py`, `k/` | x |\n| high | `__init__.py`, `b.py` | y |\n"
+        "| lessons | `notebooks/` | z |\n\n## Next\n| not | `c.py` | read |\n"
+    )
+    assert table == [("low", ["a.py", "k/"]), ("high", ["__init__.py", "b.py"]),
+                     ("lessons", ["notebooks/"])]
+    graph = {"convgrad": {"convgrad.b"}, "convgrad.a": {"convgrad.k.x"},
+             "convgrad.k": set(), "convgrad.k.x": {"convgrad.b"},
+             "convgrad.b": {"convgrad.a"}}
+    layer = layer_of(graph, table)
+    assert layer == {"convgrad": 1, "convgrad.a": 0, "convgrad.k": 0,
+                     "convgrad.k.x": 0, "convgrad.b": 1}
+    assert upward(graph, layer) == {("convgrad.k.x", "convgrad.b")}
+    with pytest.raises(AssertionError, match=r"in no row.*convgrad\.c"):
+        layer_of({**graph, "convgrad.c": set()}, table)
 
 
 # ------------------------------------------------ the analysis, on examples

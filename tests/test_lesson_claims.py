@@ -350,3 +350,148 @@ def test_a_conv_bias_before_batch_norm_gets_no_gradient(torch):
     ty.backward(torch.tensor(dy))
     np.testing.assert_allclose(b.grad, 0.0, atol=1e-12)
     np.testing.assert_allclose(tb.grad.numpy(), 0.0, atol=1e-12)
+
+
+# --------------------------------------------------------------------------
+# issue 45: lesson 2's column ratios, lesson 3's overlap view, lesson 7's
+# parity rule for both paddings, plan 00's flipped kernel, lesson 9's report
+# --------------------------------------------------------------------------
+
+
+def _col_ratio(size, k, padding):
+    x = np.zeros((1, 1, size, size))
+    return F.unfold(x, k, padding=padding).size / x.size
+
+
+@pytest.mark.parametrize("size, k, padding, ratio", [
+    (7, 3, 1, 9.0),  # half padding: exactly KH·KW
+    (28, 5, 2, 25.0),
+    (7, 3, 0, 4.6),  # no padding: fewer windows than pixels
+    (7, 3, 2, 14.9),  # full padding: more than KH·KW
+    (28, 5, 4, 32.7),
+])
+def test_lesson_2_columns_are_kh_kw_times_the_image_only_at_half_padding(
+    size, k, padding, ratio, torch
+):
+    got = _col_ratio(size, k, padding)
+    assert round(got, 1) == ratio
+    assert (got > k * k) == (padding > (k - 1) // 2)
+    theirs = torch.nn.functional.unfold(torch.zeros(1, 1, size, size), k,
+                                        padding=padding)
+    assert theirs.numel() / size**2 == got
+
+
+def test_lesson_3_overlap_view_default_counts_0_1_2_and_4():
+    from convgrad import trace, viz
+
+    defaults = viz.OverlapView.defaults
+    assert defaults == dict(input_size=(8, 8), kernel_size=3, stride=2,
+                            padding=0, dilation=1)
+    count = _round_trip_counts(8, 3, 2, 0)
+    np.testing.assert_array_equal(
+        trace.overlap_count(defaults["input_size"], 3, stride=2), count)
+    assert sorted(set(count.ravel().tolist())) == [0, 1, 2, 4]
+    # the last row and column: 3 + 2·2 = 7 < 8, no window reaches them
+    assert not count[-1].any() and not count[:, -1].any()
+
+
+@pytest.mark.parametrize("padding", [0, 1, 2, 3])
+def test_lesson_7_parity_rule_depends_on_the_padding(padding, torch):
+    """Kernel 4, stride 2: an inside output (r, c) adds the taps whose row
+    and column have the parities of r + p and c + p; so at even padding an
+    even-even output gets w[0::2, 0::2].sum(), at padding 1 (the
+    upsampler lesson 7 trains) w[1::2, 1::2].sum()."""
+    w = np.random.default_rng(padding).standard_normal((4, 4))
+    out = F.conv_transpose2d(np.ones((1, 1, 6, 6)), w[None, None], stride=2,
+                             padding=padding).data[0, 0]
+    theirs = torch.nn.functional.conv_transpose2d(
+        torch.ones(1, 1, 6, 6, dtype=torch.float64),
+        torch.tensor(w[None, None]), stride=2, padding=padding)[0, 0]
+    np.testing.assert_allclose(out, theirs.numpy(), rtol=1e-12, atol=1e-12)
+    inside = range(2, out.shape[0] - 2)
+    for r in inside:
+        for c in inside:
+            want = w[(r + padding) % 2::2, (c + padding) % 2::2].sum()
+            assert out[r, c] == pytest.approx(want, rel=1e-12)
+    even_even = w[0::2, 0::2].sum() if padding % 2 == 0 else w[1::2,
+                                                                1::2].sum()
+    other = w[1::2, 1::2].sum() if padding % 2 == 0 else w[0::2, 0::2].sum()
+    assert out[2, 2] == pytest.approx(even_even, rel=1e-12)
+    assert out[2, 2] != pytest.approx(other, rel=1e-6)
+
+
+def _conv_grads(x, w, dy, padding):
+    xt = cg.Tensor(x, requires_grad=True)
+    wt = cg.Tensor(w, requires_grad=True)
+    F.conv2d(xt, wt, padding=padding).backward(dy)
+    return xt.grad[0, 0], wt.grad[0, 0]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_plan_00_an_all_ones_dy_lets_a_flipped_kernel_pass_a_check_of_totals(
+    seed, torch
+):
+    """5x5 input, 3x3 kernel, padding 1, dy = 1: the flipped kernel's dx
+    is right in the 3x3 interior and in total, wrong on the border; its dw
+    is right at the centre tap and in total only. A random dy breaks the
+    totals too."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((1, 1, 5, 5))
+    w = rng.standard_normal((1, 1, 3, 3))
+    ones = np.ones((1, 1, 5, 5))
+    dx, dw = _conv_grads(x, w, ones, 1)
+    tx = torch.tensor(x, requires_grad=True)
+    tw = torch.tensor(w, requires_grad=True)
+    torch.nn.functional.conv2d(tx, tw, padding=1).backward(torch.ones(ones.shape,
+                                                          dtype=torch.float64))
+    np.testing.assert_allclose(dx, tx.grad.numpy()[0, 0], rtol=1e-12)
+    np.testing.assert_allclose(dw, tw.grad.numpy()[0, 0], rtol=1e-12)
+    # the flipped kernel's dx, and the flipped dw
+    dx_flip = F.conv_transpose2d(ones, w[:, :, ::-1, ::-1],
+                                 padding=1).data[0, 0]
+    dw_flip = dw[::-1, ::-1]
+    np.testing.assert_allclose(dx_flip[1:-1, 1:-1], dx[1:-1, 1:-1],
+                               rtol=1e-12)
+    assert dx_flip.sum() == pytest.approx(dx.sum(), rel=1e-12)
+    border = ~np.isclose(dx_flip, dx)
+    assert border[[0, -1]].any() and border[:, [0, -1]].any()
+    assert not border[1:-1, 1:-1].any()
+    assert dw_flip.sum() == pytest.approx(dw.sum(), rel=1e-12)
+    assert np.isclose(dw_flip, dw).sum() == 1  # the centre tap alone
+    # a random dy gives the flipped kernel away, totals included
+    dy = rng.standard_normal((1, 1, 5, 5))
+    dx_r, _ = _conv_grads(x, w, dy, 1)
+    dx_r_flip = F.conv_transpose2d(dy, w[:, :, ::-1, ::-1],
+                                   padding=1).data[0, 0]
+    assert not np.isclose(dx_r_flip.sum(), dx_r.sum())
+    assert not np.allclose(dx_r_flip[1:-1, 1:-1], dx_r[1:-1, 1:-1])
+
+
+def test_plan_00_an_all_ones_dy_cannot_see_a_backward_that_ignores_dy():
+    """Exercise 1.2's ``2*x + 1`` for ``dy * (2*x + 1)``: right everywhere
+    when dy = 1, wrong everywhere else."""
+    from convgrad.exercises import solution
+
+    right = solution("square_plus_backward")
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 4))
+    ones = np.ones_like(x)
+    np.testing.assert_array_equal(right(x, ones), 2 * x + 1)
+    dy = rng.standard_normal(x.shape)
+    assert not np.isclose(right(x, dy), 2 * x + 1).any()
+
+
+def test_a_gradcheck_report_is_as_true_as_its_verdict():
+    """Issue 45, exercise 9.3: ``if not report:`` fires on a mismatch."""
+
+    def detached_square(a):  # x**2 outside the graph: analytic grad 1
+        return cg.Tensor(a.data ** 2) + a
+
+    x = np.array([0.3, -0.7, 1.1])
+    bad = cg.gradcheck(detached_square, [x], raise_exception=False)
+    assert bad.ok is False and not bad and bool(bad) is False
+    good = cg.gradcheck(lambda a: a * a + a, [x], raise_exception=False)
+    assert good.ok is True and good and bool(good) is True
+    worse = cg.gradgradcheck(lambda a: cg.Tensor(a.data ** 3) + a * a, [x],
+                             raise_exception=False)
+    assert bool(worse) == worse.ok

@@ -1,5 +1,5 @@
 """IPython syntax in a graded notebook: the grade command's worker
-(:func:`convgrad.exercises.submission.run_definitions`) reads each cell as a
+(:func:`convgrad.course.submission.run_definitions`) reads each cell as a
 kernel does. Cell magics that run their body in the namespace (``%%time``,
 ``%%capture``, ``%%prun``) run it; the others (``%%bash``, ``%%writefile``,
 ``%%timeit``, ...) run nothing; line magics, shell commands and help
@@ -19,15 +19,16 @@ import nbformat
 import pytest
 from sandbox import SANDBOX
 
-from convgrad.course.grading import grade_class, solution_lines
-from convgrad.exercises.submission import run_definitions
+from convgrad.course.grading import grade_class
+from convgrad.course.solutions import notebook_body
+from convgrad.course.submission import run_definitions
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 RIGHT_COL2IM = "\n".join([
     "def col2im(col, input_size, kernel_size, stride=1, padding=0,",
     "           dilation=1):",
-    *[f"    {x}" if x else "" for x in solution_lines("col2im")],
+    *[f"    {x}" if x else "" for x in notebook_body("col2im")],
 ]) + "\n"
 
 
@@ -136,7 +137,7 @@ def test_a_magic_cell_that_does_not_parse_is_an_error():
 def test_ipython_is_imported_only_for_a_cell_with_a_magic():
     code = textwrap.dedent("""
         import sys
-        from convgrad.exercises.submission import run_definitions
+        from convgrad.course.submission import run_definitions
         cells = [("code", "import math\\n# why?\\nx = '%d' % 3\\n"
                           "def f(a):\\n    return a != 2 and a % 2\\n")]
         ns, failures = run_definitions(cells, ["f"], "t.ipynb")

@@ -1,4 +1,5 @@
-"""Every learning outcome of the syllabus is graded by an exercise (issue 28).
+"""Every learning outcome of the syllabus is graded by an exercise (issue 28),
+and every exercise grades an outcome (issue 45).
 
 The outcomes are the numbered list under "## Learning outcomes" in
 ``course/README.md``; each exercise declares the outcomes whose skill it
@@ -7,7 +8,8 @@ here, so adding an outcome to the syllabus without an exercise fails too.
 An outcome known to lack one is listed in :data:`PENDING` with the reason,
 and its test is a strict xfail: the gap stays visible, and once an
 exercise grades it the xfail passes and fails the run, until the entry is
-removed.
+removed. An exercise that declares no outcome fails too: either it grades
+a skill the syllabus names, or the syllabus is missing an outcome.
 """
 
 from __future__ import annotations
@@ -77,3 +79,24 @@ def test_the_outcome_is_graded_by_an_exercise(outcome):
     assert graders(outcome), (
         f"outcome {outcome} ({OUTCOMES[outcome][:60]}...) has no exercise: "
         f"declare outcomes=({outcome},) on the one that grades it")
+
+
+@pytest.mark.parametrize("name", sorted(EXERCISES))
+def test_every_exercise_grades_an_outcome(name):
+    outcomes = EXERCISES[name].outcomes
+    assert outcomes, (
+        f"exercise {name} declares no outcome: give its Exercise(...) the "
+        "syllabus outcome it grades, outcomes=(n,), or add one to "
+        "course/README.md")
+    assert set(outcomes) <= set(OUTCOMES), outcomes
+
+
+def test_an_exercise_without_an_outcome_would_fail(monkeypatch):
+    """The check above is not vacuous: an exercise declaring none fails."""
+    import dataclasses
+
+    name = sorted(EXERCISES)[0]
+    bare = dataclasses.replace(EXERCISES[name], outcomes=())
+    monkeypatch.setitem(EXERCISES, name, bare)
+    with pytest.raises(AssertionError, match="declares no outcome"):
+        test_every_exercise_grades_an_outcome(name)

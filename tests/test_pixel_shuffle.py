@@ -85,3 +85,44 @@ def test_bad_input_is_named(call, exc, words):
         call()
     for word in words:
         assert word in str(info.value), (word, str(info.value))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    "name, shape, r",
+    [
+        ("pixel_shuffle", (2, 3, 4, 5), 1),  # factor 1: nothing moves
+        ("pixel_shuffle", (2, 8, 1, 1), 2),  # 1×1 planes: nothing moves
+        ("pixel_shuffle", (9, 1, 1), 3),  # no batch axis
+        ("pixel_unshuffle", (2, 3, 4, 5), 1),
+        ("pixel_unshuffle", (2, 2, 2, 2), 2),  # to 1×1 planes
+        ("pixel_shuffle", (1, 4, 2, 3), 2),  # a real move, for contrast
+    ],
+)
+def test_the_result_is_new_memory_as_torchs(name, shape, r, rng, torch):
+    """Issue 43: where the reshape moves nothing, the result was a view of
+    ``x``, and writing into it changed ``x``. torch's never is."""
+    a = rng.standard_normal(shape)
+    ta = torch.tensor(a)
+    ty = getattr(torch.nn.functional, name)(ta, r)
+    x = cg.from_numpy(a.copy())  # shares memory with an array we can watch
+    y = getattr(F, name)(x, r)
+    np.testing.assert_array_equal(y.data, ty.numpy())
+    assert not np.shares_memory(y.data, x.data)
+    y.data[...] += 1.0  # a write into each result reaches neither input
+    ty += 1.0
+    np.testing.assert_array_equal(x.data, a)
+    np.testing.assert_array_equal(ta.numpy(), a)
+
+
+@pytest.mark.parametrize("name, shape, r", [("pixel_shuffle", (2, 4, 1, 1), 2),
+                                            ("pixel_unshuffle", (2, 3, 4, 4), 1)])
+def test_its_gradient_is_new_memory_too(name, shape, r, rng):
+    x = cg.Tensor(rng.standard_normal(shape), requires_grad=True)
+    y = getattr(F, name)(x, r)
+    dy = rng.standard_normal(y.shape)
+    y.backward(dy)
+    assert not np.shares_memory(x.grad, dy)
+    kept = dy.copy()
+    x.grad += 1.0
+    np.testing.assert_array_equal(dy, kept)

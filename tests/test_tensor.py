@@ -569,19 +569,18 @@ def test_the_one_pass_fingerprint_is_numpys_bit_for_bit(dtype, n):
     """kernels/checksum.py's single pass gives the NumPy passes' numbers, so
     a fingerprint taken by one and checked by the other still matches, and
     it still sees a one-element change anywhere (in the last, short row too)."""
-    import convgrad.kernels  # noqa: F401  (installs the one-pass checksum)
-    from convgrad import function
+    from convgrad import backend, function
 
+    backend.table("numba")  # the Numba kernels, and their checksum hook
     rng = np.random.default_rng(n)
     a = (rng.standard_normal(n) * 1e3).astype(dtype)
-    fast = function.fingerprint(a)
-    installed = function.install_checksum(None)  # NumPy's two passes
-    try:
-        assert function.installed_checksum() is None
+    with cg.use_backend("numba"):
+        fast = function.fingerprint(a)
+        one_pass = backend.hook("checksum")
+    with cg.use_backend("numpy"):  # no hook: NumPy's two passes
+        assert backend.hook("checksum") is None
         assert function.fingerprint(a) == fast
-    finally:
-        assert function.install_checksum(installed) is None
-    if installed is None:  # NUMBA_DISABLE_JIT: NumPy's passes only
+    if one_pass is None:  # NUMBA_DISABLE_JIT: NumPy's passes only
         return
     for i in (0, n // 2, n - 1):
         b = a.copy()

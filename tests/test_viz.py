@@ -523,9 +523,9 @@ def test_display_modes(make, monkeypatch):
     finally:
         viz.display_as("live")
     monkeypatch.setenv("CONVGRAD_VIEWS", "embed")
-    from convgrad.viz import _base
+    from convgrad import display
 
-    monkeypatch.setattr(_base, "_MODE", [None])
+    monkeypatch.setattr(display, "_MODE", [None])
     assert viz.display_mode() == "embed"
     monkeypatch.setenv("CONVGRAD_VIEWS", "gif")
     with pytest.raises(ValueError, match="CONVGRAD_VIEWS"):

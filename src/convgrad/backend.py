@@ -19,6 +19,10 @@ textbook rule of ``ops/conv.py`` (im2col/col2im + GEMM), the one the
 lessons teach and the NumPy backend always runs. The rules in ``ops/``
 never ask which backend is active.
 
+``HOOKS`` maps a backend to what it hands the engine besides kernels
+(:data:`HOOK_NAMES`); :func:`hook` reads the active backend's. The engine
+asks; a backend's module never reaches up to install anything.
+
 A backend's dicts are filled the first time one of its kernels or rules is
 needed, so ``import convgrad`` does not import numba. The default backend
 is ``"numba"``; the ``CONVGRAD_BACKEND`` environment variable overrides it
@@ -70,6 +74,15 @@ KERNELS: dict[str, dict[str, Callable]] = {name: {} for name in BACKENDS}
 
 _MODULES = {"numba": "convgrad.kernels", "numpy": "convgrad.reference"}
 
+#: what a backend's module may hand the engine besides kernels, in its
+#: ``HOOKS`` dict: ``"checksum"``, the saved arrays' fingerprint in one
+#: pass (``checksum(words, cols, row_weights)``, see
+#: :func:`convgrad.function.fingerprint`)
+HOOK_NAMES = ("checksum",)
+
+#: backend name -> {hook name -> function}; filled with its kernels
+HOOKS: dict[str, dict[str, Callable]] = {name: {} for name in BACKENDS}
+
 #: backend name -> {fast path name -> function}: only the Numba backend has any
 FAST_KERNELS: dict[str, dict[str, Callable]] = {name: {} for name in BACKENDS}
 
@@ -115,7 +128,18 @@ def table(name: str) -> dict[str, Callable]:
             fn = getattr(module, kname, None)
             if fn is not None:
                 kernels[kname] = fn
+        offered = getattr(module, "HOOKS", {})
+        HOOKS[name].update({h: offered[h] for h in HOOK_NAMES if h in offered})
     return kernels
+
+
+def hook(name: str) -> Callable | None:
+    """The active backend's hook ``name`` (one of :data:`HOOK_NAMES`), or
+    None when it offers none or its kernels are not loaded yet: asking
+    loads nothing (a graph of matrix products never imports numba)."""
+    if name not in HOOK_NAMES:
+        raise ValueError(f"hook must be one of {HOOK_NAMES}, got {name!r}")
+    return HOOKS[get_backend()].get(name)
 
 
 def get_backend() -> str:
@@ -185,6 +209,7 @@ def _fast_module(backend: str):
     loaded into :data:`FAST_KERNELS` on first use."""
     kernels = FAST_KERNELS[backend]
     if not kernels and backend in _FAST_MODULES:
+        table(backend)  # a backend loads whole: its kernels and hooks too
         module = importlib.import_module(_FAST_MODULES[backend])
         kernels.update({k: getattr(module, k) for k in FAST_NAMES})
         _FAST_MODULE[backend] = module
@@ -216,6 +241,7 @@ def rules(name: str) -> dict[str, type]:
     from its module on first use; empty for a backend without any."""
     own = RULES[_check(name)]
     if not own and name in _RULE_MODULES:
+        table(name)  # a backend loads whole: its kernels and hooks too
         own.update(importlib.import_module(_RULE_MODULES[name]).RULES)
     return own
 

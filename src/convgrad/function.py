@@ -65,6 +65,7 @@ from typing import Any
 
 import numpy as np
 
+from . import backend as _backend
 from .engine import Node
 from .tensor import Tensor, _mode
 
@@ -264,33 +265,6 @@ def _row_weights(n: int, dtype: np.dtype) -> np.ndarray:
     return table[:n]
 
 
-#: the installed one-pass checksum (:func:`install_checksum`); None: NumPy's
-_checksum: Callable | None = None
-
-
-def install_checksum(checksum: Callable | None) -> Callable | None:
-    """Let :func:`fingerprint` sum large arrays with ``checksum`` (None: go
-    back to NumPy's two passes), and return the one it replaces.
-
-    ``checksum(words, cols, row_weights)`` gets the same arguments as the
-    NumPy passes (1-d contiguous unsigned words, the column weights, one
-    weight per row and the tail's) and returns the same ``(sum, xor)``
-    bit for bit, or None for a word size it does not handle. The Numba
-    kernels install theirs when they load (``kernels/checksum.py``).
-    """
-    global _checksum
-    if checksum is not None and not callable(checksum):
-        raise TypeError(
-            f"checksum must be callable or None, got {type(checksum).__name__}"
-        )
-    previous, _checksum = _checksum, checksum
-    return previous
-
-
-def installed_checksum() -> Callable | None:
-    """The checksum :func:`install_checksum` installed (None: NumPy's)."""
-    return _checksum
-
 #: arrays of at most this many bytes are fingerprinted by a copy of their
 #: bytes: exact, and a memcpy beats the checksum's fixed cost below 64 KiB
 SNAPSHOT_BYTES = 1 << 16
@@ -310,6 +284,12 @@ def fingerprint(a: np.ndarray) -> tuple:
     kept too. (The weighted sums run through ``einsum``, which wraps modulo
     the word size as ``dot`` does, at two to four times its speed on
     integers.)
+
+    The active backend may sum in one pass instead: its ``"checksum"`` hook
+    (``backend.hook``; the Numba kernels', ``kernels/checksum.py``) gets
+    the NumPy passes' arguments (1-d contiguous unsigned words, the column
+    weights, one weight per row and the tail's) and returns the same
+    ``(sum, xor)`` bit for bit, or None for a word size it does not handle.
     """
     if a.nbytes <= SNAPSHOT_BYTES:
         return a.shape, a.dtype.str, a.tobytes()
@@ -321,8 +301,9 @@ def fingerprint(a: np.ndarray) -> tuple:
             _BLOCK, 2654435761, words.dtype
         )
     rows, tail = divmod(words.size, _BLOCK)
-    if _checksum is not None:  # an installed one-pass twin (the Numba kernels')
-        sums = _checksum(words, cols, _row_weights(rows + 1, words.dtype))
+    checksum = _backend.hook("checksum")
+    if checksum is not None:  # the backend's one-pass twin (the Numba kernels')
+        sums = checksum(words, cols, _row_weights(rows + 1, words.dtype))
         if sums is not None:
             return (shape, a.dtype.str, *sums)
     xor = np.bitwise_xor.reduce(words) if words.size else 0

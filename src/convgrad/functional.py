@@ -500,7 +500,17 @@ def pixel_shuffle(input: Any, upscale_factor: int) -> Tensor:
             f"input.shape[-3] (the channels) must be divisible by "
             f"upscale_factor^2 = {r * r}, got {x.shape[-3]} channels"
         )
-    return _shape.PixelShuffle.apply(x, r)
+    return _own_memory(_shape.PixelShuffle.apply(x, r), x)
+
+
+def _own_memory(y: Tensor, x: Tensor) -> Tensor:
+    """``y`` with memory of its own. A shuffle's reshape is a view of ``x``
+    when nothing moves (factor 1, or 1×1 planes), and torch's result never
+    is: a write into it must not reach ``x`` (issue 43). The rules save no
+    array, so nothing the graph holds points at the view replaced."""
+    if np.may_share_memory(y.data, x.data):
+        y.data = y.data.copy()
+    return y
 
 
 def pixel_unshuffle(input: Any, downscale_factor: int) -> Tensor:
@@ -519,7 +529,7 @@ def pixel_unshuffle(input: Any, downscale_factor: int) -> Tensor:
                 f"input.shape[{axis}] (the {name}) must be divisible by "
                 f"downscale_factor={r}, got {x.shape[axis]}"
             )
-    return _shape.PixelUnshuffle.apply(x, r)
+    return _own_memory(_shape.PixelUnshuffle.apply(x, r), x)
 
 
 # --------------------------------------------------------------------------

@@ -27,6 +27,11 @@ class GradcheckReport:
     #: what ``input_index`` names: "input 1", "dy", ...
     name: str = ""
 
+    def __bool__(self) -> bool:
+        """The verdict: ``if not report:`` fires on a mismatch, as it does
+        for the exercise checker's ``CheckResult``."""
+        return bool(self.ok)
+
     def __str__(self) -> str:
         verdict = "ok" if self.ok else "MISMATCH"
         name = self.name or f"input {self.input_index}"

@@ -30,6 +30,7 @@ import numpy as np
 from . import functional as F
 from . import nn
 from .data import DataLoader
+from .display import display_mode
 from .optim import Optimizer
 from .tensor import Tensor, no_grad
 
@@ -168,12 +169,10 @@ def evaluate(
 
 
 def progress_bar(**kwargs: Any):
-    """tqdm's bar as the display mode wants it (:func:`convgrad.viz.display_as`):
+    """tqdm's bar as the display mode wants it (:func:`convgrad.display.display_as`):
     the notebook widget when views are live; else one line of text, printed
     once when the bar closes (a widget in an exported page is an empty box,
     and a text bar's every update would stay in the page)."""
-    from .viz import display_mode
-
     if display_mode() == "live":
         from tqdm.auto import tqdm
 

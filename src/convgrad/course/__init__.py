@@ -18,15 +18,17 @@ Run it as ``python -m convgrad.course``::
 ``site`` extra; importing this package imports none of them.
 
 Every command iterates over ``notebooks/NN-*.ipynb``, so it adapts as
-lessons land. Solutions live in one place (``convgrad.exercises``);
-anything a lesson marks as a solution is stripped from student copies and
-slides (see :mod:`convgrad.course.student` for the markers).
+lessons land. Solutions live in one place (``convgrad.exercises``), and
+:mod:`convgrad.course.solutions` is the one reader of them as notebook
+text; anything a lesson marks as a solution is stripped from student
+copies and slides (see :mod:`convgrad.course.student` for the markers).
 """
 
 from __future__ import annotations
 
 from .lessons import Lesson, find_lessons, repo_root
-from .student import find_leaks, solution_lines, student_copy, write_student_copies
+from .solutions import solution_lines
+from .student import find_leaks, student_copy, write_student_copies
 
 __all__ = [
     "Lesson",

@@ -35,7 +35,6 @@ import contextlib
 import copy
 import csv
 import functools
-import inspect
 import json
 import math
 import numbers
@@ -43,8 +42,6 @@ import os
 import queue
 import re
 import secrets
-import textwrap
-import types
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -53,13 +50,13 @@ from pathlib import Path
 import nbformat
 
 from convgrad.exercises.graded import STATUSES
-from convgrad.exercises.submission import one_line as _one_line
+from convgrad.exercises.graded import one_line as _one_line
 
 from .lessons import IDENTITY, Lesson, find_lessons, identity, lesson_of
+from .solutions import STUB, is_stub, notebook_body
 
 CSV_COLUMNS = ("student", "lesson", "exercise", "score", "max_score", "status",
                "diagnosis")
-STUB = "raise NotImplementedError"
 SCHEMA_VERSION = 3
 
 SEED_FILE = "grading-seed.txt"
@@ -75,7 +72,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.root = here
 c.CourseDirectory.course_id = "convgrad"
 # the released stub is the one the student copies have
-c.ClearSolutions.code_stub = {{"python": "{stub}  # your code here"}}
+c.ClearSolutions.code_stub = {{"python": "{stub}"}}
 # a lesson's cells may compile kernels or train a small CNN
 c.Execute.timeout = {timeout}
 # the feedback leaves out the hidden tests' source (the graded call, with
@@ -150,92 +147,6 @@ def exercise_cells(nb: nbformat.NotebookNode, number: int,
 # --------------------------------------------------------------------------
 
 
-def _free_names(nodes: list[ast.stmt], bound: set[str]) -> list[str]:
-    import builtins
-
-    stored = set(bound)
-    loaded: list[str] = []
-    for node in nodes:
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name):
-                (stored.add if isinstance(sub.ctx, ast.Store) else
-                 loaded.append)(sub.id)
-            elif isinstance(sub, ast.arg):
-                stored.add(sub.arg)
-            elif isinstance(sub, ast.FunctionDef | ast.ClassDef):
-                stored.add(sub.name)
-            elif isinstance(sub, ast.alias):
-                stored.add((sub.asname or sub.name).split(".")[0])
-    return [x for x in dict.fromkeys(loaded)
-            if x not in stored and not hasattr(builtins, x)]
-
-
-def _parts(fn: types.FunctionType) -> tuple[ast.FunctionDef, list[str]]:
-    source = textwrap.dedent(inspect.getsource(fn))
-    node = ast.parse(source).body[0]
-    assert isinstance(node, ast.FunctionDef)
-    return node, source.splitlines()
-
-
-def _body(fn: types.FunctionType) -> tuple[list[str], list[ast.stmt]]:
-    """The statement lines of ``fn``'s body (docstring left out), dedented."""
-    node, lines = _parts(fn)
-    body = node.body
-    if (body and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)):
-        body = body[1:]
-    start, end = body[0].lineno, body[-1].end_lineno or body[-1].lineno
-    return textwrap.dedent("\n".join(lines[start - 1:end])).splitlines(), body
-
-
-def _helper(fn: types.FunctionType) -> list[str]:
-    """``fn``'s whole definition (no decorators, no annotations' imports)."""
-    node, lines = _parts(fn)
-    return lines[node.lineno - 1:node.end_lineno]
-
-
-def solution_lines(name: str) -> list[str]:
-    """The reference solution of ``name`` as body lines a notebook's own
-    ``def`` can hold: the imports it needs, the helpers it calls (copied in,
-    so the answer calls no solution of the library), then its body."""
-    from convgrad.exercises import solution
-
-    fn = solution(name)
-    body, nodes = _body(fn)
-    params = {a.arg for a in ast.walk(_parts(fn)[0].args)
-              if isinstance(a, ast.arg)}
-    imports: list[str] = []
-    helpers: list[str] = []
-    seen: set[str] = set()
-
-    def need(names: Iterable[str], scope: dict) -> None:
-        for free in names:
-            if free in seen:
-                continue
-            seen.add(free)
-            value = scope.get(free)
-            if isinstance(value, types.ModuleType):
-                parent, _, last = value.__name__.rpartition(".")
-                imports.append(
-                    f"import {free}" if value.__name__ == free else
-                    f"from {parent} import {free}" if last == free else
-                    f"import {value.__name__} as {free}")
-            elif isinstance(value, types.FunctionType):
-                node, _ = _parts(value)
-                need(_free_names(node.body, {a.arg for a in ast.walk(node.args)
-                                            if isinstance(a, ast.arg)}),
-                     value.__globals__)
-                helpers.extend([*_helper(value), ""])
-            else:
-                raise ValueError(
-                    f"the solution of {name!r} uses {free!r}, which cannot be "
-                    f"copied into a notebook")
-
-    need(_free_names(nodes, params), fn.__globals__)
-    return [*sorted(set(imports)), *([""] if imports else []), *helpers, *body]
-
-
 def _solution_cell(cell: nbformat.NotebookNode, name: str) -> None:
     """Put the reference solution of ``name`` in place of the stub."""
     lines = cell.source.splitlines()
@@ -244,15 +155,15 @@ def _solution_cell(cell: nbformat.NotebookNode, name: str) -> None:
                 if isinstance(n, ast.FunctionDef) and n.name == name)
     for number in range(node.lineno, (node.end_lineno or node.lineno) + 1):
         line = lines[number - 1]
-        if line.strip().startswith(STUB):
+        if is_stub(line):
             indent = line[: len(line) - len(line.lstrip())]
             block = [f"{indent}### BEGIN SOLUTION",
-                     *[f"{indent}{x}" if x else "" for x in solution_lines(name)],
+                     *[f"{indent}{x}" if x else "" for x in notebook_body(name)],
                      f"{indent}### END SOLUTION"]
             lines[number - 1:number] = block
             break
     else:
-        raise ValueError(f"exercise {name!r}: its cell has no {STUB!r} stub")
+        raise ValueError(f"exercise {name!r}: its cell has no stub ({STUB!r})")
     cell.source = "\n".join(lines)
     cell.metadata["nbgrader"] = {
         "grade": False, "grade_id": name, "locked": False,

@@ -18,12 +18,9 @@ Reference solutions themselves live only in ``convgrad.exercises``.
 
 from __future__ import annotations
 
-import ast
 import copy
-import inspect
 import json
 import re
-import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,9 +28,9 @@ from pathlib import Path
 import nbformat
 
 from .lessons import IDENTITY, LESSON_NAME, Lesson, find_lessons, identity
+from .solutions import STUB, normal, solution_lines
 
 SOLUTION_TAG = "solution"
-STUB = "raise NotImplementedError  # your code here"
 
 _CODE_BEGIN = re.compile(r"^(?P<indent>[ \t]*)#+\s*BEGIN SOLUTION\b")
 _CODE_END = re.compile(r"^[ \t]*#+\s*END SOLUTION\b")
@@ -41,9 +38,6 @@ _MD_BEGIN = re.compile(r"<!--\s*BEGIN SOLUTION\s*-->")
 _MD_END = re.compile(r"<!--\s*END SOLUTION\s*-->")
 
 # cell metadata a run leaves behind; nothing a student needs
-# a bare loop header, or unpacking a shape: common to any code on the topic
-_GENERIC = re.compile(r"^(for \w+ in range\(\w+\):|[\w, ]+ = [\w.]+)$")
-
 _RUN_METADATA = ("execution", "collapsed", "scrolled", "ExecuteTime")
 
 
@@ -188,53 +182,6 @@ def student_copy(
 # --------------------------------------------------------------------------
 
 
-def _body_lines(func: object) -> list[str]:
-    """The statement lines of a function's body, docstring left out."""
-    source = textwrap.dedent(inspect.getsource(func))  # type: ignore[arg-type]
-    tree = ast.parse(source)
-    node = tree.body[0]
-    assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-    body = node.body
-    if (
-        body
-        and isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-        and isinstance(body[0].value.value, str)
-    ):
-        body = body[1:]
-    lines = source.splitlines()
-    out = []
-    for stmt in body:
-        end = stmt.end_lineno or stmt.lineno
-        out.extend(lines[stmt.lineno - 1 : end])
-    return out
-
-
-def _normal(line: str) -> str:
-    line = re.sub(r"\s+#.*$", "", line)  # a trailing comment
-    return " ".join(line.split())
-
-
-def _distinctive(line: str) -> bool:
-    """Long enough that finding it in a notebook is no coincidence."""
-    compact = line.replace(" ", "")
-    if _GENERIC.match(line):
-        return False
-    return len(compact) >= (18 if line.startswith("return ") else 14)
-
-
-def solution_lines() -> dict[str, set[str]]:
-    """Distinctive, whitespace-normalised lines of every reference solution
-    in ``convgrad.exercises``, by exercise name."""
-    from convgrad import exercises
-
-    out: dict[str, set[str]] = {}
-    for name, ex in exercises.EXERCISES.items():
-        lines = {_normal(x) for x in _body_lines(ex.solution)}
-        out[name] = {x for x in lines if _distinctive(x)}
-    return out
-
-
 @dataclass(frozen=True)
 class Leak:
     """Lines of a reference solution found together in one code cell."""
@@ -268,7 +215,7 @@ def find_leaks(
         for output in cell.get("outputs", []):
             texts.append(str(output.get("text", "")))
             texts.extend(str(v) for v in output.get("data", {}).values())
-        present = {_normal(x) for text in texts for x in text.splitlines()}
+        present = {normal(x) for text in texts for x in text.splitlines()}
         for name, wanted in lines.items():
             found = wanted & present
             if found and len(found) >= min(2, len(wanted)):

@@ -5,7 +5,7 @@ functions on the inputs the parent sends, nothing more.
 is started by :mod:`convgrad.course.sealed` (inside a bubblewrap sandbox,
 unless the instructor chose ``--no-sandbox``). It holds no seed, no case
 generator and no expected value: it runs what grading needs of the notebook
-(:func:`convgrad.exercises.submission.run_definitions`), says which of the
+(:func:`.submission.run_definitions`), says which of the
 exercise functions it found, then answers the parent's calls. For each
 call it sends back what the function returned (read as numbers, as the
 checker reads an answer), the array inputs as they are after the call, and
@@ -141,8 +141,10 @@ def main(argv: list[str]) -> int:
         os.set_inheritable(fd, False)
 
     from convgrad.exercises import graded
+    from convgrad.exercises.graded import one_line
     from convgrad.exercises.raised import learner_line
-    from convgrad.exercises.submission import _cells, one_line, run_definitions
+
+    from .submission import _cells, run_definitions
 
     # library use is seen in forked children too: they write to this pipe
     hits_r, hits_w = os.pipe()

@@ -71,17 +71,13 @@ the checker, the same for every exercise:
   index or shapes mean;
 - :mod:`.graded`: :func:`grade`, the checker as an instructor's
   autograder (a secret seed, a score per output, nothing on stderr, no
-  credit for calling the library; see ``docs/grading.md``);
-- :mod:`.submission`: one submitted notebook graded in a process of its
-  own (the worker of ``python -m convgrad.course grade``).
+  credit for calling the library; see ``docs/grading.md``).
 
 ``exercises.bug_hunt`` is lesson 9's module (its network and suspects).
-Every reference solution is :func:`solution` (name); thirteen are also
-importable by name (``exercises.col2im``): all but those of conv_matrix,
-adjoint_gap, grad_check, dx_by_conv2d, checkerboard_dx,
-dilated_grouped_backward, linear_backward, find_wrong_backward, race_map,
-conv_double_backward and batch_norm_backward (in lesson order;
-``tests/test_exercise_convention.py`` holds this list to the registry).
+A reference solution is reached one way, :func:`solution` (name), never
+under the exercise's name: a learner's ``col2im`` is the only ``col2im``
+in a lesson's namespace, and ``tests/test_exercise_convention.py`` holds
+the package to that.
 
 Adding an exercise
 ------------------
@@ -119,19 +115,6 @@ from .checker import CheckResult, check
 from .exercise import Exercise
 from .graded import Graded, grade
 from .lessons import l09c_find_wrong_backward as bug_hunt
-from .lessons.l01a_numeric_grad import numeric_grad
-from .lessons.l01b_square_plus_backward import square_plus_backward
-from .lessons.l02a_im2col import im2col
-from .lessons.l03a_col2im import col2im
-from .lessons.l04a_conv2d_backward import conv2d_backward
-from .lessons.l05a_maxpool_backward import maxpool_backward
-from .lessons.l05b_maxpool_forward import maxpool_forward
-from .lessons.l06a_avgpool_backward import avgpool_backward
-from .lessons.l07a_conv_transpose2d import conv_transpose2d
-from .lessons.l08a_conv_output_size import conv_output_size
-from .lessons.l08b_grouped_weight_matrix import grouped_weight_matrix
-from .lessons.l09b_sgd_momentum_step import sgd_momentum_step
-from .lessons.l10a_conv2d_macs import conv2d_macs
 from .registry import EXERCISES, solution
 from .vocabulary import CODES
 
@@ -146,18 +129,4 @@ __all__ = [
     "grade",
     "solution",
     "vocabulary",
-    # the reference solutions, by name
-    "avgpool_backward",
-    "col2im",
-    "conv2d_backward",
-    "conv2d_macs",
-    "conv_output_size",
-    "conv_transpose2d",
-    "grouped_weight_matrix",
-    "im2col",
-    "maxpool_backward",
-    "maxpool_forward",
-    "numeric_grad",
-    "sgd_momentum_step",
-    "square_plus_backward",
 ]

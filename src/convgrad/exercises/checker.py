@@ -24,6 +24,7 @@ from .diagnosis import (
 )
 from .exercise import Exercise
 from .registry import exercise
+from .split import SPLIT
 
 
 @dataclass
@@ -47,6 +48,9 @@ class CheckResult:
     # each output on its own, for exercises with several: "right", the
     # code of the mistake it shows, or "wrong" (no known mistake fits)
     verdicts: dict[str, str] = field(default_factory=dict)
+    # the wrong plane drawn as a grid, with its pointer to plot=True: the
+    # last lines of ``message`` ("" when nothing is drawn)
+    drawing: str = ""
 
     @property
     def passed(self) -> bool:
@@ -55,6 +59,16 @@ class CheckResult:
     @property
     def attempted(self) -> bool:
         return self.status != "not attempted"
+
+    @property
+    def report(self) -> str:
+        """``message`` without the drawing: the headline, the case, each
+        output's verdict, the diagnosis with its evidence and fix (what a
+        grade file keeps)."""
+        tail = f"\n{self.drawing}"
+        if self.drawing and self.message.endswith(tail):
+            return self.message[:-len(tail)]
+        return self.message
 
     def __bool__(self) -> bool:
         return self.passed
@@ -290,10 +304,36 @@ def _run(ex: Exercise, answer: isolation.Answer, cases: list[dict],
                     traceback.format_exception_only(type(err), err)[-1].strip())
             crash = Run(number, case, given, None, want, ex.outputs, ex.rtol,
                         ex.atol, raised=err.text, again=again)
-            return runs, _error(ex, [*runs, crash], crash, err)
+            rest = _rest(ex, answer, cases, number)
+            return runs, _error(ex, [*runs, crash], crash, err, rest)
         runs.append(Run(number, case, given, got, want, ex.outputs, ex.rtol,
                         ex.atol, again=again))
     return runs, None
+
+
+def _rest(ex: Exercise, answer: isolation.Answer, cases: list[dict],
+          done: int) -> Callable[[], list[Run]]:
+    """The cases after the one that raised, run only when asked (to see
+    which cases fail, :mod:`.split`): their runs, up to a time limit."""
+
+    def runs() -> list[Run]:
+        expected_fn = ex.expected or ex.solution
+        out = []
+        for number, case in enumerate(cases[done:], done + 1):
+            want = expected_fn(**_copy(case))
+            want = (want,) if len(ex.outputs) == 1 else tuple(want)
+            given = _copy(case)
+            try:
+                got, raised = answer(given), None
+            except isolation.TimeLimit:
+                return []  # a run that never ends says nothing of cases
+            except Exception as err:  # the same bug, on another case
+                got = None
+                raised = getattr(err, "text", None) or type(err).__name__
+            out.append(Run(number, case, given, got, want, ex.outputs,
+                           ex.rtol, ex.atol, raised=raised))
+        return out
+    return runs
 
 
 def _timeout(ex: Exercise, case: dict, number: int, limit,
@@ -328,7 +368,8 @@ def _timeout(ex: Exercise, case: dict, number: int, limit,
 
 
 def _error(ex: Exercise, runs: list[Run], crash: Run,
-           err: isolation.Raised | None = None) -> CheckResult:
+           err: isolation.Raised | None = None,
+           rest: Callable[[], list[Run]] | None = None) -> CheckResult:
     """The call raised (or its process died): the learner's line it came
     from, a mistake that predicts this very error, named, or else what the
     exception itself says (crash.py); failing both, what its index or
@@ -340,9 +381,16 @@ def _error(ex: Exercise, runs: list[Run], crash: Run,
     lines.append(f"  on case {crash.number}: {display.describe(crash.case)}")
     if err is not None and err.line is not None:
         lines.append(f"  at {err.line.said()}")
-    rules = [r for r in ex.rules if not r.integrity]
+    # which cases fail is read over every case (.split), not those before
+    # the crash alone
+    rules = [r for r in ex.rules if not r.integrity and r not in SPLIT]
     found = next((f for out in ex.outputs
                   if (f := diagnose(rules, runs, out)) is not None), None)
+    if found is None and rest is not None:
+        every = [*runs, *rest()]
+        found = next((f for out in ex.outputs
+                      if (f := diagnose(SPLIT, every, out)) is not None),
+                     None)
     if found is not None:
         lines += _diagnosis_lines(found, found.run.names[0], "", "")
         code = found.code
@@ -468,16 +516,18 @@ def _wrong_element(ex, run, runs, out, g, w, bad, source="") -> CheckResult:
     lines += _diagnosis_lines(found, out, ex.hint_for(out), source)
     text = display.grid(out, g, w, bad, index)
     extra = {}
+    drawing = ""
     if text:
         lines.append(text)
         lines.append(f'  (exercises.check("{ex.name}", ..., plot=True) draws it)')
+        drawing = "\n".join(lines[-2:])
     if g.ndim >= 2:
         lead = tuple(index[:-2])
         extra["planes"] = (g[lead], w[lead], bad[lead])
     return CheckResult(
         ex.name, "wrong", "\n".join(lines), case=run.case, output=out,
         index=index, expected=exp, got=val, n_cases=run.number, extra=extra,
-        diagnosis=found and found.code,
+        diagnosis=found and found.code, drawing=drawing,
     )
 
 

@@ -180,6 +180,11 @@ def _inputs(case: dict) -> Iterator[Member]:
                        "the flip (two turns) is meant",
                        lambda c: _set(c, w=np.rot90(c["w"], 3, (-2, -1)).copy()),
                        None)
+            if v.ndim == 4 and max(v.shape[:2]) > 1:
+                # np.flip(w) with no axis: the channels reversed too
+                yield ("channels-swapped", "the kernel's channel axes "
+                       "reversed as well, np.flip(w) with no axis",
+                       lambda c: _set(c, w=c["w"][::-1, ::-1].copy()), None)
             if v.ndim == 4 and v.shape[0] == v.shape[1]:
                 yield ("channels-swapped",
                        "the kernel's channel axes swapped, w.transpose(1, 0, 2, 3)",
@@ -219,6 +224,11 @@ def _answers(case: dict, want: np.ndarray) -> Iterator[Member]:
         yield ("truncated", "the right answer rounded down (//)", None,
                np.floor)
     yield from _layouts(want)
+    if want.ndim >= 1 and want.size > 1 and want.dtype.kind == "f":
+        # a sum (np.sum, no axis) where each element keeps its own
+        yield ("sum-axes", "the total of the right answer in every element "
+               "(summed over every axis)", None,
+               lambda a: np.full(a.shape, a.sum()))
     if want.ndim == 4 and want.shape[0] > 1:
         yield ("batch-mixed", "every image given the whole batch's sum",
                None, lambda a: np.broadcast_to(a.sum(0, keepdims=True),
@@ -287,7 +297,8 @@ def counts(case: dict) -> list[tuple[str, int]]:
                         (f"the size of {name}'s plane, H*W", h * w),
                         (f"N*H*W of {name}", n * h * w)]
             elif v.ndim == 2:
-                out.append((f"{name}.shape[0] (the batch size N)", v.shape[0]))
+                out += [(f"{name}.shape[0] (the batch size N)", v.shape[0]),
+                        (f"{name}.shape[1] (its features)", v.shape[1])]
         elif isinstance(v, tuple) and all(_int(x) for x in v):
             for i, x in enumerate(v):
                 out.append((f"{name}[{i}]", int(x)))
@@ -322,7 +333,8 @@ ORDER = ("stride-ignored", "padding-ignored", "dilation-ignored",
          "input-transposed", "inputs-swapped", "outputs-swapped",
          "hw-swapped", "argument-mixed-up", "argument-sign",
          "argument-off-by-one", "sign", "plane-transposed", "truncated",
-         "batch-mixed", "averaged", "last-window-skipped", "term-dropped",
+         "batch-mixed", "averaged", "overwrites", "last-window-skipped",
+         "term-dropped",
          "term-sign", "term-doubled", "axes-order", "reshape-for-transpose",
          "sum-axes", "returns-input", "missing-batch-sum")
 # tried after the generic scale (a constant factor is the simpler story)
@@ -349,6 +361,9 @@ def _call(reference: Callable, case: dict, outputs: tuple[str, ...]):
 _WINDOW = re.compile(r"(window|pixel|position) \(\{(\d+)\}, \{(\d+)\}\)")
 
 
+_NAMED = re.compile(r"((?:output |input )?(?:channel|image|output)) \{(\d+)\}")
+
+
 _TAP = re.compile(r"tap \(\{(\d+)\}, \{(\d+)\}\)")
 
 
@@ -368,9 +383,20 @@ def _remapped(sc: Scatter, case: dict) -> Iterator[tuple[str, str, np.ndarray]]:
     r, q = at[-2], at[-1]
     tr, tq = r - i * s, q - j * s  # each tap's offset in its window
     rules = []
+    if s > 1:  # s zeros between the entries: windows s + 1 apart
+        rules.append(("the windows s + 1 apart (s zeros between the "
+                      "entries, not s - 1)", i * (s + 1) + tr,
+                      j * (s + 1) + tq))
     if s > 1:
         rules.append(("the taps spaced by the stride, i*s + ki*s",
                       i * s + ki * s, j * s + kj * s))
+        rules.append(("the stride between the taps, not the windows: i + "
+                      "ki*s for i*s + ki", i + ki * s, j + kj * s))
+    d = case.get("dilation", 1)
+    d = d if _int(d) else 1
+    if d > 1:  # the dilation applied to the window's start as well
+        rules.append(("the whole position times the dilation, (i*s + ki)*d "
+                      "for i*s + ki*d", (i * s + ki) * d, (j * s + kj) * d))
     if k != s and k > 1:
         rules.append(("kernel_size for the stride, window (i, j) at (i*k, "
                       "j*k)", i * k + tr, j * k + tq))
@@ -390,6 +416,11 @@ def _scattered(sc: Scatter) -> Iterator[tuple[str, str, np.ndarray]]:
     hits = np.bincount(sc.dest, minlength=canvas.size).reshape(canvas.shape)
     yield ("averaged", "each element the mean of the pieces that land on "
            "it, not their sum", sc.crop(canvas / np.maximum(hits, 1)))
+    # divided by how many windows (stamps) cover it, a group's terms one
+    key = np.unique(np.stack([sc.dest, sc.group]), axis=1)[0]
+    stamps = np.bincount(key, minlength=canvas.size).reshape(canvas.shape)
+    yield ("averaged", "each element divided by the number of windows "
+           "that cover it", sc.crop(canvas / np.maximum(stamps, 1)))
     for how, cut in (("cut to integers", np.trunc), ("floored (//)", np.floor)):
         flat = np.bincount(sc.dest, weights=cut(sc.value),
                            minlength=canvas.size)
@@ -398,6 +429,14 @@ def _scattered(sc: Scatter) -> Iterator[tuple[str, str, np.ndarray]]:
     # (one image: then nothing is left)
     yield ("missing-batch-sum", "the last image left out (a batch loop "
            "that stops one short)", sc.output(keep=sc.batch < sc.batch.max()))
+    # an update placed after its loop: only the last output channel (or
+    # image) of the sum kept
+    for name, axis in _NAMED.findall(sc.label):
+        kept = sc.source[:, int(axis)]
+        if kept.max() > 0:
+            yield ("overwrites", f"only the last {name}'s terms kept (the "
+                   f"update after the loop over {name}s, or `=` for `+=`)",
+                   sc.output(keep=kept == kept.max()))
     m = _WINDOW.search(sc.label)
     if m is None:
         return
@@ -412,6 +451,21 @@ def _scattered(sc: Scatter) -> Iterator[tuple[str, str, np.ndarray]]:
             (f"the first column of {what}s left out", cols > 0)):
         if rows.max() > 0 and cols.max() > 0:
             yield ("last-window-skipped", label, sc.output(keep=keep))
+    # `=` where `+=` is needed, in a loop over the windows: each element
+    # keeps the terms of the last window that wrote it (the batch summed
+    # inside the loop, or looped outside it)
+    window_id = rows * (int(cols.max()) + 1) + cols
+    for label, order in (
+            (f"each element the last {what} that writes it, `=` where "
+             f"`+=` is needed", window_id),
+            (f"each element the last image's last {what} that writes it, "
+             f"`=` where `+=` is needed",
+             sc.batch * (int(window_id.max()) + 1) + window_id)):
+        last = np.full(canvas.size, -1, dtype=np.int64)
+        np.maximum.at(last, sc.dest, order)
+        keep = order == last[sc.dest]
+        if not keep.all():
+            yield ("overwrites", label, sc.output(keep=keep))
     # several rows (or columns) of windows at the end left out: a count
     # taken too small (from the unpadded size, without the +1, ...)
     for label, lines in ((f"the last rows of {what}s left out (their count "
@@ -462,6 +516,9 @@ def _termwise(terms: Callable, case: dict, output: str
         yield "term-dropped", f"the sum without {name}", total - a
         yield "term-sign", f"{name} with the wrong sign", total - 2 * a
         yield "term-doubled", f"{name} counted twice", total + a
+        if a.size > 1:  # np.sum with no axis: one number for every element
+            yield ("sum-axes", f"{name} summed over every element (np.sum "
+                   f"with no axis)", total - a + a.sum())
         for desc, n in counts(case):
             yield ("count-factor", f"{name} divided by {desc}",
                    total - a + a / n)
@@ -470,6 +527,10 @@ def _termwise(terms: Callable, case: dict, output: str
     for (n1, a1), (n2, a2) in itertools.combinations(parts, 2):
         yield ("term-dropped", f"the sum without {n1} and {n2}",
                total - a1 - a2)
+        if a1.size > 1:
+            yield ("sum-axes", f"{n1} and {n2} each summed over every "
+                   f"element (np.sum with no axis)",
+                   total - a1 - a2 + a1.sum() + a2.sum())
     for code, label, change, _ in _inputs(case):
         if change is None:
             continue
@@ -668,6 +729,11 @@ def _fix(code: str) -> Callable[[str, str | None, str], str | None]:
         if m:
             a, b = m.groups()
             return f"you used {a} where {b} belongs: use {b} there"
+        m = re.match(r"(\w+) left out \(taken as all ones\)", first)
+        if m:
+            name = m.group(1)
+            return (f"multiply by {name} where its numbers belong: your "
+                    f"answer is what {name} = all ones gives")
         return None
     return fix
 
@@ -700,7 +766,8 @@ def _sized(code: str):
     from the height (``hw-swapped``); where the two overlap, the learner's
     numbers are the right ones."""
 
-    def label_of(got: np.ndarray, want: np.ndarray, run: Run) -> str | None:
+    def label_of(got: np.ndarray, want: np.ndarray, run: Run
+                 ) -> list[str] | None:
         if got.ndim != want.ndim or got.ndim == 0:
             return None
         d = [g - w for g, w in zip(got.shape, want.shape, strict=True)]
@@ -722,36 +789,47 @@ def _sized(code: str):
                 break
         if where is None:
             return None
-        if where == "top left" and all(x in (0, 1) for x in d[-2:]):
-            return ("size-off-by-one:one row or column too many (the count "
-                    "rounded up)")
-        if where == "top left" and all(x in (0, -1) for x in d[-2:]):
-            return ("size-off-by-one:one row or column too few (the +1 of "
-                    "the count missing)")
+        # each label that fits, the likelier first: a width that is the
+        # height on every wrong case is an H for a W, even where it is
+        # also one off
+        out = []
         if want.ndim >= 2 and (got.shape[-1] == want.shape[-2] != want.shape[-1]
                                or got.shape[-2] == want.shape[-1]
                                != want.shape[-2]):
-            return "hw-swapped:a plane sized from the other axis (W from H)"
-        return (f"output-size:a plane {'larger' if sum(d) > 0 else 'smaller'} "
-                f"than asked, right where it overlaps (aligned {where})")
+            out.append("hw-swapped:a plane sized from the other axis (W "
+                       "from H)")
+        if where == "top left" and all(x in (0, 1) for x in d[-2:]):
+            out.append("size-off-by-one:one row or column too many (the "
+                       "count rounded up)")
+        if where == "top left" and all(x in (0, -1) for x in d[-2:]):
+            out.append("size-off-by-one:one row or column too few (the +1 "
+                       "of the count missing)")
+        out.append(f"output-size:a plane {'larger' if sum(d) > 0 else 'smaller'}"
+                   f" than asked, right where it overlaps (aligned {where})")
+        return out
 
     def across(runs, output):
         if output is None:
             return None
-        first, labels = None, set()
+        first, common = None, None
         for run in runs:
             got = run.out(output)
             if run.raised is not None or got is None or run.right(output):
                 continue
             want = run.expected(output)
-            label = label_of(got, want, run)
-            if label is None:
+            labels = label_of(got, want, run)
+            if labels is None:
                 return None
-            labels.add(label)
+            by_code = {label.split(":", 1)[0]: label for label in labels}
+            if common is None:
+                common = by_code
+            else:  # a label that holds on every wrong case
+                common = {k: v for k, v in common.items()
+                          if by_code.get(k) == v}
             first = first or run
-        if first is None or len(labels) != 1:
+        if first is None or not common:
             return None
-        said, label = labels.pop().split(":", 1)
+        said, label = next(iter(common.values())).split(":", 1)
         return (first, label) if said == code else None
 
     def where(run: Run, output: str, label: str) -> str:

@@ -17,8 +17,11 @@
   models of :mod:`.lessons` and :mod:`.shared`) scores 0 with status
   ``uses-library``. The evidence is the call itself:
   while the answer runs, a profile hook watches for those functions' code
-  being entered, and kernel entry points the answer can reach by name are
-  swapped for recorders (and put back after);
+  being entered (a compiled kernel's entry point, whose ``__call__`` is a
+  Python method, included). Nothing of the learner's namespace is watched
+  or changed: no reference solution is in it, since the package
+  exports none under an exercise's name (:func:`~.registry.solution` is
+  the only way to reach one, and calling it is watched like the rest);
 - it writes nothing to stderr: warnings are silenced and anything the
   answer writes to stderr goes to stdout, because nbgrader gives a test
   cell 0 points when it writes to stderr.
@@ -69,10 +72,10 @@ STATUSES = ("passed", "wrong", "not-attempted", "error", "timeout",
 # limits there
 _RUNS_OPS = frozenset({"find_wrong_backward"})
 
-# what a CSV row keeps of the checker's report (the grid stays in the notebook)
-_REPORT_LINES = ("  case", "  on case", "  at line", "  what it means",
-                 "  each output", "  where", "  diagnosis", "    evidence",
-                 "    fix", "  hint")
+# how a score line says each status
+_SAID = {"passed": "passed", "wrong": "wrong",
+         "not-attempted": "not attempted", "error": "error",
+         "timeout": "stopped: time limit", "uses-library": "uses the library"}
 
 
 @dataclass
@@ -81,7 +84,8 @@ class Graded:
     ``score`` of ``max_score`` points (plain floats); ``message`` the
     report printed; ``diagnosis`` the checker's code of the mistake, if
     one fits; ``verdicts`` each output's verdict; ``library`` what of
-    convgrad's own implementation the answer called."""
+    convgrad's own implementation the answer called; ``summary`` the
+    report under the score line, without the drawn grid."""
 
     name: str
     status: str
@@ -92,15 +96,9 @@ class Graded:
     verdicts: dict[str, str] = field(default_factory=dict)
     library: tuple[str, ...] = ()
     result: CheckResult | None = None
-
-    @property
-    def summary(self) -> str:
-        """The report under the score line, without the drawn grid: the
-        checker's headline, the case, each output's verdict, the diagnosis
-        with its evidence and fix (a grade file's ``diagnosis``)."""
-        lines = self.message.splitlines()[1:]
-        kept = lines[:1] + [x for x in lines[1:] if x.startswith(_REPORT_LINES)]
-        return "\n".join(kept)
+    #: the checker's headline, the case, each output's verdict, the
+    #: diagnosis with its evidence and fix (a grade file's ``diagnosis``)
+    summary: str = ""
 
     def __repr__(self) -> str:
         return (f"Graded({self.name!r}, {self.status!r}, "
@@ -183,15 +181,29 @@ def grade(
     return graded
 
 
+def one_line(err: BaseException) -> str:
+    """``err`` as one line: its type, and its text (at most 300 characters)
+    with every run of whitespace made one space."""
+    text = " ".join(str(err).split())
+    return f"{type(err).__name__}: {text[:300]}" if text else type(err).__name__
+
+
+def _graded(name: str, status: str, score: float, top: float, summary: str,
+            drawing: str = "", **found) -> Graded:
+    """A :class:`Graded` whose message is the score line, the summary and
+    the drawing."""
+    head = f"{name}: {score:g}/{top:g} points ({_SAID[status]})"
+    message = "\n".join(x for x in (head, summary, drawing) if x)
+    return Graded(name, status, score, top, message, summary=summary, **found)
+
+
 def _cell_raised(name: str, top: float, raised: BaseException | str) -> Graded:
     if isinstance(raised, BaseException):
-        from .submission import one_line
-
         raised = one_line(raised)
-    message = (f"{name}: 0/{top:g} points (error)\n"
-               f"{name}: the cell that defines {name} raised {raised}, before "
-               f"it defined {name}. Fix that cell, run it, then this one.")
-    return Graded(name, "error", 0.0, top, message)
+    return _graded(name, "error", 0.0, top,
+                   f"{name}: the cell that defines {name} raised {raised}, "
+                   f"before it defined {name}. Fix that cell, run it, then "
+                   f"this one.")
 
 
 def cell_error(name: str) -> BaseException | None:
@@ -229,10 +241,9 @@ def _grade(name: str, fn, seed: int, top: float,
            time_limit: float | None) -> Graded:
     if fn is None or not callable(fn):
         what = "is not defined" if fn is None else f"is {type(fn).__name__}"
-        message = (f"{name}: 0/{top:g} points (not attempted)\n"
-                   f"{name}: {name} {what}. Run the cell that defines it, "
-                   f"then this one.")
-        return Graded(name, "not-attempted", 0.0, top, message)
+        return _graded(name, "not-attempted", 0.0, top,
+                       f"{name}: {name} {what}. Run the cell that defines "
+                       f"it, then this one.")
     watch = _Watch(name)
     if hasattr(fn, "library_hits"):  # it runs elsewhere, and watches itself
         watch.hits, watched = fn.library_hits, fn
@@ -242,22 +253,18 @@ def _grade(name: str, fn, seed: int, top: float,
         result = check(name, watched, seed=seed, quiet=True,
                        time_limit=time_limit)
     except SystemExit as err:  # the checker stops at Exception; this is not one
-        return Graded(name, "error", 0.0, top,
-                      f"{name}: 0/{top:g} points (error)\n"
-                      f"{name}: your function raised SystemExit: {err}")
+        return _graded(name, "error", 0.0, top,
+                       f"{name}: your function raised SystemExit: {err}")
     if watch.hits:
         return _uses_library(name, top, watch, result)
     status, score = _score(name, result, top)
-    verdict = {"passed": "passed", "wrong": "wrong",
-               "not-attempted": "not attempted", "error": "error",
-               "timeout": "stopped: time limit"}[status]
-    head = f"{name}: {score:g}/{top:g} points ({verdict})"
-    body = result.message
     if status == "passed":
-        body = f"{name}: passed all {result.n_cases} graded cases."
-    return Graded(name, status, score, top, f"{head}\n{body}",
-                  diagnosis=result.diagnosis, verdicts=dict(result.verdicts),
-                  result=result)
+        return _graded(name, status, score, top,
+                       f"{name}: passed all {result.n_cases} graded cases.",
+                       result=result)
+    return _graded(name, status, score, top, result.report, result.drawing,
+                   diagnosis=result.diagnosis, verdicts=dict(result.verdicts),
+                   result=result)
 
 
 def _score(name: str, result: CheckResult, top: float) -> tuple[str, float]:
@@ -278,8 +285,7 @@ def _uses_library(name: str, top: float, watch: _Watch,
                   result: CheckResult) -> Graded:
     called = tuple(dict.fromkeys(watch.hits))
     shown = ", ".join(called[:3])
-    message = "\n".join([
-        f"{name}: 0/{top:g} points (uses the library)",
+    summary = "\n".join([
         f"{name}: your function calls convgrad's own implementation",
         f"  diagnosis [uses-library]: your {name} calls convgrad's own "
         f"implementation instead of computing the result.",
@@ -287,8 +293,8 @@ def _uses_library(name: str, top: float, watch: _Watch,
         "    fix: write the computation yourself, as the lesson derives it "
         "(NumPy is fine); a graded answer that calls the library scores 0.",
     ])
-    return Graded(name, "uses-library", 0.0, top, message,
-                  diagnosis="uses-library", library=called, result=result)
+    return _graded(name, "uses-library", 0.0, top, summary,
+                   diagnosis="uses-library", library=called, result=result)
 
 
 @contextlib.contextmanager
@@ -401,6 +407,28 @@ def _kernel_names() -> tuple[str, ...]:
     return backend.KERNEL_NAMES + backend.FAST_NAMES
 
 
+def _kernel_entries(name: str) -> tuple[dict[int, str], set[types.CodeType]]:
+    """The kernels an answer can call by name, as objects: ``{id: label}``,
+    and the code of their ``__call__`` (a Python method: a kernel's entry
+    point chooses a build before the compiled code runs). The profile hook
+    sees that frame on every Python, where the compiled code itself is
+    reported to it only on some (3.11's Numba does, 3.12's does not)."""
+    if name in _RUNS_OPS:
+        return {}, set()
+    labels: dict[int, str] = {}
+    calls: set[types.CodeType] = set()
+    for module in _kernel_modules():
+        for key in _kernel_names():
+            kernel = getattr(module, key, None)
+            if kernel is None:
+                continue
+            call = getattr(type(kernel).__call__, "__code__", None)
+            if call is not None:  # not a bare dispatcher (fast paths)
+                labels[id(kernel)] = f"the kernel convgrad.kernels.{key}"
+                calls.add(call)
+    return labels, calls
+
+
 class _Given:
     """A callable the checker hands to the answer, as it is (its repr, its
     attributes), but unwatched while it runs: what it calls is the
@@ -434,13 +462,15 @@ class _Watch:
         #: calls is the checker's doing, not the answer's
         self._given = 0
         self._codes: dict[types.CodeType, str] = {}
+        self._kernels: dict[int, str] = {}
+        self._calls: set[types.CodeType] = set()
 
     def wrap(self, fn: Callable) -> Callable:
         @functools.wraps(fn)
         def watched(*args, **kwargs):
             args = [self._unwatched(a) for a in args]
             kwargs = {k: self._unwatched(v) for k, v in kwargs.items()}
-            with self._watching(fn):
+            with self._watching():
                 return fn(*args, **kwargs)
 
         # the checker runs the answer in a child process (.isolation): what
@@ -466,10 +496,13 @@ class _Watch:
 
     def profile(self, frame, event, arg) -> None:
         """The profile hook's work: note a watched function entered."""
-        if event == "call" and not self._given:
-            label = self._codes.get(frame.f_code)
-            if label is not None:
-                self._hit(label)
+        if event != "call" or self._given:
+            return
+        label = self._codes.get(frame.f_code)
+        if label is None and frame.f_code in self._calls:  # a kernel's entry
+            label = self._kernels.get(id(frame.f_locals.get("self")))
+        if label is not None:
+            self._hit(label)
 
     def _hit(self, label: str) -> None:
         self.hits.append(label)
@@ -479,9 +512,9 @@ class _Watch:
                 os.write(_hits_pipe[0], f"{label}\n".encode())
 
     @contextlib.contextmanager
-    def _watching(self, fn: Callable) -> Iterator[None]:
+    def _watching(self) -> Iterator[None]:
         self._codes = _watched_codes(self.name)
-        swapped = [] if self.name in _RUNS_OPS else self._swap(fn)
+        self._kernels, self._calls = _kernel_entries(self.name)
         previous, threads = sys.getprofile(), threading.getprofile()
         _armed.append(self)
         sys.setprofile(relay)
@@ -492,45 +525,6 @@ class _Watch:
             sys.setprofile(previous)
             threading.setprofile(threads)
             _armed.remove(self)
-            for namespace, key, value in reversed(swapped):
-                namespace[key] = value
-
-    def _swap(self, fn: Callable) -> list[tuple[dict, str, object]]:
-        """Compiled kernels run no Python frame a profile hook could see:
-        where the answer can reach one by name (its globals, the kernel
-        modules' attributes), put a recorder in its place for the call."""
-        modules = _kernel_modules()
-        if not modules:
-            return []
-        from convgrad import backend
-
-        backend.table("numba")  # filled from the real kernels, never a recorder
-        kernels = {}
-        for module in modules:
-            for key in backend.KERNEL_NAMES:  # fast paths: via backend only
-                value = getattr(module, key, None)
-                if value is not None:
-                    kernels[id(value)] = (key, value)
-        namespaces = [vars(m) for m in modules]
-        globs = getattr(inspect.unwrap(fn), "__globals__", None)
-        if isinstance(globs, dict):
-            namespaces.append(globs)
-        swapped = []
-        for namespace in namespaces:
-            for key, value in list(namespace.items()):
-                if id(value) in kernels and kernels[id(value)][1] is value:
-                    label = f"the kernel convgrad.kernels.{kernels[id(value)][0]}"
-                    namespace[key] = self._recorder(value, label)
-                    swapped.append((namespace, key, value))
-        return swapped
-
-    def _recorder(self, kernel: Callable, label: str) -> Callable:
-        def recorded(*args, **kwargs):
-            if not self._given:
-                self._hit(label)
-            return kernel(*args, **kwargs)
-
-        return recorded
 
 
 #: the watch of the answer running now (a stack: a watched answer may be

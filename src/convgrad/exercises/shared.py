@@ -33,6 +33,7 @@ from .diagnosis import Rule, Run, model, overwrites
 from .display import num, plural
 from .feeds import Scatter
 from .localise import LOCALISE
+from .split import SPLIT
 
 Rng = np.random.Generator
 
@@ -218,8 +219,10 @@ def default_stride(solution: Callable, pick: Callable) -> Rule:
         got = run.out(output)
         if got is None or run.right(output):
             return False if got is not None else None
-        one = pick(called(solution, run.case, stride=1), output)
-        return run.same(got, fit(np.asarray(one), run.expected(output)))
+        one = np.asarray(pick(called(solution, run.case, stride=1), output))
+        # cut to the expected size, or whole (sizes from stride 1 too)
+        return run.same(got, fit(one, run.expected(output))) \
+            or run.same(got, one)
 
     def where(run: Run, output: str, label: str) -> str:
         if run.raised is not None:
@@ -450,4 +453,5 @@ SCALE = Rule("scale", lambda run, output: None, _scale_where,
 SHAPE = Rule("shape", _shape_evidence, _shape_where)
 MUTATES_INPUT = Rule("mutates-input", lambda run, _: bool(_changed(run)),
                      _mutates_where, any_case=True, integrity=True)
-GENERIC = (WRITES_TO_COPY, SCALE, HW_SWAPPED, *LOCALISE, SHAPE, MUTATES_INPUT)
+GENERIC = (WRITES_TO_COPY, SCALE, HW_SWAPPED, *LOCALISE, *SPLIT, SHAPE,
+           MUTATES_INPUT)

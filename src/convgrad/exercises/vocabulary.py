@@ -46,8 +46,8 @@ wrong-index-width    maxpool_backward, maxpool_forward (argmax)
 index-convention     maxpool_forward (argmax)
 default-stride       maxpool_forward, avgpool_backward
 scale                every exercise
-shape                every exercise that returns an array, linear_backward
-                     (dx, dw: transposed)
+shape                every exercise that returns an array
+plane-transposed     linear_backward (dx, dw: transposed, a shape of its own)
 hw-swapped           every exercise that returns an image plane with H != W,
                      im2col, col2im (raises where H != W)
 writes-to-copy       every exercise that returns an array, conv2d_backward (dx),
@@ -120,7 +120,9 @@ because any exercise can show them: the generated family of
 swapped, transposed, flipped or reshaped; the answer negated, truncated,
 transposed, divided by a count; a term of a sum dropped), the places of
 :mod:`.localise` (an edge line, the border ring, one image, channel or
-group, one stride phase) and what an exception says (:mod:`.crash`).
+group, one stride phase), what an exception says (:mod:`.crash`) and
+which cases are wrong (:mod:`.split`: right on every case without padding
+and wrong on each with it is ``padding-misused``).
 
 Lesson 12 added the table's last two rows before those, ``stats-as-constants`` and
 ``mean-term-only``: the two ways a batch norm backward ignores that the
@@ -460,6 +462,56 @@ CODES: dict[str, tuple[str, str]] = {
         "at how a position is mapped to its window (i*s + ki), and at // "
         "and % by s",
     ),
+    "groups-misused": (
+        "groups handled wrongly: right on every case with one group, wrong "
+        "on each with more",
+        "output channel o sees only the input channels of its own group, "
+        "o // (C_out // groups), each group with its own slice of w",
+    ),
+    "dilation-misused": (
+        "dilation handled wrongly: right on every case without dilation, "
+        "wrong on each with it",
+        "tap ki of window i is at row i*s - p + ki*d: the dilation spaces "
+        "the taps, and a window spans d*(k - 1) + 1 rows",
+    ),
+    "output-padding-misused": (
+        "output_padding handled wrongly: right on every case without it, "
+        "wrong on each with it",
+        "output_padding only adds rows and columns at the bottom and the "
+        "right of the output, which no window writes",
+    ),
+    "stride-misused": (
+        "the stride handled wrongly: right on every case with stride 1 (or "
+        "the stride equal to the kernel), wrong on each other",
+        "window i starts at row i*s - p: check each place the stride "
+        "enters, the output size, a window's start and where its gradient "
+        "goes back",
+    ),
+    "padding-misused": (
+        "the padding handled wrongly: right on every case without padding, "
+        "wrong on each with it (or the other way round)",
+        "work on a canvas padded by p on every side and crop it back with "
+        "[p:p + H, p:p + W], or skip the taps outside 0 <= r < H",
+    ),
+    "square-assumed": (
+        "a square image (or kernel) assumed: right on every square case, "
+        "wrong on each other",
+        "each size, loop bound, crop and reshape along the columns comes "
+        "from W (and KW), each along the rows from H (and KH)",
+    ),
+    "batch-misused": (
+        "the batch handled wrongly: right on every case with one image, "
+        "wrong on each with more",
+        "keep each image n on its own: move N first before a reshape and "
+        "back after, and sum over n only where the exercise sums over the "
+        "batch",
+    ),
+    "channels-misused": (
+        "the channels handled wrongly: right on every case with one "
+        "channel, wrong on each with more",
+        "keep the channel axis in its place: the columns' order is (C, KH, "
+        "KW), and each channel has its own numbers",
+    ),
     "argument-sign": (
         "an argument with the wrong sign: the padding subtracted where it "
         "is added",
@@ -641,8 +693,9 @@ CODES: dict[str, tuple[str, str]] = {
     "size-off-by-one": (
         "the output one row or column too many or too few: the window "
         "count's +1, or a count rounded the wrong way",
-        "count the windows as (H + 2p - span) // s + 1: floor division, "
-        "and the +1 for the first window",
+        "count the windows as (H + 2p - span) // s + 1 (floor division, "
+        "and the +1 for the first window), and check each bound that sets "
+        "the size: a canvas, a crop, a slice's end",
     ),
     "precedence": (
         "a missing pair of parentheses: an operator applied to part of "

@@ -8,9 +8,15 @@ float32 or float64 (the ops pass ``np.ascontiguousarray``); ``argmax`` and
 The backend's fast conv paths, which the NumPy reference does not have, live
 in :mod:`.conv_fast`, under the backend's own conv rules (:mod:`.conv_rules`,
 which ``backend.apply_rule`` runs in place of the textbook ones).
+
+:data:`HOOKS` is what this backend hands the engine besides its kernels:
+``backend.hook("checksum")`` gives :func:`convgrad.function.fingerprint`
+its one-pass checksum. Importing this package changes nothing elsewhere.
 """
 
 from __future__ import annotations
+
+from numba import config as _numba_config
 
 from . import checksum as _checksum
 from .im2col import col2im, im2col
@@ -22,7 +28,10 @@ from .pool import (
     maxunpool2d,
 )
 
-_checksum.register()  # the fingerprint of saved arrays, in one pass
+#: this backend's hooks (``backend.HOOK_NAMES``): the saved arrays'
+#: fingerprint in one pass, where Numba compiles (run as Python, under
+#: ``NUMBA_DISABLE_JIT``, the loop is far slower than NumPy's two passes)
+HOOKS = {} if _numba_config.DISABLE_JIT else {"checksum": _checksum.checksum}
 
 __all__ = [
     "avgpool2d_backward",

@@ -10,10 +10,10 @@ pass. Integer sums and products modulo ``2**bits`` do not depend on their
 order, so the result is the NumPy path's bit for bit, whichever runs (a
 graph built under one backend and checked under the other stays valid).
 
-Installed with :func:`convgrad.function.install_checksum` when the Numba
-kernels load, for 4- and 8-byte words, and only when Numba compiles (under
-``NUMBA_DISABLE_JIT`` the NumPy passes are far faster than this loop run
-as Python).
+The Numba backend offers it as its ``"checksum"`` hook (``HOOKS`` in
+``kernels/__init__.py``, read by ``backend.hook``), for 4- and 8-byte
+words, and only when Numba compiles (under ``NUMBA_DISABLE_JIT`` the NumPy
+passes are far faster than this loop run as Python).
 """
 
 from __future__ import annotations
@@ -80,13 +80,3 @@ def checksum(words: np.ndarray, cols: np.ndarray, roww: np.ndarray):
     else:
         return None
     return int(total), int(x)
-
-
-def register() -> None:
-    """Let :func:`convgrad.function.fingerprint` use :func:`checksum`."""
-    import numba
-
-    from ..function import install_checksum
-
-    if not numba.config.DISABLE_JIT:
-        install_checksum(checksum)

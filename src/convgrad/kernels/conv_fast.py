@@ -309,7 +309,7 @@ def _split(n: int, work: int, part):
     pool, workers = _pool.get(threads)
     bounds = [n * i // threads for i in range(threads + 1)]
     # a woken worker is not to share this core
-    with workers.apart() as timed, _blas_controller().limit(limits=1, user_api="blas"):
+    with workers.apart() as timed, placement.one_blas_thread():
         # the calling thread takes the first share itself: one worker less
         # to wake (on this VM a worker woken from an idle core started
         # milliseconds late), and no thread idles waiting

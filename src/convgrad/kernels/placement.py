@@ -25,9 +25,10 @@ the same and its results the same to the bit; only the placement differs.
 
 :class:`Pool` is the one way both modules make their pool: an executor made
 on first use, its :class:`Workers`, and a fresh start in a forked child.
-:func:`blas_controller` lives here too, the threadpoolctl handle the split
-holds BLAS to one thread with (here, so that :mod:`.winograd` can use it
-without importing :mod:`.conv_fast`).
+:func:`blas_controller` lives here too, the threadpoolctl handle, and
+:func:`one_blas_thread`, the one way the split and :mod:`.winograd` hold
+BLAS to one thread (here, so that :mod:`.winograd` can use it without
+importing :mod:`.conv_fast`).
 """
 
 from __future__ import annotations
@@ -81,6 +82,87 @@ def blas_controller():
         else:
             _blas = ThreadpoolController()
     return _blas or None
+
+
+class _BlasHold:
+    """BLAS held to one thread while any caller in the process needs it.
+
+    OpenBLAS's thread count is one setting of the whole process, so two
+    threads each running ``with controller.limit(limits=1)`` interleave:
+    the second records the first's 1 as the value to put back, the first
+    puts back the user's, then the second puts back 1, and NumPy's BLAS
+    stays on one thread after the convs (issue 43: a 1500×1500 matmul ran
+    on half the CPU afterwards). So the holds are counted: the first one
+    in sets the limit and records what it found, the last one out puts
+    that back, whichever thread each runs on.
+
+    threadpoolctl lets only one thread at a time set OpenBLAS's limit (its
+    "controlling thread"; another thread's setting is silently dropped),
+    and the last one out may not be the thread that came in first: after
+    setting, this thread gives up that control again (only if it holds
+    it: a user's own ``threadpool_limits`` elsewhere keeps it, and then
+    neither setting of ours takes effect, and the user's count stands).
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.holders = 0
+        self.limiter = None  # threadpoolctl's, holding the values to put back
+        os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        # a forked child has none of the threads that hold; it inherits
+        # the parent's one-thread limit, so it puts back what was found
+        self.lock = threading.Lock()
+        if self.holders and self.limiter is not None:
+            _as_any_thread(self.limiter.restore_original_limits)
+        self.holders, self.limiter = 0, None
+
+    @contextlib.contextmanager
+    def __call__(self, ctl):
+        with self.lock:
+            if not self.holders:
+                self.limiter = _as_any_thread(
+                    lambda: ctl.limit(limits=1, user_api="blas"))
+            self.holders += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.holders -= 1
+                if not self.holders:
+                    _as_any_thread(self.limiter.restore_original_limits)
+                    self.limiter = None
+
+
+def _as_any_thread(fn):
+    """``fn()``, then give up threadpoolctl's control of OpenBLAS if this
+    thread took it (versions before 3.6 have no such control)."""
+    try:
+        return fn()
+    finally:
+        try:
+            from threadpoolctl import OpenBLASController
+        except ImportError:
+            pass
+        else:
+            release = getattr(OpenBLASController, "clear_controlling_thread", None)
+            if release is not None:
+                release()
+
+
+_hold = _BlasHold()
+
+
+def one_blas_thread():
+    """A context that holds every BLAS library threadpoolctl finds to one
+    thread for its length, and leaves each at its thread count from before
+    the first of the overlapping holds (:class:`_BlasHold`); a no-op
+    without threadpoolctl."""
+    ctl = blas_controller()
+    if ctl is None:
+        return contextlib.nullcontext()
+    return _hold(ctl)
 
 
 class Workers:

@@ -710,10 +710,7 @@ def one_blas_thread(rows: int):
     exactly as two do, so the result is the same to the bit."""
     if rows < SERIAL_BLAS_ROWS:
         return contextlib.nullcontext()
-    ctl = placement.blas_controller()
-    if ctl is None:
-        return contextlib.nullcontext()
-    return ctl.limit(limits=1, user_api="blas")
+    return placement.one_blas_thread()
 
 
 def _planes(role, groups, c, t, dtype):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import nbformat
 
-from ...viz._base import MODE_ENV
+from ...display import MODE_ENV
 from . import require
 
 

@@ -139,6 +139,7 @@ MISTAKES = [
 EXERCISE = Exercise(
     "conv_matrix", 3, conv_matrix, cases,
     mistakes=MISTAKES,
+    outcomes=(3,),
     hint="row k = i*OW + j holds w[ki, kj] in column "
          "p = (i*s - pad + ki)*W + (j*s - pad + kj); taps on "
          "the padding have no column.",

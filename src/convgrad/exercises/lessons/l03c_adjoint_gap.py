@@ -133,9 +133,15 @@ def inverse_test(run, output):
     """The round trip's error, ``|At(A x) - x|``: a test of an inverse."""
     c = run.case
     x = c["rng"].fresh().standard_normal(c["x_shape"])
-    back = c["At"](c["A"](x))
+    err = c["At"](c["A"](x)) - x
     return [("|At(A x) - x|, the round trip (a test of an inverse)",
-             float(np.linalg.norm(back - x)))]
+             float(np.linalg.norm(err))),
+            ("max |At(A x) - x|, the round trip (a test of an inverse)",
+             float(np.max(np.abs(err)))),
+            ("sum |At(A x) - x|, the round trip (a test of an inverse)",
+             float(np.sum(np.abs(err)))),
+            ("sum (At(A x) - x), the round trip (a test of an inverse)",
+             float(np.sum(err)))]
 
 
 def drawn_the_other_way(run, output):

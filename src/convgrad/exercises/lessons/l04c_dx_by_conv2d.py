@@ -28,12 +28,13 @@ def _correlate(a: np.ndarray, kernel: np.ndarray) -> np.ndarray:
 
 def _as_conv(dy, w, input_size, stride=1, padding=0, *, stuff=True,
              kernel="flipped", pad_p=False, gap=None, extra_at="end",
-             dilate=False):
+             dilate=False, q_extra=0):
     """The recipe, with one step changeable as a mistake changes it:
     ``gap`` the spacing of dy's entries once stuffed (``stride``), where
     the output_padding rows go (``extra_at``: "end", "start" or "none"),
     and ``dilate``: the kernel dilated by the stride instead of dy
-    stuffed."""
+    stuffed; ``q_extra`` pads that much more than k - 1 - p on every side
+    and crops the result to ``input_size`` from the top left."""
     n, co, oh, ow = dy.shape
     k, s, p = w.shape[-1], stride, padding
     h, wd = input_size
@@ -52,6 +53,13 @@ def _as_conv(dy, w, input_size, stride=1, padding=0, *, stuff=True,
     else:
         big = dy
     q = p if pad_p else k - 1 - p
+    if q_extra:  # padded too much, then cut down from the top left
+        padded = np.pad(big, ((0, 0), (0, 0), (q + q_extra,) * 2,
+                              (q + q_extra,) * 2))
+        out = _correlate(padded, taps.transpose(1, 0, 2, 3))
+        if out.shape[2] < h or out.shape[3] < wd:
+            raise ValueError("smaller than the input: another mistake")
+        return out[..., :h, :wd]
     if gap is None and not dilate:  # the recipe's own count of the rows
         k0 = w.shape[-1]
         extra = (h - ((oh - 1) * s - 2 * p + k0),
@@ -130,6 +138,10 @@ MISTAKES = [
                    "transposes the kernel, which is no flip")),
     model("stuffed-padding", _model("padding p, not k - 1 - p",
                                     pad_p=True)),
+    model("stuffed-padding", _model("padding k - p, one more than k - 1 "
+                                    "- p, then the result cut to the "
+                                    "input's size from the top left",
+                                    q_extra=1)),
     model("output-padding", _model("the output_padding rows and columns "
                                    "left out", extra_at="none")),
     model("output-padding", _model("the output_padding rows and columns "

@@ -37,14 +37,17 @@ def conv_transpose2d(
 
 def cases(rng: np.random.Generator) -> list[dict]:
     out = []
-    for c_in, c_out, k, s, p, op, h, w in [
-        (1, 1, 3, 2, 0, 0, 3, 3),
-        (2, 3, 3, 2, 1, 1, 3, 4),
-        (2, 1, 4, 2, 1, 0, 3, 3),
-        (1, 2, 3, 1, 1, 0, 4, 4),  # stride 1
+    # one image on two cases: a reshape that mixes the batch into the
+    # channels is right there and wrong on the others
+    for n, c_in, c_out, k, s, p, op, h, w in [
+        (2, 1, 1, 3, 2, 0, 0, 3, 3),
+        (2, 2, 3, 3, 2, 1, 1, 3, 4),
+        (1, 2, 1, 4, 2, 1, 0, 3, 3),
+        (2, 1, 2, 3, 1, 1, 0, 4, 4),  # stride 1
+        (1, 3, 2, 2, 2, 0, 1, 2, 3),
     ]:
         out.append({
-            "x": numbers(rng, 2, c_in, h, w), "w": numbers(rng, c_in, c_out, k, k),
+            "x": numbers(rng, n, c_in, h, w), "w": numbers(rng, c_in, c_out, k, k),
             "stride": s, "padding": p, "output_padding": op,
         })
     return out

@@ -60,7 +60,10 @@ def sizes(run: Run, output: str):
     span = d * (k - 1) + 1
     return {"dilation": [("a span of k (no dilation)", (size + 2 * p - k) // s + 1)],
             "span": [("a span of d*k", (size + 2 * p - d * k) // s + 1),
-                     ("a span of d*(k - 1)", (size + 2 * p - d * (k - 1)) // s + 1)],
+                     ("a span of d*(k - 1)", (size + 2 * p - d * (k - 1)) // s + 1),
+                     ("a span of k + d - 1 (the dilation added once, not at "
+                      "each of the k - 1 gaps)",
+                      (size + 2 * p - (k + d - 1)) // s + 1)],
             "stride": [("stride 1", size + 2 * p - span + 1)]}
 
 
@@ -86,23 +89,40 @@ def count_models(run: Run, output: str) -> dict[str, list]:
                        ("size + 2*p - span // s (no parentheses, no +1)",
                         size + 2 * p - span // s),
                        ("(size + 2*p - span + 1) // s, the +1 inside",
-                        (size + 2 * p - span + 1) // s)],
+                        (size + 2 * p - span + 1) // s),
+                       ("the floor division split over the terms, "
+                        "(size + 2*p - 1)//s - d*(k - 1)//s + 1",
+                        (size + 2 * p - 1) // s - d * (k - 1) // s + 1),
+                       ("the floor division split over the terms, "
+                        "(size + 2*p)//s - span//s + 1",
+                        (size + 2 * p) // s - span // s + 1)],
     }
+
+
+def precedence_fix(source: str, output: str | None, label: str) -> str | None:
+    if label.startswith("the floor division split"):
+        return ("floor once, over the whole room: (size + 2*p - span) // s "
+                "+ 1; a // s - b // s rounds each term on its own")
+    return None
 
 
 MISTAKES = [
     *(model(code, lambda r, o, code=code: count_models(r, o)[code])
       for code in ("off-by-one", "float-division", "one-sided-padding",
-                   "rounds-up", "precedence")),
+                   "rounds-up")),
     model("dilation-ignored", lambda r, o: sizes(r, o)["dilation"]),
     model("span", lambda r, o: sizes(r, o)["span"]),
     model("stride-ignored", lambda r, o: sizes(r, o)["stride"]),
+    # last: a floor split over the terms agrees with other slips often
+    model("precedence", lambda r, o: count_models(r, o)["precedence"],
+          fix=precedence_fix),
 ]
 
 EXERCISE = Exercise(
     "conv_output_size", 8, conv_output_size, cases,
     expected=expected,
     mistakes=MISTAKES,
+    outcomes=(1,),
     hint="count the positions of a window spanning "
          "d*(k - 1) + 1 pixels on the padded axis.",
 )

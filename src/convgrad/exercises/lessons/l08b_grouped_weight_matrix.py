@@ -70,6 +70,53 @@ def block_offsets(run: Run, output: str):
     return out
 
 
+def _blocks(w: np.ndarray, g: int, rows: int, block, at) -> np.ndarray | str:
+    """The matrix built block by block: ``block(k)`` the numbers of group k,
+    ``at(k)`` their (first row, first column); CRASH past the edge."""
+    c_out, cig, kh, kw = w.shape
+    cols = cig * kh * kw
+    m = np.zeros((c_out, g * cols))
+    for k in range(g):
+        b, (r0, c0) = block(k), at(k)
+        if b is None or r0 + b.shape[0] > m.shape[0] \
+                or c0 + b.shape[1] > m.shape[1]:
+            return CRASH
+        m[r0:r0 + b.shape[0], c0:c0 + b.shape[1]] = b
+    return m
+
+
+def group_rows(run: Run, output: str):
+    """The rows of the groups taken wrong: output channel o in group
+    o % groups (interleaved), or blocks of C_in/groups rows."""
+    w, g = run.case["w"], run.case["groups"]
+    c_out, cig, kh, kw = w.shape
+    rows, cols = c_out // g, cig * kh * kw
+    inter = np.zeros((c_out, g * cols))
+    for o in range(c_out):
+        k = o % g
+        inter[o, k * cols:(k + 1) * cols] = w[o].reshape(-1)
+    out = [("output channel o in group o % groups (interleaved), not "
+            "o // (C_out/groups)", inter)]
+    if cig != rows:
+        out.append(("blocks of C_in/groups rows, not C_out/groups",
+                    _blocks(w, g, cig, lambda k: w[k * cig:(k + 1) * cig]
+                            .reshape(-1, cols) if (k + 1) * cig <= c_out
+                            else None, lambda k: (k * cig, k * cols))))
+    return out
+
+
+def block_reshaped(run: Run, output: str):
+    """Each block reshaped to (C_in/groups*K*K, C_out/groups) and
+    transposed: a reshape where the filters' rows were meant."""
+    w, g = run.case["w"], run.case["groups"]
+    c_out, cig, kh, kw = w.shape
+    rows, cols = c_out // g, cig * kh * kw
+    return [("each group's filters reshaped to (C_in/groups*K*K, "
+             "C_out/groups), then transposed",
+             _blocks(w, g, rows, lambda k: w[k * rows:(k + 1) * rows]
+                     .reshape(cols, rows).T, lambda k: (k * rows, k * cols)))]
+
+
 MISTAKES = [
     model("kernel-flipped", lambda r, o: [("the flipped kernel", called(
         grouped_weight_matrix, r.case,
@@ -79,6 +126,8 @@ MISTAKES = [
         w=r.case["w"].swapaxes(-1, -2)))]),
     model("column-order", block_orders),
     model("group-offset", block_offsets),
+    model("group-offset", group_rows),
+    model("reshape-for-transpose", block_reshaped),
 ]
 
 EXERCISE = Exercise(

@@ -89,11 +89,25 @@ def transposed_fix(source: str, output: str | None, label: str) -> str:
             "(D_out, D_in)")
 
 
+def summed_first(run: Run, output: str):
+    """The batch summed before the product: one outer product of the sums
+    (the sum of products is not the product of sums)."""
+    x, dy = run.case["x"], run.case["dy"]
+    return [("one outer product of dy.sum(0) and x.sum(0), the batch "
+             "summed before the product", np.outer(dy.sum(0), x.sum(0)))]
+
+
+def summed_first_fix(source: str, output: str | None, label: str) -> str:
+    return ("sum the products, not multiply the sums: dw = dy.T @ x adds "
+            "one outer product dy[n] x[n] per example")
+
+
 MISTAKES = [  # specific first
     model("missing-batch-sum", batch_parts(feed), ("dw", "db")),
     model("missing-batch-sum", unsummed, ("dw", "db")),
     model("batch-mean", batch_mean, ("dw", "db")),
-    model("shape", transposed, ("dx", "dw"), fix=transposed_fix),
+    model("misplaced-factor", summed_first, ("dw",), fix=summed_first_fix),
+    model("plane-transposed", transposed, ("dx", "dw"), fix=transposed_fix),
 ]
 
 def sums(case: dict) -> dict[str, tuple]:

@@ -1,16 +1,16 @@
 """Lesson 9: ``sgd_momentum_step``, one step of SGD with momentum.
 
-torch's rule: the velocity first, ``v = m*v + dw``, then ``w -= lr*v``. No
-mistake of its own is modelled; the generic rules (scale, an argument
-changed) still apply.
+torch's rule: the velocity first, ``v = m*v + dw``, then ``w -= lr*v``. Its
+own mistake is ``update-order`` (the two updates in another order or
+form); the generic rules (scale, an argument changed, a term dropped)
+still apply.
 
-It grades no learning outcome of the syllabus (``course/README.md``), so
-it declares none: it is plan 09's objective "say what ``step()`` does for
-SGD with momentum, and write it", and none of the seven outcomes is about
-an optimiser. Outcome 2 (gradients accumulate, ``+=``, where a value is
-used more than once) is not it: ``dw`` is given, each is used once, and
-the velocity is a decaying average over steps, not a gradient's sum over
-the uses of a value.
+It grades outcome 8 of the syllabus (``course/README.md``), train with the
+gradients: plan 09's objective "say what ``step()`` does for SGD with
+momentum, and write it". Outcome 2 (gradients accumulate, ``+=``, where a
+value is used more than once) is not it: ``dw`` is given, each is used
+once, and the velocity is a decaying average over steps, not a gradient's
+sum over the uses of a value.
 """
 
 from __future__ import annotations
@@ -77,6 +77,6 @@ EXERCISE = Exercise(
     outputs=("w", "v"),
     mistakes=MISTAKES,
     hint="update the velocity first, then step with the new one.",
-    outcomes=(),  # none of the syllabus's: see the docstring
+    outcomes=(8,),
     terms=terms,
 )

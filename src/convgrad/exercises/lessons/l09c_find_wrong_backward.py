@@ -274,12 +274,15 @@ def find_wrong_backward(layers: list) -> int:
 
 
 def cases(rng: np.random.Generator) -> list[dict]:
-    """The lesson's suspects first, then every other bug, shuffled."""
+    """The lesson's suspects first, then every other bug, shuffled; at every
+    seed one case has the bug last and one has it first, so a search that
+    never reaches the last suspect (or starts at the second) is caught."""
     out = [{"layers": suspects(LESSON_BUG, seed=int(rng.integers(1 << 16)))}]
-    for bug in BUGS:
-        if bug == LESSON_BUG:
-            continue
+    for k, bug in enumerate(b for b in BUGS if b != LESSON_BUG):
         order = [str(n) for n in rng.permutation(list(_RIGHT))]
+        if k < 2:  # the buggy layer moved last, then first
+            order.remove(_NAME_OF[BUGS[bug]])
+            order.insert(len(order) if k == 0 else 0, _NAME_OF[BUGS[bug]])
         out.append({"layers": suspects(bug, order,
                                        seed=int(rng.integers(1 << 16)))})
     return out

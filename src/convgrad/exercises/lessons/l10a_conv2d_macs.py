@@ -94,5 +94,6 @@ MISTAKES = [
 EXERCISE = Exercise(
     "conv2d_macs", 10, conv2d_macs, cases,
     mistakes=MISTAKES,
+    outcomes=(6,),
     hint="N * C_out * OH * OW multiply-adds of C_in * K * K each.",
 )

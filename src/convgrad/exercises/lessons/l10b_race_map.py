@@ -93,6 +93,38 @@ def twice(run, output):
     return [("the pixels covered exactly twice", _crop(run.case, count == 2))]
 
 
+def counts(run, output):
+    """Each thread's windows counted per pixel, and the two counts
+    multiplied: a number of write pairs, not the 0/1 map."""
+    h, w = run.case["input_size"]
+    k, s, p = (run.case[key] for key in ("kernel_size", "stride", "padding"))
+    oh, ow = geometry.window((h, w), k, s, p, 1).out
+    count = np.zeros((2, h + 2 * p, w + 2 * p), dtype=int)
+    for i in range(oh):
+        t = 0 if i < run.case.get("split", 1) else 1
+        for j in range(ow):
+            count[t, i * s : i * s + k, j * s : j * s + k] += 1
+    return [("the product of the two threads' counts, not a 0/1 map",
+             _crop(run.case, count[0] * count[1])),
+            ("the sum of the two threads' counts where both write",
+             _crop(run.case, (count[0] + count[1]) * (count[0] * count[1] > 0)))]
+
+
+def by_column(run, output):
+    """The windows split between the threads by their column j, not their
+    row i."""
+    h, w = run.case["input_size"]
+    k, s, p = (run.case[key] for key in ("kernel_size", "stride", "padding"))
+    oh, ow = geometry.window((h, w), k, s, p, 1).out
+    hits = np.zeros((2, h + 2 * p, w + 2 * p), dtype=bool)
+    for i in range(oh):
+        for j in range(ow):
+            t = 0 if j < run.case.get("split", 1) else 1
+            hits[t, i * s : i * s + k, j * s : j * s + k] = True
+    return [("the windows split by column j, not by row i",
+             _crop(run.case, hits[0] & hits[1]))]
+
+
 def _crop(case, canvas):
     h, w = case["input_size"]
     p = case.get("padding", 0)
@@ -134,6 +166,11 @@ def uncropped(run, output):
 MISTAKES = [
     model("any-overlap", overlap_map),
     model("any-overlap", twice),
+    model("any-overlap", counts),
+    model("argument-mixed-up", by_column,
+          fix=lambda source, output, label: (
+              "thread 0 takes the output rows i < split, whole rows of "
+              "windows; split by i, not by the column j")),
     model("argument-off-by-one", extents),
     model("stride-ignored", no_stride),
     model("padding-ignored", no_padding),

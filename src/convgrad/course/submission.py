@@ -2,10 +2,9 @@
 its cells as a kernel does (IPython's syntax included) and runs its
 imports, functions and classes, and the whole of each exercise cell.
 
-The sealed grading worker (:mod:`convgrad.course.worker`) uses it inside
-its sandbox. It reads the notebook as plain JSON and imports neither
-nbformat nor IPython unless a cell needs it: a worker starts in about a
-second.
+The sealed grading worker (:mod:`.worker`) uses it inside its sandbox.
+It reads the notebook as plain JSON (no nbformat validation) and imports
+IPython only when a cell needs it.
 """
 
 from __future__ import annotations
@@ -17,11 +16,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-
-def one_line(err: BaseException) -> str:
-    text = " ".join(str(err).split())
-    return f"{type(err).__name__}: {text[:300]}" if text else type(err).__name__
-
+from convgrad.exercises.graded import one_line
 
 _KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef,
          ast.ClassDef)
