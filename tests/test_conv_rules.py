@@ -99,15 +99,18 @@ def test_the_check_catches_each_way_of_branching(snippet):
 
 
 def test_the_textbook_rules_ignore_the_backend(monkeypatch):
-    """Called directly, every rule of ops/conv.py runs its one body on
-    either backend: never the pipeline (its drivers raise here, and the size
-    threshold is off), bit for bit the same sums (the kernels are twins).
-    (ConvWeightGrad's forward only: its backward is two routed convs.)"""
+    """Called directly, every rule of ops/conv.py runs its forward on
+    either backend: never the pipeline (its drivers raise here, even with
+    the size threshold off), bit for bit the same sums (the kernels are
+    twins). Its gradient is made of convs routed by size (issue 43), here
+    below the threshold: the textbook's again, on both backends alike.
+    (ConvWeightGrad's forward only: its rule is two routed convs.)"""
     def boom(*args, **kwargs):
         raise AssertionError("a textbook rule ran the fast pipeline")
 
     for name in backend.FAST_NAMES:
         monkeypatch.setattr(conv_fast, name, boom)
+    threshold = conv_fast.MIN_WORK
     monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
     rng = np.random.default_rng(0)
     x, w = rng.standard_normal((2, 4, 6, 5)), rng.standard_normal((6, 2, 3, 3))
@@ -128,7 +131,9 @@ def test_the_textbook_rules_ignore_the_backend(monkeypatch):
                 if rule is conv.ConvWeightGrad:
                     out.append(y.data)
                     continue
+                monkeypatch.setattr(conv_fast, "MIN_WORK", threshold)
                 y.backward(rng.standard_normal(y.shape))
+                monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
                 out += [y.data] + [t.grad for t in ts if isinstance(t, cg.Tensor)]
             runs[name] = out
     for a, b_ in zip(runs["numpy"], runs["numba"], strict=True):
@@ -149,7 +154,11 @@ def test_the_numba_backend_has_whole_rules_and_numpy_none():
         assert own.__module__ == "convgrad.kernels.conv_rules"
         assert ref.__module__ == "convgrad.ops.conv"
         assert own.__name__ == ref.__name__  # grad_fn reads the same
-        assert own.vjp is ref.vjp  # the same graph for double backward
+        # one rule each, its vjp: the convs' run the fused backward at first
+        # order and are the textbook's under create_graph (issue 43)
+        assert "backward" not in vars(own) and "backward" not in vars(ref)
+        if name == "conv2d_weight":
+            assert own.vjp is ref.vjp  # the same graph for double backward
 
 
 def test_the_rule_is_chosen_by_backend_and_size(monkeypatch):
@@ -193,10 +202,10 @@ def test_functional_and_the_vjps_route_through_the_choice(monkeypatch, where):
         monkeypatch.setattr(conv_fast, "MIN_WORK", min_work)
         with cg.use_backend("numba"):
             y = F.conv2d(x, w, padding=1)
-            nodes = [y._node]
+            nodes = [y.node]
             if where == "vjp":
                 dx, dw = cg.grad((y * y).sum(), [x, w], create_graph=True)
-                nodes = [dx._node, dw._node]
+                nodes = [dx.node, dw.node]
         kinds = {n.fn for n in nodes}
         assert kinds <= set(table.values()), (min_work, kinds)
 
@@ -236,7 +245,7 @@ def test_the_fast_rules_compute_only_the_gradients_asked_for(monkeypatch):
 
 @pytest.mark.parametrize("transposed", [False, True])
 def test_the_fast_rules_gradients_become_grad_without_a_copy(monkeypatch, transposed):
-    """fresh_grads: a leaf's first .grad is the array the fast rule made (no
+    """The walk's own: a leaf's first .grad is the array the fast rule made (no
     serial copy), owning its memory; a second backward adds into it, and a
     rule that hands back its own dy (textbook add) is still copied."""
     made = []

@@ -455,3 +455,42 @@ def test_exercise_4_4_passes_autodiff_and_names_the_mistakes():
                         (_cdb_wrong(images=1), "missing-batch-sum")]:
         result = check("conv_double_backward", wrong, quiet=True)
         assert not result.passed and result.diagnosis == code, result.message
+
+
+# --------------------------------------------------------------------------
+# issue 43: a second grad through a weight-free op is zeros, as torch's
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", ["relu", "max_pool2d", "avg_pool2d"])
+def test_a_second_grad_through_a_weight_free_op_is_zeros_as_torch(op):
+    """The first derivative of relu, max_pool2d or avg_pool2d depends on x
+    only through where its values go: torch's has requires_grad=True all
+    the same, and a second ``grad`` of it gives zeros. Ours used to have
+    requires_grad=False there, and the second ``cg.grad`` raised
+    "outputs[0] does not require grad"."""
+    torch = _torch()
+    rng = np.random.default_rng(43)
+    xa = rng.standard_normal((2, 3, 6, 6))
+    dya = rng.standard_normal((2, 3, 6, 6) if op == "relu" else (2, 3, 3, 3))
+    va = rng.standard_normal(xa.shape)
+    ours = {"relu": F.relu, "max_pool2d": lambda t: F.max_pool2d(t, 2),
+            "avg_pool2d": lambda t: F.avg_pool2d(t, 2)}[op]
+    theirs = {"relu": torch.relu,
+              "max_pool2d": lambda t: torch.nn.functional.max_pool2d(t, 2),
+              "avg_pool2d": lambda t: torch.nn.functional.avg_pool2d(t, 2)}[op]
+    x = cg.Tensor(xa, requires_grad=True)
+    (dx,) = cg.grad(ours(x), x, cg.Tensor(dya), create_graph=True)
+    tx = torch.tensor(xa, requires_grad=True)
+    (tdx,) = torch.autograd.grad(theirs(tx), tx, torch.tensor(dya), create_graph=True)
+    assert dx.requires_grad is tdx.requires_grad is True
+    np.testing.assert_allclose(dx.data, tdx.detach().numpy(), **tol(np.float64))
+    (d2x,) = cg.grad((dx * cg.Tensor(va)).sum(), x)
+    (td2x,) = torch.autograd.grad((tdx * torch.tensor(va)).sum(), tx)
+    np.testing.assert_array_equal(td2x.numpy(), np.zeros(xa.shape))
+    np.testing.assert_array_equal(d2x.data, td2x.numpy())
+    # and through backward(create_graph=True): x.grad has a graph too
+    x.grad = None
+    ours(x).backward(dya, create_graph=True)
+    assert x.grad.requires_grad
+    np.testing.assert_allclose(x.grad.data, tdx.detach().numpy(), **tol(np.float64))

@@ -126,7 +126,7 @@ def test_an_array_a_rule_keeps_and_shares_stays_as_it_was(rng, torch):
     b, tb = _leaf(rng, torch)
     y = KeepAndShare.apply(a, b)
     ty = ta + tb
-    ctx = y._node.ctx
+    ctx = y.node.ctx
     for _ in range(2):
         u = rng.standard_normal(4)
         y.backward(u, retain_graph=True)

@@ -90,11 +90,11 @@ def test_the_numba_backend_runs_the_fast_path_and_numpy_the_textbook_one():
         with cg.use_backend(name):
             assert (backend.fast_kernel("conv2d_forward") is not None) is fast
             y = F.conv2d(x, w)
-        rule = y._node.fn
+        rule = y.node.fn
         assert (rule is conv_rules.Conv2d) is fast
         assert (rule is cg.ops.conv.Conv2d) is not fast
         # the fast path saves x, not col
-        assert ("col" in vars(y._node.ctx)) is not fast
+        assert ("col" in vars(y.node.ctx)) is not fast
     with pytest.raises(ValueError, match="fast kernel must be one of"):
         backend.fast_kernel("conv3d")
 

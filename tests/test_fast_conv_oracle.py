@@ -39,7 +39,7 @@ def test_the_cases_here_run_the_fast_path():
     x = cg.Tensor(np.ones((1, 1, 3, 3)), requires_grad=True)
     w = cg.Tensor(np.ones((1, 1, 2, 2)), requires_grad=True)
     y = cg.F.conv2d(x, w)
-    assert y._node.fn is conv_rules.Conv2d and "col" not in vars(y._node.ctx)
+    assert y.node.fn is conv_rules.Conv2d and "col" not in vars(y.node.ctx)
 
 
 # --------------------------------------------------------------------------
@@ -83,7 +83,7 @@ def _side_by_side(name, args, dtype, rng):
         ts = [cg.Tensor(a.astype(dtype), requires_grad=True)
               if isinstance(a, np.ndarray) else a for a in args]
         y = rule.apply(*ts)
-        assert y._node.fn is rule
+        assert y.node.fn is rule
         if up is None:
             up = rng.standard_normal(y.shape).astype(dtype)
         y.backward(up)
@@ -131,10 +131,10 @@ def test_rules_agree_on_second_derivatives(dtype):
             xt = cg.Tensor(x.astype(dtype), requires_grad=True)
             wt = cg.Tensor(w.astype(dtype), requires_grad=True)
             y = cg.F.conv2d(xt, wt, padding=1, groups=2)
-            kinds = {y._node.fn}
+            kinds = {y.node.fn}
             dx, dw = cg.grad((y * cg.Tensor(up.astype(dtype))).sum(), [xt, wt],
                              create_graph=True)
-            kinds |= {dx._node.fn, dw._node.fn}
+            kinds |= {dx.node.fn, dw.node.fn}
             z = (dx * dx).sum() + (dw * dw * dw).sum()
             got[name] = [t.data for t in cg.grad(z, [xt, wt])]
         table = conv_rules.RULES if name == "numba" else TEXTBOOK

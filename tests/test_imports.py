@@ -244,6 +244,11 @@ UPWARD = {
         "rules.py names; the import goes with rules.py, when a backend becomes "
         "one object (ops/ is being restructured: not changed here)"
     ),
+    ("convgrad.kernels.conv_rules", "convgrad.tensor"): (
+        "issue 43, item 1: the Numba conv rules run their fused backward as "
+        "their vjp with grad mode off and wrap its arrays as Tensors; it goes "
+        "with item 2, when the backend becomes one object overriding forwards"
+    ),
 }
 
 

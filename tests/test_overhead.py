@@ -13,7 +13,7 @@ import convgrad as cg
 from convgrad import functional as F
 from convgrad import geometry as geo
 from convgrad.function import SNAPSHOT_BYTES, Context, fingerprint
-from convgrad.ops.basic import ReLU
+from convgrad.ops.basic import ReLU, ReLUGrad
 
 
 @pytest.fixture
@@ -99,13 +99,19 @@ def test_relu_is_where_bit_for_bit(dtype):
     expect = np.where(a < 0, dtype(0), a)
     assert y.dtype == dtype
     np.testing.assert_array_equal(y.view(words), expect.view(words))
-    np.testing.assert_array_equal(ctx.mask, ~(a <= 0))
-    dx = ReLU.backward(ctx, dy)
+    mask = ~(a <= 0)
+    np.testing.assert_array_equal(ctx.keep != 0, mask)
+    # the rule (ReLUGrad's forward) selects by the same words
+    dx = ReLUGrad.forward(Context(), dy, a, ctx.keep)
     np.testing.assert_array_equal(
-        dx.view(words), np.where(ctx.mask, dy, dtype(0)).view(words)
+        dx.view(words), np.where(mask, dy, dtype(0)).view(words)
     )
-    dx = ReLU.backward(ctx, np.broadcast_to(dtype(2), a.shape))
-    np.testing.assert_array_equal(dx, np.where(ctx.mask, 2, 0))
+    dx = ReLUGrad.forward(Context(), np.broadcast_to(dtype(2), a.shape), a, ctx.keep)
+    np.testing.assert_array_equal(dx, np.where(mask, 2, 0))
+    # a gradient of another width (float32 dy, float64 relu): the where
+    other = np.float32 if dtype == np.float64 else np.float64
+    dx = ReLUGrad.forward(Context(), dy.astype(other), a, ctx.keep)
+    np.testing.assert_array_equal(dx, np.where(mask, dy.astype(other), 0))
 
 
 def test_relu_of_a_strided_view():

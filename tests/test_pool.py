@@ -144,7 +144,7 @@ def test_max_pool2d_matches_torch(shape, kw, maker, dtype, rng, torch):
 def test_max_pool2d_indices_are_the_saved_routing(rng):
     x = cg.Tensor(rng.standard_normal((1, 2, 6, 6)), requires_grad=True)
     y, idx = F.max_pool2d(x, 3, 2, 1, return_indices=True)
-    ctx = y._node.ctx
+    ctx = y.node.ctx
     np.testing.assert_array_equal(ctx.argmax, idx)
     assert ctx.x_shape == x.shape and ctx.win.k == (3, 3)
     idx[...] = 0  # the caller owns its copy; the routing is untouched

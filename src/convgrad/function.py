@@ -1,44 +1,47 @@
-"""The ``Function`` base: one node of the graph, forward and backward.
+"""The ``Function`` base: one node of the graph, its forward and its rule.
 
-A subclass writes two static methods that work on plain ndarrays::
+A subclass writes ``forward`` on plain ndarrays, and its gradient **once**,
+as ``vjp``, with convgrad's differentiable ops::
 
     class Mul(Function):
         @staticmethod
         def forward(ctx, a, b):
-            ctx.a, ctx.b = a, b          # saved state has names
+            ctx.a, ctx.b = a, b          # what the rule reads: checked
             return a * b
-
-        @staticmethod
-        def backward(ctx, dy):
-            return dy * ctx.b, dy * ctx.a
-
-``backward`` returns one gradient per positional input of ``forward`` (or a
-single array when there is one input). Entries for inputs that are not
-Tensors, or that need no gradient, may be ``None``; they are ignored.
-Gradients of broadcast inputs are summed back to the input's shape by the
-engine, so a rule may return the broadcast shape.
-
-**Double backward: ``vjp``.** A Function may also write the same rule with
-convgrad's differentiable ops, so that the gradient it returns carries a
-graph and can be differentiated again::
 
         @staticmethod
         def vjp(ctx, inputs, dy):
             a, b = inputs                # the Tensors (or raw values) of apply
-            return dy * b, dy * a        # Tensor ops: a graph is recorded
+            return dy * b, dy * a        # Tensor ops
 
 ``inputs`` is the node's inputs as they were passed to ``apply``; ``dy``
-is a Tensor. It returns what ``backward`` returns, as Tensors. Anything
-that depends on an input is computed from the input *Tensors*, never
-from the arrays saved in ``ctx``, so the new graph reaches back to them;
-``ctx`` still gives what is not differentiated (geometry, argmax indices,
-masks). ``backward(create_graph=True)`` and :func:`convgrad.grad` with
-``create_graph=True`` call ``vjp`` with grad mode on; first order calls
-the ndarray ``backward``, which runs the fast kernels directly, and never
-``vjp``. A Function without ``vjp`` (``vjp = None``) raises a
-RuntimeError under ``create_graph=True``. Each ``vjp`` is loop-free and
-short: the heavy work runs in the forward kernels of the Functions it
-applies (conv2d's ``dx`` *is* ``conv_transpose2d``).
+is a Tensor; ``ctx.output`` is the node's output Tensor while the rule
+runs (a rule may use it as torch uses a saved result: tanh's
+``1 - y²``). ``vjp`` returns one gradient per positional input (or a
+single one when there is one input); entries for inputs that are not
+Tensors, or that need no gradient (``ctx.needs_input_grad``), may be
+None. Gradients of broadcast inputs are summed back to the input's shape
+by the engine, so a rule may return the broadcast shape. A rule returns
+what its ops made, ``dy`` itself or views of it, never a Tensor around an
+array kept elsewhere (a saved one): the walk adds into a new array it was
+handed in place.
+
+**One body, two uses.** First order (``backward()``, :func:`convgrad.grad`)
+runs ``vjp`` with grad mode off: each op in it runs its forward on the
+arrays and records nothing, so the rule costs its NumPy calls and a thin
+wrapper each. ``create_graph=True`` runs the same body with grad mode on:
+the gradient it returns has a graph and can be differentiated again.
+Anything that depends on an input is computed from the input *Tensors*
+(or ``ctx.output``), never from arrays saved in ``ctx`` alone, so that
+graph reaches back to them; ``ctx`` still gives what is not
+differentiated (geometry, argmax indices, masks). Each ``vjp`` is
+loop-free and short: the heavy work runs in the forward kernels of the
+Functions it applies (conv2d's ``dx`` *is* ``conv_transpose2d``).
+
+A Function may instead write ``backward(ctx, dy)`` on ndarrays, as the
+lessons derive a rule by hand: it runs at first order only, and
+``create_graph=True`` through it raises. Every op of ``convgrad.ops``
+writes ``vjp`` alone.
 
 **Saved arrays are checked, as torch's version counter does.** When a node
 is recorded, every input or output array that a saved field shares memory
@@ -49,19 +52,22 @@ BLAKE2 hash took 5). If it
 changed in place before ``backward`` reaches the node (``x.data *= 2``, an
 optimizer step, a write into the NumPy array a Tensor was made from), the
 gradient would silently be wrong: :meth:`Context.check_saved` raises a RuntimeError
-instead. Arrays an op made for itself (``ctx.col``, ``ctx.argmax``) need no
-check, and are not hashed.
+instead. So a forward saves in ``ctx`` the input arrays its rule reads,
+even when the rule reads them through ``inputs``. Arrays an op made for
+itself (``ctx.col``, ``ctx.argmax``) need no check, and are not hashed.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from . import backend as _backend
 from .engine import Node
-from .tensor import Tensor, is_grad_enabled
+from .tensor import Tensor, _mode
 
 
 class Context:
@@ -71,10 +77,14 @@ class Context:
     that needs a gradient, so a rule can skip work nobody asked for.
     """
 
-    needs_input_grad: tuple[bool, ...]
+    needs_input_grad: tuple[bool, ...] = ()
 
     #: the names of the arrays :meth:`release` freed (empty: none freed)
     _released: tuple[str, ...] = ()
+    #: (label, array, fingerprint) of each array the node's rule reads
+    _saved: tuple = ()
+    #: the node's output Tensor, while its rule runs (set by the engine)
+    output: Tensor | None = None
 
     def __repr__(self) -> str:
         fields = ", ".join(
@@ -88,14 +98,12 @@ class Context:
         (unless ``retain_graph=True``). A node that saved none (an add, a
         reshape) can run again, as in torch; one that did raises in
         :meth:`check_saved`."""
-        names = tuple(
-            k for k, v in vars(self).items()
-            if not k.startswith("_") and isinstance(v, (np.ndarray, Tensor))
-        )
+        fields = vars(self)
+        names = [k for k, v in fields.items() if isinstance(v, _HELD) and k[0] != "_"]
         for k in names:
-            delattr(self, k)
+            del fields[k]
         if names:
-            self._released = names
+            self._released = tuple(names)
         self._saved = ()
 
     def check_saved(self, fn: type) -> None:
@@ -112,7 +120,7 @@ class Context:
                 f"through the graph a second time, or run the forward pass "
                 f"again."
             )
-        for label, a, before in getattr(self, "_saved", ()):
+        for label, a, before in self._saved:
             if fingerprint(a) != before:
                 raise RuntimeError(
                     f"{fn.__name__}.backward: {label} (shape {before[0]}), "
@@ -121,6 +129,9 @@ class Context:
                     f"Run the forward pass again after changing it (torch "
                     f"raises 'modified by an inplace operation' here)."
                 )
+
+
+_HELD = (np.ndarray, Tensor)  # what a context may hold that release frees
 
 
 def _short(v: Any) -> str:
@@ -132,55 +143,108 @@ def _short(v: Any) -> str:
 class Function:
     """Base class for differentiable operations."""
 
-    #: ``vjp(ctx, inputs, dy)``: the backward rule written with
-    #: differentiable ops, for double backward; None when there is none yet
+    #: ``vjp(ctx, inputs, dy)``: the rule, written once with differentiable
+    #: ops (the module's docstring); None when the Function has none
     vjp: Any = None
 
-    #: does ``backward`` return arrays made for the call, kept nowhere
-    #: else? Then the walk takes a gradient that owns its memory as its own
-    #: (a leaf's first ``.grad`` without a copy, sums in place) instead of
-    #: copying it: the fast conv rules (kernels/conv_rules.py), whose
-    #: copied ``dx`` was a serial 0.3-0.7 ms a call (benchmarks/RESULTS.md,
-    #: issue 31). False: a rule may hand back its ``dy``, a view of it or a
-    #: saved array.
-    fresh_grads: bool = False
+    #: ``backward(ctx, dy)`` on ndarrays, first order only: a hand-written
+    #: rule (the lessons'); None when the Function has none
+    backward: Any = None
 
     @staticmethod
     def forward(ctx: Context, *args: Any, **kwargs: Any) -> np.ndarray:
         raise NotImplementedError
 
-    @staticmethod
-    def backward(ctx: Context, dy: np.ndarray) -> Any:
-        raise NotImplementedError
-
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Tensor:
         """Run forward on the inputs' data and record the node if needed."""
-        return cls.apply_with_ctx(*args, **kwargs)[0]
+        if _mode.enabled:
+            return cls.apply_with_ctx(*args, **kwargs)[0]
+        # grad mode off (no_grad, and every rule of a first-order backward):
+        # nothing is recorded, so nothing is fingerprinted either
+        raw = []  # (a loop: a comprehension is a call of its own in 3.11)
+        for a in args:
+            raw.append(a.data if isinstance(a, Tensor) else a)
+        token = _quiet()
+        try:
+            if kwargs:
+                out = cls.forward(Context(), *raw, **kwargs)
+            else:
+                out = cls.forward(Context(), *raw)
+        finally:
+            _restore(token)
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        t = _new(Tensor)  # Tensor.wrap(out), inlined: this is the hot path
+        t.data = out
+        return t
 
     @classmethod
     def apply_with_ctx(cls, *args: Any, **kwargs: Any) -> tuple[Tensor, Context]:
         """Like :meth:`apply`, but also return the context (e.g. ``argmax``)."""
         ctx = Context()
-        raw, need = [], []
+        raw, need, record = [], [], False
         for a in args:
             if isinstance(a, Tensor):
                 raw.append(a.data)
                 need.append(a.requires_grad)
+                record = record or a.requires_grad
             else:
                 raw.append(a)
                 need.append(False)
-        ctx.needs_input_grad = need = tuple(need)
+        ctx.needs_input_grad = tuple(need)
         # IEEE arithmetic, silent as torch's: NaN and inf in, NaN and inf
         # out, with no RuntimeWarning; a 0-d result is a 0-d array
-        with np.errstate(all="ignore"):
-            out = np.asarray(cls.forward(ctx, *raw, **kwargs))
-        requires_grad = any(need) and is_grad_enabled()
-        result = Tensor._from_op(out, requires_grad)
-        if requires_grad:
+        token = _quiet()
+        try:
+            out = cls.forward(ctx, *raw, **kwargs)
+        finally:
+            _restore(token)
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        result = _new(Tensor)  # Tensor.wrap(out), inlined
+        result.data = out
+        if record and _mode.enabled:
             ctx._saved = _fingerprints(ctx, raw, out)
-            result._node = Node(cls, ctx, args)
+            result.requires_grad, result.node = True, Node(cls, ctx, args)
         return result, ctx
+
+
+def reuse(saved: Any, recompute: Callable[[], Any]) -> Any:
+    """Values a rule needs that its forward computed too: with grad mode
+    off (first order) the forward's own arrays ``saved`` (one, or a
+    tuple), as constant Tensors; with it on (``create_graph``),
+    ``recompute()``, the same values from the input Tensors, so the
+    gradient's graph reaches them."""
+    if _mode.enabled:
+        return recompute()
+    if isinstance(saved, tuple):
+        return tuple(Tensor.wrap(a) for a in saved)
+    return Tensor.wrap(saved)
+
+
+_new = object.__new__
+
+# ``np.errstate(all="ignore")`` costs 1.5 µs a call, as much as a small op:
+# the same state is set here through its context variable (0.1 µs), with
+# errstate itself as the fallback should NumPy's internals move
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar as _ERRORS
+
+    with np.errstate(all="ignore"):
+        _SILENT = _ERRORS.get()
+
+    _quiet = functools.partial(_ERRORS.set, _SILENT)
+    _restore = _ERRORS.reset
+except (ImportError, AttributeError):  # pragma: no cover (other NumPy)
+
+    def _quiet() -> Any:
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
+
+    def _restore(token: Any) -> None:
+        token.__exit__(None, None, None)
 
 
 _BLOCK = 4096
@@ -264,7 +328,7 @@ def _fingerprints(ctx: Context, raw: list, out: np.ndarray) -> list:
     saved field of ``ctx`` shares memory with (each array once)."""
     saved = [v for v in vars(ctx).values() if isinstance(v, np.ndarray)]
     if not saved:
-        return []
+        return ()
     seen: set[int] = set()
     prints = []
     for i, a in enumerate((*raw, out)):

@@ -52,7 +52,7 @@ def as_tensor(value: Any, name: str) -> Tensor:
     inputs, and the saved-array check catches a write before backward)."""
     if isinstance(value, Tensor):
         return value
-    return Tensor._from_op(as_float_array(value, name), False)
+    return Tensor.wrap(as_float_array(value, name))
 
 
 def _same_dtype(x: Tensor, w: Tensor, b: Tensor | None) -> None:

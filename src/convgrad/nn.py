@@ -795,7 +795,7 @@ class BatchNorm2d(Module):
             self.register_buffer("running_var", Tensor(np.ones(c, dtype=dt)))
             self.register_buffer(
                 "num_batches_tracked",
-                Tensor._from_op(np.array(0, dtype=np.int64), False),
+                Tensor.wrap(np.array(0, dtype=np.int64)),
             )
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):

@@ -95,7 +95,8 @@ def _in_mode_generator(mode: type, func: Any) -> Any:
 class enable_grad(no_grad):  # noqa: N801 (torch's name)
     """Within this block, ops build a graph again, even inside a
     ``no_grad`` block (as ``torch.enable_grad``). ``backward`` and
-    :func:`grad` run a rule's ``vjp`` under it when ``create_graph=True``."""
+    :func:`grad` run the rules under it when ``create_graph=True``, and
+    under ``no_grad`` otherwise."""
 
     def __enter__(self) -> None:
         _mode.saved.append(_mode.enabled)
@@ -166,11 +167,16 @@ class Tensor:
 
     __array_priority__ = 100  # ndarray <op> Tensor defers to Tensor
 
-    #: hooks on this tensor's gradient (register_hook), id -> function;
-    #: None until the first is registered
-    _hooks: dict[int, Any] | None = None
-    #: a non-leaf whose gradient backward keeps in ``.grad`` (retain_grad)
-    _retains_grad: bool = False
+    #: hooks on this tensor's gradient (:meth:`register_hook`), handle id
+    #: -> function; None until the first is registered
+    hooks: dict[int, Any] | None = None
+    #: whether ``backward`` fills this non-leaf's ``.grad`` (:meth:`retain_grad`)
+    retains_grad: bool = False
+    #: how this tensor was made (the engine's :class:`~convgrad.engine.Node`:
+    #: Function, context, inputs), or None for a leaf or a constant
+    node: Node | None = None
+    grad: np.ndarray | Tensor | None = None
+    requires_grad: bool = False
 
     def __init__(self, data: Any, requires_grad: bool = False) -> None:
         requires_grad = _check_flag(requires_grad, "requires_grad")
@@ -179,16 +185,19 @@ class Tensor:
         self.data: np.ndarray = _own_float_array(data, "data")
         self.grad: np.ndarray | Tensor | None = None
         self.requires_grad = requires_grad
-        self._node: Node | None = None
+        self.node: Node | None = None
 
     @classmethod
-    def _from_op(cls, data: np.ndarray, requires_grad: bool) -> Tensor:
+    def wrap(cls, data: np.ndarray, requires_grad: bool = False) -> Tensor:
+        """A Tensor around ``data`` itself, with no copy and no check: for
+        code that made a float ndarray of its own (an op's result, a rule's
+        gradient, the engine's walk). ``Tensor(data)`` copies instead."""
         t = cls.__new__(cls)
         t.data = data
-        t.grad = None
-        t.requires_grad = requires_grad
-        t._node = None
-        return t
+        if requires_grad:
+            t.requires_grad = True
+        return t  # (grad and node: the class's None)
+
 
     # ---------------------------------------------------------------- info
     @property
@@ -209,12 +218,12 @@ class Tensor:
 
     @property
     def is_leaf(self) -> bool:
-        return self._node is None
+        return self.node is None
 
     @property
     def grad_fn(self) -> str | None:
         """The name of the Function that made this tensor, if any."""
-        return None if self._node is None else self._node.fn.__name__
+        return None if self.node is None else self.node.fn.__name__
 
     def __len__(self) -> int:
         return len(self.data)
@@ -222,7 +231,7 @@ class Tensor:
     def __repr__(self) -> str:
         body = np.array2string(self.data, precision=4, prefix="Tensor(")
         extra = ""
-        if self._node is not None:
+        if self.node is not None:
             extra = f", grad_fn={self.grad_fn}"
         elif self.requires_grad:
             extra = ", requires_grad=True"
@@ -235,15 +244,10 @@ class Tensor:
         return self.data.item()
 
     def detach(self) -> Tensor:
-        return Tensor._from_op(self.data, False)
+        return Tensor.wrap(self.data)
 
     def zero_grad(self) -> None:
         self.grad = None
-
-    @property
-    def retains_grad(self) -> bool:
-        """Whether ``backward`` fills this non-leaf's ``.grad``."""
-        return self._retains_grad
 
     def retain_grad(self) -> None:
         """Keep this intermediate tensor's gradient in ``.grad`` during
@@ -255,8 +259,8 @@ class Tensor:
             raise RuntimeError(
                 "can't retain_grad on Tensor that has requires_grad=False"
             )
-        if self._node is not None:
-            self._retains_grad = True
+        if self.node is not None:
+            self.retains_grad = True
 
     def register_hook(self, hook: Any) -> RemovableHandle:
         """Call ``hook(grad)`` each time a gradient for this tensor is
@@ -272,10 +276,10 @@ class Tensor:
             raise RuntimeError(
                 "cannot register a hook on a tensor that doesn't require gradient"
             )
-        if self._hooks is None:
-            self._hooks = {}
-        handle = RemovableHandle(self._hooks)
-        self._hooks[handle.id] = hook
+        if self.hooks is None:
+            self.hooks = {}
+        handle = RemovableHandle(self.hooks)
+        self.hooks[handle.id] = hook
         return handle
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -296,10 +300,11 @@ class Tensor:
         an array, or a Tensor (with ``create_graph=True`` the graph flows
         through a Tensor ``gradient`` too).
 
-        ``create_graph=False`` (first order) runs each rule's ndarray
-        ``backward``, and ``.grad`` is an ndarray. ``create_graph=True``
-        runs each rule's ``vjp``, built from differentiable ops, so the
-        gradients carry a graph: ``.grad`` becomes a Tensor that can be
+        Each rule is one body, its ``vjp``, written with differentiable
+        ops. ``create_graph=False`` (first order) runs it with grad mode
+        off, so nothing is recorded, and ``.grad`` is an ndarray.
+        ``create_graph=True`` runs it with grad mode on, so the gradients
+        carry a graph: ``.grad`` becomes a Tensor that can be
         differentiated again.
 
         As torch's, the pass frees the arrays each node saved for its
@@ -318,10 +323,12 @@ class Tensor:
         _backprop([self], [seed], create_graph, None, retain)
 
     # ------------------------------------------- what the engine asks of us
-    def _run_hooks(self, g: Any, create_graph: bool) -> Any:
+    # (its protocol: ``wrap``, ``node``, ``hooks``, ``run_hooks``,
+    # ``retains_grad``, ``fit_grad``, ``grad`` and ``dtype``)
+    def run_hooks(self, g: Any, create_graph: bool) -> Any:
         """``g`` passed through this tensor's hooks in order; each may
         replace it."""
-        for hook in list(self._hooks.values()):
+        for hook in list(self.hooks.values()):
             new = hook(g)
             if new is None:
                 continue
@@ -336,18 +343,22 @@ class Tensor:
                 )
             if create_graph:  # a constant array joins the graph as a constant
                 if not isinstance(new, Tensor):
-                    new = Tensor._from_op(new, False)
+                    new = Tensor.wrap(new)
                 g = _as_dtype(new, self.dtype)
             else:
                 g = new.astype(self.dtype, copy=False)
         return g
 
-    def _fit_grad(self, g: Any) -> Tensor:
-        """A vjp's gradient for this tensor, summed back to its shape and
-        cast to its dtype, with differentiable ops."""
+    def fit_grad(self, g: Any) -> Tensor:
+        """A rule's gradient for this tensor, summed back to its shape over
+        the axes broadcasting added or stretched (:func:`unbroadcast`) and
+        cast to its dtype, with differentiable ops (recorded only in grad
+        mode)."""
         if not isinstance(g, Tensor):  # a rule may return a constant array
-            g = Tensor._from_op(np.asarray(g), False)
-        return _as_dtype(_unbroadcast_tensor(g, self.shape), self.dtype)
+            g = Tensor.wrap(np.asarray(g))
+        if g.data.shape != self.data.shape:
+            g = unbroadcast(g, self.data.shape)
+        return g if g.data.dtype == self.data.dtype else g._cast(self.dtype)
 
     # Given by the ops (ops/basic.py and ops/reduce.py call register()):
     # declared here for readers and type checkers.
@@ -403,6 +414,8 @@ def _operand(value: Any, like: Tensor) -> Any:
     """A Tensor stays; scalars and arrays become constant ndarrays."""
     if isinstance(value, Tensor):
         return value
+    if type(value) is np.ndarray and value.dtype is like.data.dtype:
+        return value  # (as_float_array's answer, sooner: a rule's constants)
     if isinstance(value, numbers.Real) and not isinstance(value, np.ndarray):
         # a Python scalar keeps the tensor's dtype, as in torch
         return np.asarray(value, dtype=like.dtype)
@@ -436,11 +449,11 @@ class RemovableHandle:
     _ids = itertools.count()  # next() on it is atomic: threads may register
 
     def __init__(self, hooks: dict[int, Any]) -> None:
-        self._hooks = hooks
+        self.hooks = hooks
         self.id = next(RemovableHandle._ids)
 
     def remove(self) -> None:
-        self._hooks.pop(self.id, None)
+        self.hooks.pop(self.id, None)
 
     def __enter__(self) -> RemovableHandle:
         return self
@@ -459,7 +472,7 @@ def _seed(out: Tensor, gradient: Any, name: str, create_graph: bool) -> Any:
                 f"{out.shape}: it defaults to 1 only for scalars"
             )
         seed = np.ones_like(out.data)
-        return Tensor._from_op(seed, False) if create_graph else seed
+        return Tensor.wrap(seed) if create_graph else seed
     if isinstance(gradient, Tensor):
         if gradient.shape != out.shape:
             raise ValueError(
@@ -485,16 +498,17 @@ def _seed(out: Tensor, gradient: Any, name: str, create_graph: bool) -> Any:
         raise ValueError(
             f"{name} must have the output's shape {out.shape}, got {seed.shape}"
         )
-    return Tensor._from_op(seed, False) if create_graph else seed
+    return Tensor.wrap(seed) if create_graph else seed
 
 
 def _as_dtype(g: Tensor, dtype: np.dtype) -> Tensor:
     return g if g.dtype == dtype else g._cast(dtype)
 
 
-def _unbroadcast_tensor(g: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """:func:`convgrad.engine.unbroadcast` with differentiable ops: a sum,
-    then a reshape."""
+def unbroadcast(g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``g`` summed over the axes that broadcasting added or stretched to
+    reach its shape from ``shape``, with differentiable ops: a sum, then a
+    reshape (the adjoint of a broadcast)."""
     if g.shape == shape:
         return g
     extra = g.ndim - len(shape)
@@ -515,13 +529,17 @@ def _backprop(
     targets: set[int] | None,
     retain: bool,
 ) -> dict[int, Any]:
-    """:func:`convgrad.engine.backprop`; with ``create_graph`` the whole
-    walk runs with grad mode on (as torch's), so the sums and reshapes
-    between rules are recorded too."""
-    if create_graph:
-        with enable_grad():
-            return engine.backprop(roots, seeds, True, targets, retain)
-    return engine.backprop(roots, seeds, False, targets, retain)
+    """:func:`convgrad.engine.backprop` with grad mode set to
+    ``create_graph`` for the whole walk (as torch's): with it, the rules'
+    ops and the sums and reshapes between them are recorded; without, they
+    run on bare arrays (:meth:`Function.apply` records nothing), and
+    hooks run under ``no_grad`` too."""
+    _mode.saved.append(_mode.enabled)  # as no_grad() or enable_grad()
+    _mode.enabled = create_graph
+    try:
+        return engine.backprop(roots, seeds, create_graph, targets, retain)
+    finally:
+        _mode.enabled = _mode.saved.pop()
 
 
 def _tensors(value: Any, name: str) -> list[Tensor]:
@@ -610,7 +628,7 @@ def grad(
         elif create_graph:
             result.append(g)
         else:
-            result.append(Tensor._from_op(np.array(g, copy=True), False))
+            result.append(Tensor.wrap(np.array(g, copy=True)))
     return tuple(result)
 
 
@@ -638,5 +656,5 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
         )
     if type(ndarray) is not np.ndarray:  # a subclass (memmap, ...): a view
         ndarray = ndarray.view(np.ndarray)
-    return Tensor._from_op(ndarray, False)
+    return Tensor.wrap(ndarray)
 

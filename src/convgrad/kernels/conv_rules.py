@@ -9,12 +9,15 @@ backward pass, never the batch's columns, and the backward pass computes
 only the gradients ``needs_input_grad`` asks for (the bias gradient too, in
 the kernels' threads).
 
-Each class subclasses its textbook rule and replaces ``forward`` and
-``backward`` (for :class:`ConvWeightGrad`, ``forward`` only), so it keeps the
-textbook ``vjp``: the gradient's graph is written with the same ops, routed
-through :func:`~convgrad.backend.apply_rule` again, and double backward
-works on both backends alike. The names are the textbook's, so a result's
-``grad_fn`` reads the same whichever rule ran.
+Each class subclasses its textbook rule and replaces ``forward`` (and,
+for the two convs, ``vjp`` at first order alone: with grad mode off it
+runs the pipeline's fused backward, ``dx``, ``dw`` and ``db`` in one pass
+over blocks of images; with it on, it is the textbook ``vjp``). So the
+gradient's graph is written with the same ops, routed through
+:func:`~convgrad.backend.apply_rule` again, and double backward works on
+both backends alike. (Issue 43's next pass makes this backend one
+plug-in; the fused backward is kept here until then.) The names are the
+textbook's, so a result's ``grad_fn`` reads the same whichever rule ran.
 
 :func:`~convgrad.backend.apply_rule` never sends an empty conv here (no
 images, or no input channels): the textbook rules handle those.
@@ -25,7 +28,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules import textbook
+from ..tensor import Tensor, is_grad_enabled
 from . import conv_fast
+
+
+def _wrapped(grads) -> tuple:
+    """The fused backward's arrays as Tensors (None stays None)."""
+    return tuple(None if g is None else Tensor.wrap(g) for g in grads)
 
 
 def _pad_extra(x: np.ndarray, geom) -> np.ndarray:
@@ -39,8 +48,6 @@ def _pad_extra(x: np.ndarray, geom) -> np.ndarray:
 class Conv2d(textbook("conv2d")):
     """conv2d by the pipeline: saves ``x`` and ``w``, not ``col``."""
 
-    fresh_grads = True  # dx, dw and db are new arrays every call
-
     @staticmethod
     def forward(ctx, x, w, b, geom):
         x = _pad_extra(x, geom)
@@ -51,15 +58,17 @@ class Conv2d(textbook("conv2d")):
                                         geom.win.out, b)
 
     @staticmethod
-    def backward(ctx, dy):
+    def vjp(ctx, inputs, dy):
+        if is_grad_enabled():  # create_graph: the textbook graph of convs
+            return textbook("conv2d").vjp(ctx, inputs, dy)
         geom, need = ctx.geom, ctx.needs_input_grad
         dx, dw, *db = conv_fast.conv2d_backward(
-            ctx.x, ctx.w, np.ascontiguousarray(dy), geom.win.args, geom.groups,
-            *need[:2], need_db=need[2])
+            ctx.x, ctx.w, np.ascontiguousarray(dy.data), geom.win.args,
+            geom.groups, *need[:2], need_db=need[2])
         if dx is not None and any(geom.extra):  # crop the 'same' extra row/col
             _, _, h, w = ctx.x_shape
             dx = dx[:, :, : h - geom.extra[0], : w - geom.extra[1]]
-        return dx, dw, db[0] if db else None
+        return _wrapped((dx, dw, db[0] if db else None))
 
 
 class ConvWeightGrad(textbook("conv2d_weight")):
@@ -68,7 +77,7 @@ class ConvWeightGrad(textbook("conv2d_weight")):
 
     @staticmethod
     def forward(ctx, x, dy, geom):
-        ctx.geom, ctx.x, ctx.dy = geom, x, dy  # for the textbook backward
+        ctx.geom, ctx.x, ctx.dy = geom, x, dy  # what the rule reads: checked
         x = np.ascontiguousarray(_pad_extra(x, geom))
         kh, kw = geom.win.k
         w = np.empty((geom.c_out, geom.c_in // geom.groups, kh, kw), x.dtype)
@@ -79,8 +88,6 @@ class ConvWeightGrad(textbook("conv2d_weight")):
 class ConvTranspose2d(textbook("conv_transpose2d")):
     """conv_transpose2d by the pipeline: saves ``x`` and ``w``."""
 
-    fresh_grads = True  # dx, dw and db are new arrays every call
-
     @staticmethod
     def forward(ctx, x, w, b, geom):
         ctx.geom = geom
@@ -89,12 +96,14 @@ class ConvTranspose2d(textbook("conv_transpose2d")):
                                                   geom.groups, geom.out, b)
 
     @staticmethod
-    def backward(ctx, dy):
+    def vjp(ctx, inputs, dy):
+        if is_grad_enabled():  # create_graph: the textbook graph of convs
+            return textbook("conv_transpose2d").vjp(ctx, inputs, dy)
         geom, need = ctx.geom, ctx.needs_input_grad
         out = conv_fast.conv_transpose2d_backward(
-            ctx.x, ctx.w, np.ascontiguousarray(dy), geom.win.args, geom.groups,
-            *need[:2], need_db=need[2])
-        return out if need[2] else (*out, None)
+            ctx.x, ctx.w, np.ascontiguousarray(dy.data), geom.win.args,
+            geom.groups, *need[:2], need_db=need[2])
+        return _wrapped(out if need[2] else (*out, None))
 
 
 #: rule name (:data:`convgrad.backend.RULE_NAMES`) -> this backend's Function

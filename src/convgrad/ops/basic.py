@@ -1,9 +1,10 @@
 """Elementwise arithmetic, matmul, shape ops and activations.
 
-Each rule is written twice: ``backward`` on ndarrays (first order, fast),
-and ``vjp`` with Tensor ops (double backward: its result has a graph). The
-two say the same thing; ``vjp`` reads the inputs as Tensors so that the
-graph it builds reaches back to them.
+Each rule is written once, as ``vjp`` with Tensor ops: first order runs
+it recording nothing, double backward runs it recording a graph
+(:mod:`convgrad.function`). It reads the inputs as Tensors (and the
+output as ``ctx.output``) so that the graph it builds reaches back to
+them.
 """
 
 from __future__ import annotations
@@ -19,17 +20,13 @@ from ..tensor import Tensor, _operand, register
 
 def _const(v):
     """A recorded input as a Tensor: a raw array operand is a constant."""
-    return v if isinstance(v, Tensor) else Tensor._from_op(np.asarray(v), False)
+    return v if isinstance(v, Tensor) else Tensor.wrap(np.asarray(v))
 
 
 class Add(Function):
     @staticmethod
     def forward(ctx, a, b):
         return np.add(a, b)
-
-    @staticmethod
-    def backward(ctx, dy):
-        return dy, dy
 
     @staticmethod
     def vjp(ctx, inputs, dy):
@@ -42,12 +39,8 @@ class Sub(Function):
         return np.subtract(a, b)
 
     @staticmethod
-    def backward(ctx, dy):
-        return dy, -dy
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
-        return dy, -dy
+        return dy, -dy if ctx.needs_input_grad[1] else None
 
 
 class Mul(Function):
@@ -55,10 +48,6 @@ class Mul(Function):
     def forward(ctx, a, b):
         ctx.a, ctx.b = a, b
         return np.multiply(a, b)
-
-    @staticmethod
-    def backward(ctx, dy):
-        return dy * ctx.b, dy * ctx.a
 
     @staticmethod
     def vjp(ctx, inputs, dy):
@@ -74,11 +63,6 @@ class Div(Function):
         return np.divide(a, b)
 
     @staticmethod
-    def backward(ctx, dy):
-        da = dy / ctx.b
-        return da, -da * ctx.a / ctx.b
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
         a, b = inputs
         da = dy / b
@@ -91,10 +75,6 @@ class Neg(Function):
         return np.negative(a)
 
     @staticmethod
-    def backward(ctx, dy):
-        return -dy
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
         return -dy
 
@@ -104,11 +84,6 @@ class Pow(Function):
     def forward(ctx, a, exponent):
         ctx.a, ctx.exponent = a, exponent
         return np.power(a, a.dtype.type(exponent))
-
-    @staticmethod
-    def backward(ctx, dy):
-        p = ctx.a.dtype.type(ctx.exponent)
-        return dy * p * np.power(ctx.a, p - 1), None
 
     @staticmethod
     def vjp(ctx, inputs, dy):
@@ -140,24 +115,6 @@ class MatMul(Function):
             )
         ctx.a, ctx.b = a, b
         return np.matmul(a, b)
-
-    @staticmethod
-    def backward(ctx, dy):
-        a, b = ctx.a, ctx.b
-        a2 = a[None, :] if a.ndim == 1 else a
-        b2 = b[:, None] if b.ndim == 1 else b
-        dy2 = dy
-        if b.ndim == 1:  # first b's column axis (last), then a's row axis
-            dy2 = np.expand_dims(dy2, -1)
-        if a.ndim == 1:
-            dy2 = np.expand_dims(dy2, -2)
-        da = np.matmul(dy2, np.swapaxes(b2, -1, -2))
-        db = np.matmul(np.swapaxes(a2, -1, -2), dy2)
-        if a.ndim == 1:
-            da = da.reshape(da.shape[:-2] + (a.shape[0],))
-        if b.ndim == 1:
-            db = db.reshape(db.shape[:-2] + (b.shape[0],))
-        return da, db
 
     @staticmethod
     def vjp(ctx, inputs, dy):
@@ -194,10 +151,6 @@ class Reshape(Function):
             ) from None
 
     @staticmethod
-    def backward(ctx, dy):
-        return dy.reshape(ctx.in_shape)
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
         return dy.reshape(ctx.in_shape)
 
@@ -220,12 +173,6 @@ class Transpose(Function):
         return np.transpose(a, axes)
 
     @staticmethod
-    def backward(ctx, dy):
-        if ctx.axes is None:
-            return np.transpose(dy)
-        return np.transpose(dy, _inverse(ctx.axes, dy.ndim))
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
         axes = None if ctx.axes is None else _inverse(ctx.axes, dy.ndim)
         return Transpose.apply(dy, axes=axes)
@@ -238,10 +185,6 @@ class Cast(Function):
     def forward(ctx, a, dtype):
         ctx.in_dtype = a.dtype
         return a.astype(dtype)
-
-    @staticmethod
-    def backward(ctx, dy):
-        return dy.astype(ctx.in_dtype), None
 
     @staticmethod
     def vjp(ctx, inputs, dy):
@@ -262,23 +205,32 @@ def _select(a: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return np.bitwise_and(a.view(keep.dtype), keep).view(a.dtype)
 
 
-class Masked(Function):
-    """``a`` where ``mask`` holds, 0 elsewhere: linear in ``a``, so its
-    backward is itself. ReLU's vjp is this, with ReLU's mask, a constant:
-    the second derivative of ReLU is 0."""
+def zeros_like(t) -> Tensor:
+    """A constant zero Tensor of ``t``'s shape and dtype: the gradient of an
+    input that only chose where a rule's values go (ReLU's, a pool's), as
+    torch's ``zeros_like`` in its double backward."""
+    return Tensor.wrap(np.zeros(t.shape, t.dtype))
+
+
+class ReLUGrad(Function):
+    """ReLU's gradient as an op: ``dy`` where ReLU passed its input ``a``,
+    0 elsewhere (``keep``: ReLU's words, :func:`_select`). Linear in
+    ``dy``, so its rule is itself; ``a`` only chose the places, so its
+    gradient is 0 (torch's ``threshold_backward``): ReLU's second
+    derivative."""
 
     @staticmethod
-    def forward(ctx, a, mask):
-        ctx.mask = mask
-        return np.where(mask, a, a.dtype.type(0))
+    def forward(ctx, dy, a, keep):
+        ctx.keep = keep
+        if dy.dtype.itemsize != keep.itemsize:
+            return np.where(keep != 0, dy, dy.dtype.type(0))
+        return _select(dy, keep)
 
     @staticmethod
-    def backward(ctx, dy):
-        return np.where(ctx.mask, dy, dy.dtype.type(0)), None
-
-    @staticmethod
-    def vjp(ctx, inputs, dy):
-        return Masked.apply(dy, ctx.mask), None
+    def vjp(ctx, inputs, g):
+        _, a, keep = inputs
+        need_a = ctx.needs_input_grad[1]
+        return ReLUGrad.apply(g, a, keep), zeros_like(a) if need_a else None, None
 
 
 class ReLU(Function):
@@ -288,22 +240,14 @@ class ReLU(Function):
 
     @staticmethod
     def forward(ctx, a):
-        off = a <= 0
-        ctx.mask = ~off
-        ctx.keep = _keep_words(off, a.itemsize)
+        ctx.keep = _keep_words(a <= 0, a.itemsize)
         y = np.asarray(_select(a, ctx.keep))  # (0-d: a scalar, made an array)
         # a zero input is its own output: -0.0 keeps its sign, as in torch
         return np.copysign(y, a, out=y, where=a == 0)
 
     @staticmethod
-    def backward(ctx, dy):
-        if dy.dtype.itemsize != ctx.keep.itemsize:
-            return np.where(ctx.mask, dy, dy.dtype.type(0))
-        return _select(dy, ctx.keep)
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
-        return Masked.apply(dy, ctx.mask)
+        return ReLUGrad.apply(dy, inputs[0], ctx.keep)
 
 
 class Tanh(Function):
@@ -313,13 +257,26 @@ class Tanh(Function):
         return ctx.y
 
     @staticmethod
-    def backward(ctx, dy):
-        return dy * (1 - ctx.y * ctx.y)
+    def vjp(ctx, inputs, dy):
+        return TanhGrad.apply(dy, ctx.output)  # y: its graph reaches a
+
+
+class TanhGrad(Function):
+    """tanh's gradient as one op, ``dy · (1 − y²)`` with ``y = tanh(a)``
+    (torch's ``tanh_backward``): one wrapper at first order, not three.
+    Its own rule: ``g · (1 − y²)`` for ``dy``, ``−2 · g · dy · y`` for ``y``."""
 
     @staticmethod
-    def vjp(ctx, inputs, dy):
-        y = Tanh.apply(inputs[0])  # recomputed from the input: a graph to it
+    def forward(ctx, dy, y):
+        ctx.dy, ctx.y = dy, y
         return dy * (1 - y * y)
+
+    @staticmethod
+    def vjp(ctx, inputs, g):
+        dy, y = inputs
+        need_dy, need_y = ctx.needs_input_grad
+        ddy = TanhGrad.apply(g, y) if need_dy else None
+        return ddy, g * dy * y * -2.0 if need_y else None
 
 
 class Sigmoid(Function):
@@ -331,13 +288,26 @@ class Sigmoid(Function):
         return ctx.y
 
     @staticmethod
-    def backward(ctx, dy):
-        return dy * ctx.y * (1 - ctx.y)
+    def vjp(ctx, inputs, dy):
+        return SigmoidGrad.apply(dy, ctx.output)
+
+
+class SigmoidGrad(Function):
+    """sigmoid's gradient as one op, ``dy · y · (1 − y)`` with ``y =
+    sigmoid(a)`` (torch's ``sigmoid_backward``). Its own rule: ``g · y ·
+    (1 − y)`` for ``dy``, ``g · dy · (1 − 2y)`` for ``y``."""
 
     @staticmethod
-    def vjp(ctx, inputs, dy):
-        y = Sigmoid.apply(inputs[0])
+    def forward(ctx, dy, y):
+        ctx.dy, ctx.y = dy, y
         return dy * y * (1 - y)
+
+    @staticmethod
+    def vjp(ctx, inputs, g):
+        dy, y = inputs
+        need_dy, need_y = ctx.needs_input_grad
+        ddy = SigmoidGrad.apply(g, y) if need_dy else None
+        return ddy, g * dy * (1 - y * 2.0) if need_y else None
 
 
 class Exp(Function):
@@ -347,12 +317,8 @@ class Exp(Function):
         return ctx.y
 
     @staticmethod
-    def backward(ctx, dy):
-        return dy * ctx.y
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
-        return dy * Exp.apply(inputs[0])
+        return dy * ctx.output
 
 
 class Log(Function):
@@ -360,10 +326,6 @@ class Log(Function):
     def forward(ctx, a):
         ctx.a = a
         return np.log(a)
-
-    @staticmethod
-    def backward(ctx, dy):
-        return dy / ctx.a
 
     @staticmethod
     def vjp(ctx, inputs, dy):
@@ -376,19 +338,24 @@ def _binary(fn: type, name: str, reflected: bool = False) -> Any:
     """The method ``Tensor.<name>``: ``fn`` applied to the tensor and the
     other operand (a scalar or array becomes a constant), in that order or,
     ``reflected``, the other first."""
+    apply = fn.apply  # (bound once: a rule's ops call these most)
     if reflected:
         def method(self: Tensor, other: Any) -> Tensor:
-            return fn.apply(_operand(other, self), self)
+            return apply(_operand(other, self), self)
     else:
         def method(self: Tensor, other: Any) -> Tensor:
-            return fn.apply(self, _operand(other, self))
+            if type(other) is not Tensor:
+                other = _operand(other, self)
+            return apply(self, other)
     method.__name__, method.__qualname__ = name, f"Tensor.{name}"
     return method
 
 
 def _unary(fn: type, name: str) -> Any:
+    apply = fn.apply
+
     def method(self: Tensor) -> Tensor:
-        return fn.apply(self)
+        return apply(self)
 
     method.__name__, method.__qualname__ = name, f"Tensor.{name}"
     method.__doc__ = f"{fn.__name__} of every element, differentiable."

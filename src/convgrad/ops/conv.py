@@ -7,22 +7,26 @@ KW, OH, OW)``. With ``G`` groups the column rows and the weight split into
 Every reshape spells its sizes out (no ``-1``), so an empty batch (``N = 0``)
 flows through forward and backward, as in torch.
 
-Each rule here has one body: the textbook's. A backend may bring whole
-rules of its own for these ops (the Numba backend's blocked, pixel-major
+Each rule here has one body, its ``vjp``, written with the ops here
+(:mod:`convgrad.function`): first order runs it recording nothing, double
+backward recording. A backend may bring whole rules of its own for these
+ops (the Numba backend's blocked, pixel-major
 pipeline, ``kernels/conv_rules.py``, saves ``x``, not ``col``); which rule
 runs a call is chosen in one place, :func:`~convgrad.backend.apply_rule`,
 by the callers (``functional.py``, and the ``vjp`` s below, so a gradient's
 graph is built from the same choice). Nothing here asks which backend is
 active.
 
-**Double backward.** Each ``vjp`` writes the rule with the other Functions
-here, so the gradient has a graph and every pair is closed under
+**The rules are convs.** Each ``vjp`` writes the rule with the other
+Functions here, so the gradient has a graph and every pair is closed under
 differentiation: ``y = conv2d(x, w)`` is bilinear, and
 
 - ``dx = conv_transpose2d(dy, w)`` (:func:`conv2d_dx`): the adjoint in
   ``x``; conv_transpose2d's own ``dx`` is ``conv2d(dy, w)`` again;
-- ``dw = ConvWeightGrad(x, dy)``: the correlation of ``x`` with ``dy``
-  (``dy`` the kernel, the stride its dilation), bilinear too; its own
+- ``dw = ConvWeightGrad(x, dy)`` (the textbook conv hands it the columns
+  its forward made, unrouted, so ``x`` is unfolded once): the correlation
+  of ``x`` with ``dy`` (``dy`` the kernel, the stride its dilation),
+  bilinear too; its own
   gradients are ``conv_transpose2d(dy, ddw)`` for ``x`` and
   ``conv2d(x, ddw)`` for ``dy``;
 - ``unfold`` and ``fold`` are each other's adjoint.
@@ -68,12 +72,6 @@ class Unfold(Function):
         return im2col(x, win).reshape(n, rows, win.out[0] * win.out[1])
 
     @staticmethod
-    def backward(ctx, dy):
-        n, c, h, w = ctx.x_shape
-        dcol = dy.reshape(n, c, *ctx.win.k, *ctx.win.out)
-        return col2im(dcol, ctx.win, (h, w))
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
         n, c, h, w = ctx.x_shape
         return Fold.apply(dy, ctx.win, c, (h, w)), None
@@ -86,10 +84,6 @@ class Fold(Function):
         n = col.shape[0]
         col6 = col.reshape(n, channels, *win.k, *win.out)
         return col2im(col6, win, ctx.hw)
-
-    @staticmethod
-    def backward(ctx, dy):
-        return im2col(dy, ctx.win).reshape(ctx.col_shape)
 
     @staticmethod
     def vjp(ctx, inputs, dy):
@@ -119,31 +113,6 @@ class Conv2d(Function):
         return y
 
     @staticmethod
-    def backward(ctx, dy):
-        geom, col, wm = ctx.geom, ctx.col, ctx.w
-        n, g = dy.shape[0], geom.groups
-        if geom.c_in == 0:  # nothing flowed: every gradient is zero
-            k = geom.win.k
-            return (np.zeros(ctx.x_shape, dy.dtype),
-                    np.zeros((geom.c_out, 0, *k), dy.dtype),
-                    np.zeros(geom.c_out, dy.dtype))
-        dx = dw = db = None
-        oh, ow = geom.win.out
-        dy_g = dy.reshape(n, g, geom.c_out // g, oh * ow)
-        if ctx.needs_input_grad[0]:
-            dcol = np.matmul(wm.transpose(0, 2, 1), dy_g)
-            _, c, h, w = ctx.x_shape
-            dcol = dcol.reshape(n, c, *geom.win.k, *geom.win.out)
-            dx = col2im(dcol, geom.win, (h, w))
-            eh, ew = geom.extra
-            dx = dx[:, :, : h - eh, : w - ew]
-        if ctx.needs_input_grad[1]:
-            dw = _dw_from_col(col, dy_g, geom)
-        if ctx.needs_input_grad[2]:
-            db = dy.sum(axis=(0, 2, 3))
-        return dx, dw, db
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
         x, w, b, geom = inputs
         need = ctx.needs_input_grad
@@ -153,7 +122,13 @@ class Conv2d(Function):
                 for i, t in enumerate((x, w, b))
             ) + (None,)
         dx = conv2d_dx(dy, w, x.shape, geom) if need[0] else None
-        dw = apply_rule("conv2d_weight", x, dy, geom) if need[1] else None
+        dw = None
+        if need[1]:
+            col = getattr(ctx, "col", None)  # (a backend's own conv saves none)
+            if col is not None:  # the textbook conv's dw, from its columns
+                dw = ConvWeightGrad.apply(x, dy, geom, col=col)
+            else:
+                dw = apply_rule("conv2d_weight", x, dy, geom)
         db = dy.sum(axis=(0, 2, 3)) if need[2] else None
         return dx, dw, db, None
 
@@ -170,7 +145,7 @@ def _dw_from_col(col, dy_g, geom):
 
 
 def _zeros(shape, dtype):
-    return _t.Tensor._from_op(np.zeros(shape, dtype), False)
+    return _t.Tensor.wrap(np.zeros(shape, dtype))
 
 
 def conv2d_dx(dy, w, x_shape, geom: ConvGeometry):
@@ -192,12 +167,17 @@ def _conv_of(geom: TransposeGeometry) -> ConvGeometry:
 
 class ConvWeightGrad(Function):
     """conv2d's ``dw`` as an op of its own: the correlation of ``x`` with
-    ``dy``, by the same code as conv2d's backward (``col · dyᵀ``).
+    ``dy``, by the same code as conv2d's forward (``col · dyᵀ``).
     Bilinear in ``(x, dy)``, so its vjp is two convs."""
 
     @staticmethod
-    def forward(ctx, x, dy, geom):
-        ctx.geom, ctx.x, ctx.dy = geom, x, dy  # for the ndarray backward
+    def forward(ctx, x, dy, geom, col=None):
+        # ``col``: conv2d's columns of this ``x``, when its forward made them
+        ctx.geom, ctx.x, ctx.dy = geom, x, dy  # what the rule reads: checked
+        if col is not None:
+            n, g = x.shape[0], geom.groups
+            dy_g = dy.reshape(n, g, geom.c_out // g, geom.win.out[0] * geom.win.out[1])
+            return _dw_from_col(col, dy_g, geom)
         eh, ew = geom.extra
         if eh or ew:  # as conv2d's forward: the 'same' extra row/col
             x = np.pad(x, ((0, 0), (0, 0), (0, eh), (0, ew)))
@@ -209,18 +189,6 @@ class ConvWeightGrad(Function):
         rows = geom.c_in // g * kh * kw
         col = im2col(x, geom.win).reshape(n, g, rows, oh * ow)
         return _dw_from_col(col, dy.reshape(n, g, geom.c_out // g, oh * ow), geom)
-
-    @staticmethod
-    def backward(ctx, ddw):
-        # first order through a gradient (a gradient penalty's backward):
-        # the same two convs as vjp, on constants, under no_grad
-        need = ctx.needs_input_grad
-        x, dy, ddw = (_t.Tensor._from_op(a, False) for a in (ctx.x, ctx.dy, ddw))
-        with _t.no_grad():
-            dx = conv2d_dx(dy, ddw, x.shape, ctx.geom).data if need[0] else None
-            ddy = (apply_rule("conv2d", x, ddw, None, ctx.geom).data
-                   if need[1] else None)
-        return dx, ddy, None
 
     @staticmethod
     def vjp(ctx, inputs, ddw):
@@ -249,10 +217,6 @@ class ZeroPadCrop(Function):
         return _pad_crop(a, hw)
 
     @staticmethod
-    def backward(ctx, dy):
-        return _pad_crop(dy, ctx.in_hw), None
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
         return ZeroPadCrop.apply(dy, ctx.in_hw), None
 
@@ -273,23 +237,6 @@ class ConvTranspose2d(Function):
         if b is not None:
             y += b.reshape(1, -1, 1, 1)
         return y
-
-    @staticmethod
-    def backward(ctx, dy):
-        geom = ctx.geom
-        n, g = dy.shape[0], geom.groups
-        dx = dw = db = None
-        h, w_ = geom.win.out
-        rows = geom.c_out // g * geom.win.k[0] * geom.win.k[1]
-        col = im2col(dy, geom.win).reshape(n, g, rows, h * w_)
-        if ctx.needs_input_grad[0]:
-            dx = np.matmul(ctx.w, col).reshape(n, geom.c_in, h, w_)
-        if ctx.needs_input_grad[1]:
-            dw = np.matmul(col, ctx.x.transpose(0, 1, 3, 2)).sum(axis=0)
-            dw = dw.transpose(0, 2, 1).reshape(geom.c_in, geom.c_out // g, *geom.win.k)
-        if ctx.needs_input_grad[2]:
-            db = dy.sum(axis=(0, 2, 3))
-        return dx, dw, db
 
     @staticmethod
     def vjp(ctx, inputs, dy):

@@ -1,16 +1,17 @@
 """Losses and the layers around them: log_softmax, cross_entropy, mse_loss,
 linear and dropout.
 
-Each ``backward`` has a twin ``vjp`` made of differentiable ops (for
-``create_graph=True``): the same formula on the input Tensors, so
-log-softmax's Jacobian, recomputed from ``inputs``, is differentiated too.
+Each rule is one ``vjp`` made of differentiable ops: first order runs it
+on the forward's saved values (:func:`~convgrad.function.reuse`),
+``create_graph=True`` on values recomputed from the input Tensors, so
+log-softmax's Jacobian is differentiated too.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..function import Function
+from ..function import Function, reuse
 
 
 def _log_softmax(a: np.ndarray, axis: int) -> np.ndarray:
@@ -28,13 +29,8 @@ class LogSoftmax(Function):
         return ctx.y
 
     @staticmethod
-    def backward(ctx, dy):
-        softmax = np.exp(ctx.y)
-        return dy - softmax * dy.sum(axis=ctx.axis, keepdims=True)
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
-        softmax = LogSoftmax.apply(inputs[0], ctx.axis).exp()
+        softmax = ctx.output.exp()
         return dy - softmax * dy.sum(axis=ctx.axis, keepdims=True)
 
 
@@ -65,27 +61,14 @@ class CrossEntropy(Function):
         return np.asarray(total / logits.dtype.type(ctx.count))  # N = 0: NaN
 
     @staticmethod
-    def backward(ctx, dy):
-        grad = np.exp(ctx.logp)  # softmax
-        if grad.ndim == 2:  # softmax - onehot: 1 off each row's target
-            grad[np.arange(grad.shape[0]), ctx.target] -= 1
-        else:
-            onehot = np.zeros_like(grad)
-            np.put_along_axis(onehot, ctx.target[:, None], 1, axis=1)
-            grad -= onehot
-        if ctx.reduction == "none":
-            scale = np.expand_dims(dy, 1)
-        elif ctx.reduction == "sum":
-            scale = dy
-        else:
-            scale = dy / grad.dtype.type(ctx.count)
-        return grad * scale, None
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
-        softmax = LogSoftmax.apply(inputs[0], 1).exp()
+        logp = reuse(ctx.logp, lambda: LogSoftmax.apply(inputs[0], 1))
+        softmax = logp.exp()
         onehot = np.zeros(softmax.shape, dtype=softmax.dtype)
-        np.put_along_axis(onehot, ctx.target[:, None], 1, axis=1)
+        if onehot.ndim == 2:
+            onehot[np.arange(onehot.shape[0]), ctx.target] = 1
+        else:
+            np.put_along_axis(onehot, ctx.target[:, None], 1, axis=1)
         if ctx.reduction == "none":
             scale = dy.reshape(dy.shape[:1] + (1,) + dy.shape[1:])
         elif ctx.reduction == "sum":
@@ -107,19 +90,12 @@ class MSELoss(Function):
         return np.asarray(sq.sum() / sq.dtype.type(sq.size))  # empty: NaN
 
     @staticmethod
-    def backward(ctx, dy):
-        g = 2 * ctx.diff * dy
-        if ctx.reduction == "mean":
-            g = g / g.dtype.type(ctx.diff.size)
-        return g, -g
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
         a, b = inputs[:2]
-        g = (a - b) * dy * 2.0
+        g = reuse(ctx.diff, lambda: a - b) * dy * 2.0
         if ctx.reduction == "mean":
             g = g / float(ctx.diff.size)
-        return g, -g
+        return g, -g if ctx.needs_input_grad[1] else None
 
 
 class Linear(Function):
@@ -134,20 +110,15 @@ class Linear(Function):
         return y
 
     @staticmethod
-    def backward(ctx, dy):
-        x, w = ctx.x, ctx.w
-        dx = dy @ w
-        dw = dy.reshape(-1, dy.shape[-1]).T @ x.reshape(-1, x.shape[-1])
-        db = dy.reshape(-1, dy.shape[-1]).sum(axis=0)
-        return dx, dw, db
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
         x, w, b = inputs
-        rows = dy.reshape(-1, dy.shape[-1])
-        dx = dy @ w
-        dw = rows.T @ x.reshape(-1, x.shape[-1])
-        return dx, dw, None if b is None else rows.sum(axis=0)
+        need_x, need_w, need_b = ctx.needs_input_grad
+        rows = dy if dy.ndim == 2 else dy.reshape(-1, dy.shape[-1])
+        dx = dy @ w if need_x else None
+        dw = None
+        if need_w:
+            dw = rows.T @ (x if x.ndim == 2 else x.reshape(-1, x.shape[-1]))
+        return dx, dw, rows.sum(axis=0) if need_b else None
 
 
 class Dropout(Function):
@@ -158,10 +129,6 @@ class Dropout(Function):
         keep = rng.random(a.shape) >= p
         ctx.scale = (keep / (1.0 - p)).astype(a.dtype)
         return a * ctx.scale
-
-    @staticmethod
-    def backward(ctx, dy):
-        return dy * ctx.scale
 
     @staticmethod
     def vjp(ctx, inputs, dy):

@@ -21,6 +21,11 @@ of both. ``dx`` sums to 0 over a channel and, but for ``eps``, is
 orthogonal to ``x̂``: shifting a channel's input cannot change its
 output, and neither (with ``eps`` → 0) can scaling it.
 
+The rule is written once, as ``vjp`` on Tensors: first order reads the
+forward's ``x̂`` and ``1/σ``, double backward recomputes them from ``x``
+(:func:`~convgrad.function.reuse`) so that their own dependence on ``x``
+is differentiated too.
+
 In evaluation mode the statistics are constants (the running averages),
 and ``F.batch_norm`` composes the affine map from Tensor ops instead.
 """
@@ -29,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..function import Function
+from ..function import Function, reuse
 from .basic import _const
 
 
@@ -64,36 +69,27 @@ class BatchNorm(Function):
         return y if bias is None else y + bias.reshape(shape)
 
     @staticmethod
-    def backward(ctx, dy):
-        axes, m, x_hat = ctx.axes, ctx.count, ctx.x_hat
-        d_beta = dy.sum(axis=axes)
-        d_gamma = (dy * x_hat).sum(axis=axes)
-        d_xhat = dy if ctx.gamma is None else dy * ctx.gamma
-        sum_d = d_xhat.sum(axis=axes, keepdims=True)
-        sum_dx = (d_xhat * x_hat).sum(axis=axes, keepdims=True)
-        dx = (m * d_xhat - sum_d - x_hat * sum_dx) * (ctx.inv_std / max(m, 1))
-        return dx, d_gamma, d_beta, None
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
-        # the same rule with Tensor ops, the statistics recomputed from
-        # the input Tensor so that the new graph reaches back to x
         x, weight, bias, eps = inputs
-        x, axes, m = _const(x), ctx.axes, ctx.count
-        centred = x - x.mean(axis=axes, keepdims=True)
-        var = (centred * centred).mean(axis=axes, keepdims=True)
-        inv_std = (var + eps) ** -0.5
-        x_hat = centred * inv_std
+        axes, m = ctx.axes, ctx.count
+        x_hat, inv_std = reuse((ctx.x_hat, ctx.inv_std), lambda: _stats(x, axes, eps))
         need_x, need_gamma, need_beta, _ = ctx.needs_input_grad
         d_beta = dy.sum(axis=axes) if need_beta else None
         d_gamma = (dy * x_hat).sum(axis=axes) if need_gamma else None
         if not need_x:
             return None, d_gamma, d_beta, None
-        gamma = None
+        d_xhat = dy
         if weight is not None:
-            gamma = _const(weight).reshape(ctx.gamma.shape)
-        d_xhat = dy if gamma is None else dy * gamma
+            d_xhat = dy * _const(weight).reshape(ctx.gamma.shape)
         sum_d = d_xhat.sum(axis=axes, keepdims=True)
         sum_dx = (d_xhat * x_hat).sum(axis=axes, keepdims=True)
-        dx = (d_xhat * float(m) - sum_d - x_hat * sum_dx) * (inv_std / float(m))
+        dx = (d_xhat * float(m) - sum_d - x_hat * sum_dx) * (inv_std / float(max(m, 1)))
         return dx, d_gamma, d_beta, None
+
+
+def _stats(x, axes, eps):
+    """``x̂`` and ``1/σ`` of the forward pass, from the input Tensor."""
+    centred = _const(x) - _const(x).mean(axis=axes, keepdims=True)
+    var = (centred * centred).mean(axis=axes, keepdims=True)
+    inv_std = (var + eps) ** -0.5
+    return centred * inv_std, inv_std

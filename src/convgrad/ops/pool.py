@@ -5,11 +5,15 @@ Shapes: ``x (N, C, H, W)``, ``y (N, C, OH, OW)``. Max pooling saves
 routes ``dy`` there and nowhere else. Average pooling saves only the window
 ``ctx.win``: its backward spreads ``dy / divisor`` over each window.
 
-Each backward is also an op of its own, so it can be differentiated again
-(``create_graph=True``; the ``vjp`` rules): max-pool's backward is
-:class:`Route` (scatter-add at the argmax), whose adjoint is :class:`Gather`
-at the same indices, and back; average pooling's is :class:`Spread`, whose
-adjoint is average pooling; the adaptive one's is :class:`BinSpread`.
+Each rule is one ``vjp``, an op of its own, so it can be differentiated
+again (``create_graph=True``): max-pool's is :class:`Route` (scatter-add
+at the argmax), whose adjoint is :class:`Gather` at the same indices, and
+back; average pooling's is :class:`Spread`, whose adjoint is average
+pooling; the adaptive one's is :class:`BinSpread`. Route and Spread take
+the pool's input too, as torch's pooling backwards do: it only chose where
+the values go, so its gradient is zero, but a gradient taken with
+``create_graph=True`` then depends on it, and a second ``grad`` gives
+zeros where it would otherwise find nothing to differentiate.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import numpy as np
 
 from ..backend import kernel
 from ..function import Function
+from .basic import zeros_like
 
 
 class MaxPool2d(Function):
@@ -33,13 +38,9 @@ class MaxPool2d(Function):
         return y
 
     @staticmethod
-    def backward(ctx, dy):
-        return _route(dy, ctx.argmax, ctx.x_shape)
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
         # the argmax is piecewise constant in x: the route's d/dx is 0
-        return Route.apply(dy, ctx.argmax, ctx.x_shape)
+        return Route.apply(dy, ctx.argmax, ctx.x_shape, inputs[0])
 
 
 class MaxUnpool2d(Function):
@@ -56,10 +57,6 @@ class MaxUnpool2d(Function):
         return out
 
     @staticmethod
-    def backward(ctx, dy):
-        return _gather(dy, ctx.indices), None, None
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
         return Gather.apply(dy, ctx.indices), None, None
 
@@ -68,23 +65,21 @@ class Route(Function):
     """Max-pool's backward as an op: a zero ``x_shape`` image with each
     ``dy[n, c, i, j]`` added at ``indices[n, c, i, j]`` (a flat ``h*W + w``).
 
-    Linear in ``dy``, so its backward is its adjoint, :class:`Gather` at the
-    same indices; and Gather's backward is Route: closed under
-    differentiation, to any order.
+    Linear in ``dy``, so its rule is its adjoint, :class:`Gather` at the
+    same indices; and Gather's is Route: closed under differentiation, to
+    any order. ``x``, when given, is the pool's input: its gradient is 0.
     """
 
     @staticmethod
-    def forward(ctx, dy, indices, x_shape):
+    def forward(ctx, dy, indices, x_shape, x=None):
         ctx.indices, ctx.x_shape = indices, x_shape
         return _route(dy, indices, x_shape)
 
     @staticmethod
-    def backward(ctx, g):
-        return _gather(g, ctx.indices), None, None
-
-    @staticmethod
     def vjp(ctx, inputs, g):
-        return Gather.apply(g, ctx.indices), None, None
+        x = inputs[3] if len(inputs) > 3 else None
+        zero = zeros_like(x) if x is not None and ctx.needs_input_grad[3] else None
+        return Gather.apply(g, ctx.indices), None, None, zero
 
 
 class Gather(Function):
@@ -95,10 +90,6 @@ class Gather(Function):
     def forward(ctx, x, indices):
         ctx.indices, ctx.x_shape = indices, x.shape
         return _gather(x, indices)
-
-    @staticmethod
-    def backward(ctx, g):
-        return _route(g, ctx.indices, ctx.x_shape), None
 
     @staticmethod
     def vjp(ctx, inputs, g):
@@ -135,36 +126,30 @@ class AvgPool2d(Function):
         return _avg(x, win, count_include_pad, divisor_override)
 
     @staticmethod
-    def backward(ctx, dy):
-        return _spread(
-            dy, ctx.win, ctx.count_include_pad, ctx.divisor_override, ctx.x_shape
-        )
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
-        return Spread.apply(
-            dy, ctx.win, ctx.count_include_pad, ctx.divisor_override, ctx.x_shape
-        )
+        return Spread.apply(dy, ctx.win, ctx.count_include_pad,
+                            ctx.divisor_override, ctx.x_shape, inputs[0])
 
 
 class Spread(Function):
     """Average pooling's backward as an op: each ``dy / divisor`` spread
     over its window of a zero ``x_shape`` image. Its adjoint, so its
-    backward, is the average pooling itself, with the same divisors."""
+    rule, is the average pooling itself, with the same divisors. ``x``,
+    when given, is the pool's input: its gradient is 0."""
 
     @staticmethod
-    def forward(ctx, dy, win, count_include_pad, divisor_override, x_shape):
+    def forward(ctx, dy, win, count_include_pad, divisor_override, x_shape,
+                x=None):
         ctx.win, ctx.count_include_pad = win, count_include_pad
         ctx.divisor_override = divisor_override
         return _spread(dy, win, count_include_pad, divisor_override, x_shape)
 
     @staticmethod
-    def backward(ctx, g):
-        return _avg(g, ctx.win, ctx.count_include_pad, ctx.divisor_override)
-
-    @staticmethod
     def vjp(ctx, inputs, g):
-        return AvgPool2d.apply(g, ctx.win, ctx.count_include_pad, ctx.divisor_override)
+        x = inputs[5] if len(inputs) > 5 else None
+        zero = zeros_like(x) if x is not None and ctx.needs_input_grad[5] else None
+        dy = AvgPool2d.apply(g, ctx.win, ctx.count_include_pad, ctx.divisor_override)
+        return dy, None, None, None, None, zero
 
 
 def _avg(x, win, count_include_pad, divisor_override) -> np.ndarray:
@@ -202,10 +187,6 @@ class AdaptiveAvgPool2d(Function):
         return _bin_means(x, row_bins, col_bins)
 
     @staticmethod
-    def backward(ctx, dy):
-        return _bin_spread(dy, ctx.rows, ctx.cols, ctx.hw)
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
         return BinSpread.apply(dy, ctx.rows, ctx.cols, ctx.hw)
 
@@ -218,10 +199,6 @@ class BinSpread(Function):
     def forward(ctx, dy, row_bins, col_bins, hw):
         ctx.rows, ctx.cols = row_bins, col_bins
         return _bin_spread(dy, row_bins, col_bins, hw)
-
-    @staticmethod
-    def backward(ctx, g):
-        return _bin_means(g, ctx.rows, ctx.cols)
 
     @staticmethod
     def vjp(ctx, inputs, g):

@@ -1,5 +1,7 @@
 """Reductions: sum and mean over axes, with keepdims; and their adjoint,
-``ExpandTo`` (broadcast a reduced gradient back over the summed axes)."""
+``ExpandTo`` (broadcast a reduced gradient back over the summed axes),
+whose own adjoint is :func:`~convgrad.tensor.unbroadcast`. Each rule is
+one ``vjp`` on Tensors (:mod:`convgrad.function`)."""
 
 from __future__ import annotations
 
@@ -7,9 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import unbroadcast
 from ..function import Function
-from ..tensor import Tensor, _unbroadcast_tensor, register
+from ..tensor import Tensor, register, unbroadcast
 
 
 def _axes(axis, ndim: int) -> tuple[int, ...]:
@@ -18,7 +19,9 @@ def _axes(axis, ndim: int) -> tuple[int, ...]:
     items = axis if isinstance(axis, (tuple, list)) else (axis,)
     out = []
     for ax in items:
-        if not isinstance(ax, (int, np.integer)) or isinstance(ax, bool):
+        if type(ax) is not int and (  # (a plain int first: the common case)
+            not isinstance(ax, (int, np.integer)) or isinstance(ax, bool)
+        ):
             raise TypeError(f"axis must be an int or a tuple of ints, got {axis!r}")
         if not -ndim <= ax < max(ndim, 1):
             raise ValueError(
@@ -28,14 +31,9 @@ def _axes(axis, ndim: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _expand(dy: np.ndarray, ctx) -> np.ndarray:
-    if not ctx.keepdims:
-        dy = np.expand_dims(dy, ctx.axes)
-    return np.broadcast_to(dy, ctx.in_shape)
-
-
-def _expand_tensor(dy, ctx):
-    """:func:`_expand` with differentiable ops: reshape, then ExpandTo."""
+def _expand(dy, ctx):
+    """``dy`` broadcast back over the axes a sum or mean reduced: a reshape
+    (the axes kept, when they were dropped), then :class:`ExpandTo`."""
     if not ctx.keepdims:
         kept = tuple(1 if i in ctx.axes else n for i, n in enumerate(ctx.in_shape))
         dy = dy.reshape(kept)
@@ -45,24 +43,20 @@ def _expand_tensor(dy, ctx):
 class Sum(Function):
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
-        if not isinstance(keepdims, (bool, np.bool_)):
+        if type(keepdims) is not bool and not isinstance(keepdims, np.bool_):
             raise TypeError(f"keepdims must be a bool, got {keepdims!r}")
         ctx.axes, ctx.keepdims, ctx.in_shape = _axes(axis, a.ndim), keepdims, a.shape
         return np.asarray(a.sum(axis=ctx.axes, keepdims=keepdims))
 
     @staticmethod
-    def backward(ctx, dy):
-        return _expand(dy, ctx)
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
-        return _expand_tensor(dy, ctx)
+        return _expand(dy, ctx)
 
 
 class Mean(Function):
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
-        if not isinstance(keepdims, (bool, np.bool_)):
+        if type(keepdims) is not bool and not isinstance(keepdims, np.bool_):
             raise TypeError(f"keepdims must be a bool, got {keepdims!r}")
         ctx.axes, ctx.keepdims, ctx.in_shape = _axes(axis, a.ndim), keepdims, a.shape
         ctx.count = int(np.prod([a.shape[i] for i in ctx.axes]))
@@ -70,12 +64,8 @@ class Mean(Function):
         return np.asarray(total / a.dtype.type(ctx.count))  # empty: NaN, as torch
 
     @staticmethod
-    def backward(ctx, dy):
-        return _expand(dy / dy.dtype.type(ctx.count), ctx)
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
-        return _expand_tensor(dy / float(ctx.count), ctx)
+        return _expand(dy / float(ctx.count), ctx)
 
 
 class ExpandTo(Function):
@@ -88,12 +78,8 @@ class ExpandTo(Function):
         return np.broadcast_to(a, shape).copy()
 
     @staticmethod
-    def backward(ctx, dy):
-        return unbroadcast(dy, ctx.in_shape), None
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
-        return _unbroadcast_tensor(dy, ctx.in_shape), None
+        return unbroadcast(dy, ctx.in_shape), None
 
 
 def _sum(self: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:

@@ -40,10 +40,6 @@ class PixelShuffle(Function):
         return shuffle(x, upscale_factor)
 
     @staticmethod
-    def backward(ctx, dy):
-        return unshuffle(dy, ctx.r), None
-
-    @staticmethod
     def vjp(ctx, inputs, dy):
         return PixelUnshuffle.apply(dy, ctx.r), None
 
@@ -53,10 +49,6 @@ class PixelUnshuffle(Function):
     def forward(ctx, x, downscale_factor):
         ctx.r = downscale_factor
         return unshuffle(x, downscale_factor)
-
-    @staticmethod
-    def backward(ctx, dy):
-        return shuffle(dy, ctx.r), None
 
     @staticmethod
     def vjp(ctx, inputs, dy):
