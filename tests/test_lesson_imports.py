@@ -175,3 +175,11 @@ def test_the_reading_on_examples(code, expected):
     modules = face | {"convgrad.backend", "convgrad.ops", "convgrad.ops.conv",
                       "convgrad.kernels", "convgrad.viz._base"}
     assert breaches(_python(code), face, modules.__contains__) == expected
+
+
+def test_lesson_01_prints_the_whole_engine():
+    # issue 43: the rule step (_run_rule) and the bookkeeping, not only the
+    # three functions the lesson explains one by one
+    cells = json.loads(TRACKED["01-autodiff-in-a-page.ipynb"])["cells"]
+    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    assert any("inspect.getsource(engine)" in c for c in code)
