@@ -22,14 +22,11 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .diagnosis import Rule, Run
+from .generated import _int
 
 # the arrays whose first axes are (N, C) and last two the image's plane
 IMAGES = ("x", "v", "x_hat", "dy", "col")
 SIZES = ("input_size", "input_shape", "x_shape", "size")
-
-
-def _int(v) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
 def _values(case: dict, name: str) -> tuple | None:
