@@ -142,8 +142,9 @@ def test_a_replayed_scene_is_every_frame_bit_for_bit(view, result):
     m = view.model_
     n = len(m.events)
     assert scene["steps"] == n == len(states)
-    np.testing.assert_array_equal(_bits(states), _bits(m.states.reshape(n, -1)))
-    np.testing.assert_array_equal(shown, m.touched.reshape(n, -1))
+    expect, touched = m.frames.dense()
+    np.testing.assert_array_equal(_bits(states), _bits(expect.reshape(n, -1)))
+    np.testing.assert_array_equal(shown, touched.reshape(n, -1))
     _same_result(view, states[-1].reshape(m.shape), result)
 
 
@@ -182,8 +183,9 @@ process.stdout.write(JSON.stringify({ bits, frames }));
     values = bits[np.where(written, index, -1 - index)].view(np.float64)
     m = view.model_
     n = len(m.events)
-    np.testing.assert_array_equal(written, m.touched.reshape(n, -1))
-    expect = _bits(m.states.reshape(n, -1))
+    states, touched = m.frames.dense()
+    np.testing.assert_array_equal(written, touched.reshape(n, -1))
+    expect = _bits(states.reshape(n, -1))
     np.testing.assert_array_equal(values.view(np.uint64), expect)
     _same_result(view, values[-1].reshape(m.shape), result)
 

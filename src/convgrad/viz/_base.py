@@ -26,21 +26,77 @@ from __future__ import annotations
 
 import inspect
 import io
+import itertools
+import math
 import os
 import sys
+import warnings
 import weakref
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
 from ..display import MODE_ENV, MODES, display_as, display_mode  # noqa: F401
+from ..trace import Frames
 from ._data import is_data, supply
 from ._panel import Panel, dest_cells
 from .palette import TRAIL
 
 _LIVE: weakref.WeakSet = weakref.WeakSet()
+
+#: more steps than this and a view says its scene is large (about 2 MB of
+#: scene, 7 minutes of play at the fastest speed), suggesting a smaller input
+LARGE_STEPS = 10_000
+#: more steps than this and a view refuses its parameters (a ValueError, as
+#: for any other refused parameter): the scene would be hundreds of MB
+MAX_STEPS = 400_000
+FASTEST_MS = 40  # the player's fastest speed, ms per step (scene.SPEEDS)
+
+
+class LargeSceneWarning(UserWarning):
+    """A view plays more steps than anyone will watch (``LARGE_STEPS``)."""
+
+
+def bounded(events: Iterable) -> tuple:
+    """A trace's events, refused (a ValueError naming ``input_size``) when
+    there are more than ``MAX_STEPS``: before the view builds anything."""
+    events = tuple(itertools.islice(events, MAX_STEPS + 1))
+    if len(events) > MAX_STEPS:
+        raise ValueError(
+            f"input_size is too large for a view: it would play more than "
+            f"{MAX_STEPS:,} steps, a scene of hundreds of MB. A smaller "
+            "input shows the same pattern, such as input_size=(16, 16)"
+        )
+    return events
+
+
+def smaller_input(params: Mapping[str, Any], steps: int,
+                  target: int = LARGE_STEPS) -> str:  # fmt: skip
+    """Advice for a view of ``steps`` steps: an ``input_size`` about as many
+    times smaller in area (a view's steps grow with its input's area)."""
+    size = params.get("input_size")
+    data = [k for k, v in params.items() if k != "input_size" and is_data(v)
+            and not isinstance(v, str)]  # fmt: skip
+    if data or size is None:
+        return "a smaller input shows the same pattern"
+    h, w = (size, size) if isinstance(size, int) else tuple(size)
+    scale = math.sqrt(target / max(steps, 1))
+    h2, w2 = max(1, int(h * scale)), max(1, int(w * scale))
+    return f"a smaller input shows the same pattern: try input_size=({h2}, {w2})"
+
+
+def size_note(params: Mapping[str, Any], steps: int) -> str:
+    """What a view of ``steps`` steps says of its size ('' below
+    ``LARGE_STEPS``)."""
+    if steps <= LARGE_STEPS:
+        return ""
+    minutes = steps * FASTEST_MS / 60_000
+    return (
+        f"a large view: {steps:,} steps, {minutes:.0f} min of play at the "
+        f"fastest speed; {smaller_input(params, steps)}"
+    )
 
 
 def live_views() -> list[View]:
@@ -61,19 +117,25 @@ class Control:
 @dataclass(frozen=True)
 class Model:
     """What a view plays: the events, the geometry, the fixed planes shown,
-    every frame's destination plane, and which arrays are stand-ins."""
+    every frame's destination plane (kept as what each event changed), and
+    which arrays are stand-ins."""
 
     events: tuple
     window: Any
     planes: Mapping[str, np.ndarray]
-    states: np.ndarray  # (frames, *plane): the destination after each event
-    touched: np.ndarray  # (frames, *plane): the cells written so far
+    frames: Frames  # frame i: the destination after event i
     synthetic: Mapping[str, str] = field(default_factory=dict)  # name -> why
 
     @property
     def shape(self) -> tuple[int, ...]:
         """The destination plane's shape."""
-        return tuple(self.states.shape[1:])
+        return self.frames.shape
+
+    @property
+    def states(self) -> Frames:
+        """The destination after each event: ``states[i]`` (``states[-1]``
+        is the op's result)."""
+        return self.frames
 
 
 def mark_keys(panels: list[Panel]) -> list[str]:
@@ -145,6 +207,10 @@ class View:
     # ---- the frames --------------------------------------------------------
 
     def _set_model(self, model: Model) -> None:
+        note = size_note(self._params, len(model.events))
+        if note:
+            warnings.warn(f"{type(self).__name__}: {note}", LargeSceneWarning,
+                          stacklevel=4)  # fmt: skip
         self.model_ = model
         self.layout = self.panels(model)  # what the scene and the figure draw
         for p in self.layout:
@@ -191,14 +257,27 @@ class View:
         a fading trail where the two events before it landed (none where
         they landed on the cell event ``i`` lands on)."""
         events = self.model_.events
+        before = [self.marks(events[i - back]) for back in range(len(TRAIL), 0, -1)
+                  if i - back >= 0]  # fmt: skip
+        return self._with_trail(self.marks(events[i]), before)
+
+    def every_frame_marks(self) -> Iterator[dict[str, tuple[int, ...] | None]]:
+        """``frame_marks(i)`` for every frame in turn, asking ``marks`` once
+        per event."""
+        recent: list[dict] = []
+        for e in self.model_.events:
+            now = self.marks(e)
+            yield self._with_trail(now, recent)
+            recent = [*recent, now][-len(TRAIL):]
+
+    def _with_trail(self, now: dict, before: list[dict]) -> dict:
+        """The outlines of a frame whose event has marks ``now``, after
+        events with marks ``before`` (oldest first)."""
         shown: dict[str, tuple[int, ...] | None] = dict.fromkeys(self.mark_keys)
-        now = {k: v for k, v in self.marks(events[i]).items()}
         shown.update(now)
         dsts = {k: v for k, v in now.items() if k.endswith(".dst")}
-        for back, role in enumerate(TRAIL, start=1):
-            if i - back < 0:
-                break
-            for key, where in self.marks(events[i - back]).items():
+        for role, old in zip(TRAIL, reversed(before), strict=False):
+            for key, where in old.items():
                 if key in dsts and where != dsts[key]:
                     shown[f"{key[:-4]}.{role}"] = where
         return {k: None if v is None else tuple(int(x) for x in v)
@@ -285,11 +364,10 @@ class View:
             for key, where in self.frame_marks(i).items():
                 panel, role = key.split(".")
                 self._grids[panel].place(role, where)
-            states = self.model_.states[i : i + 1]
-            touched = self.model_.touched[i : i + 1]
+            state, touched = self.model_.frames.at(i)
             for grid in self._dests:
-                grid.set_values(dest_cells(grid.panel, states)[0],
-                                ~dest_cells(grid.panel, touched)[0])
+                grid.set_values(dest_cells(grid.panel, state[None])[0],
+                                ~dest_cells(grid.panel, touched[None])[0])
         self._caption.set_text(self.caption)
         self._fig.stale = True
 

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import adjoint, trace
+from ..trace import Frames
 from ..trace.events import fmt
-from ._base import Control, Model, View
+from ._base import Control, Model, View, bounded
 from ._panel import Panel
 from .views import GEOMETRY, _geometry, frames_of, window_at
 
@@ -113,7 +114,8 @@ class ConvMatrixView(View):
         w = self.data(p, "w", (1, 1, *win.k), 5, synthetic)[0, 0]
         c = adjoint.conv_matrix(w, hw, p["stride"], p["padding"], p["dilation"])
         ow = win.out[1]
-        gathers = sorted(t, key=lambda e: (e.dst[4], e.dst[5], e.dst[2], e.dst[3]))
+        gathers = sorted(bounded(t),
+                         key=lambda e: (e.dst[4], e.dst[5], e.dst[2], e.dst[3]))
         entries = [
             MatrixEntry(
                 (e.dst[4], e.dst[5]),
@@ -133,10 +135,10 @@ class ConvMatrixView(View):
         if backward:
             dy = self.data(p, "dy", (1, 1, *win.out), 6, synthetic)[0, 0]
             planes["dy"] = dy
-            entries, states, touched = _backward(entries, c, dy.ravel(), hw)
+            entries, frames = _backward(entries, c, dy.ravel(), hw)
         else:
-            states, touched = _forward(entries, c.shape)
-        return Model(tuple(entries), win, planes, states, touched, synthetic)
+            frames = _forward(entries, c.shape)
+        return Model(tuple(entries), win, planes, frames, synthetic)
 
     def panels(self, m):
         win = m.window
@@ -193,38 +195,41 @@ class ConvMatrixView(View):
         }
 
 
-def _forward(entries: list[MatrixEntry], shape: tuple[int, int]):
+def _forward(entries: list[MatrixEntry], shape: tuple[int, int]) -> Frames:
     """Every frame's ``C`` so far, and the entries written so far."""
-    out = np.zeros(shape)
-    seen = np.zeros(shape, dtype=bool)
-    states, touched = [], []
-    for e in entries:
-        if not e.padding:
-            out[e.k, e.p] = e.w
-            seen[e.k, e.p] = True
-        states.append(out.copy())
-        touched.append(seen.copy())
-    return np.stack(states), np.stack(touched)
+
+    def frames():
+        out = np.zeros(shape)
+        seen = np.zeros(shape, dtype=bool)
+        for e in entries:
+            if not e.padding:
+                out[e.k, e.p] = e.w
+                seen[e.k, e.p] = True
+            yield out, seen
+
+    return Frames.of_states(frames(), shape)
 
 
 def _backward(entries: list[MatrixEntry], c: np.ndarray, dy: np.ndarray, hw):
     """``dx = Cᵀ·dy`` one product at a time, column ``k`` by column: plane
     0 is ``dx`` so far, plane 1 column ``k`` of ``Cᵀ`` drawn as the image."""
-    dx = np.zeros(hw)
-    seen = np.zeros(hw, dtype=bool)
-    played, states, touched = [], [], []
-    for e in entries:
-        total = None
-        if not e.padding:
-            dx[e.pixel] += e.w * dy[e.k]
-            seen[e.pixel] = True
-            total = float(dx[e.pixel])
-        played.append(MatrixEntry(e.window, e.k, e.tap, e.pixel, e.p, e.w,
-                                  float(dy[e.k]), total))  # fmt: skip
-        column = c[e.k].reshape(hw)
-        states.append(np.stack([dx.copy(), column]))
-        touched.append(np.stack([seen.copy(), column != 0]))
-    return played, np.stack(states), np.stack(touched)
+    played = []
+
+    def frames():
+        dx = np.zeros(hw)
+        seen = np.zeros(hw, dtype=bool)
+        for e in entries:
+            total = None
+            if not e.padding:
+                dx[e.pixel] += e.w * dy[e.k]
+                seen[e.pixel] = True
+                total = float(dx[e.pixel])
+            played.append(MatrixEntry(e.window, e.k, e.tap, e.pixel, e.p, e.w,
+                                      float(dy[e.k]), total))  # fmt: skip
+            column = c[e.k].reshape(hw)
+            yield np.stack([dx, column]), np.stack([seen, column != 0])
+
+    return played, Frames.of_states(frames(), (2, *hw))
 
 
 class GradientCheckerboardView(View):
@@ -258,10 +263,10 @@ class GradientCheckerboardView(View):
         t = trace.conv2d_input(
             (1, 1, *hw), w, dy, p["stride"], p["padding"], p["dilation"]
         )
-        events, states, touched = frames_of(t, hw)
+        events, frames = frames_of(t, hw)
         count = trace.overlap_count(hw, **_geometry(p)).astype(float)
         planes = {"dy": dy[0, 0], "w": w[0, 0], "count": count}
-        return Model(events, win, planes, states, touched, synthetic)
+        return Model(events, win, planes, frames, synthetic)
 
     def panels(self, m):
         win, count = m.window, m.planes["count"]

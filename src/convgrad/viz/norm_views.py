@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import geometry as geo
 from .. import trace
-from ._base import Control, Model, View
+from ._base import Control, Model, View, bounded
 from ._panel import Panel
 
 
@@ -72,10 +72,11 @@ class BatchNormBackwardView(View):
             gamma = 1 + np.abs(gamma)
         x_hat, sigma = normalise(x, float(eps))
         t = trace.batch_norm_backward(dy, x_hat, gamma, sigma)
-        states, touched = trace.replay_frames(t)
+        events = bounded(t)
+        frames = trace.replay_changes(events, t.shape, t.dtype)
         planes = {"x": x, "dy": dy, "x_hat": x_hat, "gamma": gamma,
                   "sigma": sigma}
-        return Model(tuple(t), None, planes, states, touched, synthetic)
+        return Model(events, None, planes, frames, synthetic)
 
     def panels(self, m):
         dy, x_hat = m.planes["dy"], m.planes["x_hat"]
