@@ -161,15 +161,32 @@ def _same_result(view, last, result):
 def test_the_browser_renderer_replays_the_same_bits(view, result, tmp_path):
     js = resources.files("convgrad.viz").joinpath("scene.js").read_text("utf-8")
     (tmp_path / "scene.json").write_text(scenes.to_json(view.scene()), "utf-8")
-    # the renderer's own prepare(): every frame's number index per cell,
-    # negative where a cell is not written yet; the numbers as float64 bits
+    # the renderer's own prepare(): every frame's number index per cell
+    # (prep.at(i)), negative where a cell is not written yet; the numbers
+    # as float64 bits
     (tmp_path / "run.js").write_text(js + """
 const fs = require("fs");
 const scene = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const prep = globalThis.convgradScene.prepare(scene);
 const buf = new Float64Array(prep.numbers);
 const bits = Array.from(new BigUint64Array(buf.buffer), (b) => b.toString());
-const frames = prep.states.map((s) => Array.from(s));
+// every frame in turn, then every frame again from the last one backwards
+// (a jump to a checkpoint and a replay from it): the same
+const n = scene.steps;
+const frames = [], marks = [];
+let now = {};
+for (let i = 0; i < n; i++) {
+  frames.push(Array.from(prep.at(i).state));
+  now = Object.assign({}, now, scene.frames[i].marks);  // the outlines so far
+  marks.push(JSON.stringify(now));
+}
+for (let i = n - 1; i >= 0; i--) {
+  const got = prep.at(i);
+  if (JSON.stringify(Array.from(got.state)) !== JSON.stringify(frames[i])
+      || JSON.stringify(got.marks) !== marks[i]) {
+    throw new Error("frame " + i + " differs when reached backwards");
+  }
+}
 process.stdout.write(JSON.stringify({ bits, frames }));
 """, "utf-8")
     args = ["node", str(tmp_path / "run.js"), str(tmp_path / "scene.json")]

@@ -72,17 +72,17 @@ def bounded(events: Iterable) -> tuple:
     return events
 
 
-def smaller_input(params: Mapping[str, Any], steps: int,
-                  target: int = LARGE_STEPS) -> str:  # fmt: skip
-    """Advice for a view of ``steps`` steps: an ``input_size`` about as many
-    times smaller in area (a view's steps grow with its input's area)."""
+def smaller_input(params: Mapping[str, Any], steps: int) -> str:
+    """Advice for a view of ``steps`` steps: an ``input_size`` whose area is
+    smaller by ``steps / LARGE_STEPS`` (a view's steps grow with its
+    input's area)."""
     size = params.get("input_size")
     data = [k for k, v in params.items() if k != "input_size" and is_data(v)
             and not isinstance(v, str)]  # fmt: skip
     if data or size is None:
         return "a smaller input shows the same pattern"
     h, w = (size, size) if isinstance(size, int) else tuple(size)
-    scale = math.sqrt(target / max(steps, 1))
+    scale = math.sqrt(LARGE_STEPS / max(steps, 1))
     h2, w2 = max(1, int(h * scale)), max(1, int(w * scale))
     return f"a smaller input shows the same pattern: try input_size=({h2}, {w2})"
 
