@@ -315,10 +315,10 @@ def test_a_64x64_scene_builds_in_under_1_gb_and_grows_with_its_steps():
 
 
 def test_a_large_view_says_so_and_suggests_a_smaller_input(monkeypatch):
-    from convgrad.viz import _base
+    from convgrad.viz import _limits
 
-    monkeypatch.setattr(_base, "LARGE_STEPS", 100)
-    with pytest.warns(_base.LargeSceneWarning,
+    monkeypatch.setattr(_limits, "LARGE_STEPS", 100)
+    with pytest.warns(_limits.LargeSceneWarning,
                       match=r"441 steps.*input_size=\(7, 7\)"):  # fmt: skip
         view = viz.Col2imView(input_size=(16, 16), kernel_size=3, stride=2)
     scene = view.scene()
@@ -327,14 +327,14 @@ def test_a_large_view_says_so_and_suggests_a_smaller_input(monkeypatch):
     small = viz.Col2imView(input_size=(7, 7), kernel_size=3, stride=2)  # 81 steps
     assert small.scene()["warning"] == ""
     # the learner's own array: no input_size to suggest
-    with pytest.warns(_base.LargeSceneWarning, match="a smaller input"):
+    with pytest.warns(_limits.LargeSceneWarning, match="a smaller input"):
         viz.Col2imView(input_size=(16, 16), dcol=_r(1, 1, 3, 3, 7, 7))
 
 
 def test_a_view_too_large_to_play_is_refused_naming_input_size(monkeypatch):
-    from convgrad.viz import _base
+    from convgrad.viz import _limits
 
-    monkeypatch.setattr(_base, "MAX_STEPS", 300)
+    monkeypatch.setattr(_limits, "MAX_STEPS", 300)
     with pytest.raises(ValueError, match=r"input_size.*more than 300 steps"):
         viz.Col2imView(input_size=(16, 16))
     view = viz.Col2imView(input_size=(7, 7))

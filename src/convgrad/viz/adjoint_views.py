@@ -23,7 +23,8 @@ import numpy as np
 from .. import adjoint, trace
 from ..trace import Frames
 from ..trace.events import fmt
-from ._base import Control, Model, View, bounded
+from ._base import Control, Model, View
+from ._limits import bounded
 from ._panel import Panel
 from .views import GEOMETRY, _geometry, frames_of, window_at
 

@@ -20,7 +20,8 @@ import numpy as np
 
 from .. import geometry as geo
 from .. import trace
-from ._base import Control, Model, View, bounded
+from ._base import Control, Model, View
+from ._limits import bounded
 from ._panel import Panel
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import size_note
+from ._limits import size_note
 from ._panel import cell_text, value_range
 from .palette import MARK_MEANING, style
 

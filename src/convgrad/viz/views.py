@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import trace
-from ._base import Control, Model, View, bounded
+from ._base import Control, Model, View
+from ._limits import bounded
 from ._panel import Panel
 
 KERNEL = Control("kernel_size", 1, 5)
