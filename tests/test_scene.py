@@ -342,3 +342,21 @@ def test_a_view_too_large_to_play_is_refused_naming_input_size(monkeypatch):
     with pytest.raises(ValueError, match="input_size"):
         view.rebuild(input_size=(32, 32))
     assert view.scene() == before  # refused: the view is as it was
+
+
+def test_a_view_of_many_cells_says_so_and_a_too_large_matrix_is_refused(
+    monkeypatch,
+):
+    from convgrad.viz import _limits
+
+    # ConvMatrixView's C grows with the square of the input's area
+    view = viz.ConvMatrixView(input_size=(6, 6))  # C: 16 × 36, 144 steps
+    assert view.scene()["warning"] == ""
+    monkeypatch.setattr(_limits, "LARGE_CELLS", 500)
+    with pytest.warns(_limits.LargeSceneWarning,
+                      match=r"6\d\d cells to draw.*input_size=\(5, 5\)"):  # fmt: skip
+        view = viz.ConvMatrixView(input_size=(6, 6))
+    assert "cells to draw" in view.scene()["warning"]
+    monkeypatch.setattr(_limits, "MAX_CELLS", 500)
+    with pytest.raises(ValueError, match=r"input_size.*16 × 36 = 576 entries"):
+        viz.ConvMatrixView(input_size=(6, 6))

@@ -154,16 +154,22 @@ class View:
     # ---- the frames --------------------------------------------------------
 
     def _set_model(self, model: Model) -> None:
-        note = size_note(self._params, len(model.events))
-        if note:
-            warnings.warn(f"{type(self).__name__}: {note}", LargeSceneWarning,
-                          stacklevel=3)  # fmt: skip
         self.model_ = model
         self.layout = self.panels(model)  # what the scene and the figure draw
         for p in self.layout:
             if p.name in model.synthetic:
                 p.title += "  (stand-in)"
         self.mark_keys = mark_keys(self.layout)
+        note = self.size_note()
+        if note:
+            warnings.warn(f"{type(self).__name__}: {note}", LargeSceneWarning,
+                          stacklevel=3)  # fmt: skip
+
+    def size_note(self) -> str:
+        """What the view says of its size: '' unless it is large (more steps
+        or cells than :mod:`._limits` allows without a word)."""
+        cells = sum(p.rows * p.cols for p in self.layout)
+        return size_note(self._params, self.n_frames, cells)
 
     @property
     def events(self) -> tuple:

@@ -25,6 +25,12 @@ LARGE_STEPS = 10_000
 #: for any other refused parameter): the scene would be hundreds of MB
 MAX_STEPS = 400_000
 FASTEST_MS = 40  # the player's fastest speed, ms per step (scene.SPEEDS)
+#: more cells than this in a view's grids and it says its scene is large
+#: (the browser draws each cell: a rectangle and a number)
+LARGE_CELLS = 100_000
+#: more cells than this and a view refuses its parameters (ConvMatrixView's
+#: matrix, whose cells grow with the square of the input's area)
+MAX_CELLS = 1_000_000
 
 
 class LargeSceneWarning(UserWarning):
@@ -44,9 +50,9 @@ def bounded(events: Iterable) -> tuple:
     return events
 
 
-def smaller_input(params: Mapping[str, Any], steps: int) -> str:
-    """Advice for a view of ``steps`` steps: an ``input_size`` whose area is
-    smaller by ``steps / LARGE_STEPS`` (a view's steps grow with its
+def smaller_input(params: Mapping[str, Any], ratio: float) -> str:
+    """Advice for a view ``ratio`` times too large: an ``input_size`` whose
+    area is ``ratio`` times smaller (a view's steps and cells grow with its
     input's area)."""
     size = params.get("input_size")
     data = [k for k, v in params.items() if k != "input_size" and is_data(v)
@@ -54,18 +60,19 @@ def smaller_input(params: Mapping[str, Any], steps: int) -> str:
     if data or size is None:
         return "a smaller input shows the same pattern"
     h, w = (size, size) if isinstance(size, int) else tuple(size)
-    scale = math.sqrt(LARGE_STEPS / max(steps, 1))
+    scale = math.sqrt(1 / max(ratio, 1.0))
     h2, w2 = max(1, int(h * scale)), max(1, int(w * scale))
     return f"a smaller input shows the same pattern: try input_size=({h2}, {w2})"
 
 
-def size_note(params: Mapping[str, Any], steps: int) -> str:
-    """What a view of ``steps`` steps says of its size ('' below
-    ``LARGE_STEPS``)."""
-    if steps <= LARGE_STEPS:
+def size_note(params: Mapping[str, Any], steps: int, cells: int = 0) -> str:
+    """What a view of ``steps`` steps and ``cells`` cells in its grids says
+    of its size ('' up to ``LARGE_STEPS`` steps and ``LARGE_CELLS``
+    cells)."""
+    ratio = max(steps / LARGE_STEPS, cells / LARGE_CELLS)
+    if ratio <= 1:
         return ""
     minutes = steps * FASTEST_MS / 60_000
-    return (
-        f"a large view: {steps:,} steps, {minutes:.0f} min of play at the "
-        f"fastest speed; {smaller_input(params, steps)}"
-    )
+    size = (f"{steps:,} steps, {minutes:.0f} min of play at the fastest speed"
+            if steps > LARGE_STEPS else f"{cells:,} cells to draw")  # fmt: skip
+    return f"a large view: {size}; {smaller_input(params, ratio)}"

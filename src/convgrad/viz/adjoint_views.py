@@ -23,6 +23,7 @@ import numpy as np
 from .. import adjoint, trace
 from ..trace import Frames
 from ..trace.events import fmt
+from . import _limits
 from ._base import Control, Model, View
 from ._limits import bounded
 from ._panel import Panel
@@ -111,6 +112,7 @@ class ConvMatrixView(View):
         # the gather's events name, for every window and tap, the pixel read
         t = trace.im2col(np.zeros((1, 1, *hw)), **_geometry(p))
         win = t.window
+        _matrix_fits(win.out[0] * win.out[1], hw[0] * hw[1])
         synthetic: dict[str, str] = {}
         w = self.data(p, "w", (1, 1, *win.k), 5, synthetic)[0, 0]
         c = adjoint.conv_matrix(w, hw, p["stride"], p["padding"], p["dilation"])
@@ -196,19 +198,27 @@ class ConvMatrixView(View):
         }
 
 
+def _matrix_fits(rows: int, cols: int) -> None:
+    """Refuse a matrix of more than ``MAX_CELLS`` entries (its cells grow
+    with the square of the input's area)."""
+    if rows * cols > _limits.MAX_CELLS:
+        raise ValueError(
+            f"input_size is too large for a view of C: {rows} × {cols} = "
+            f"{rows * cols:,} entries, and a view draws at most "
+            f"{_limits.MAX_CELLS:,}. A smaller input shows the same pattern, "
+            "such as input_size=(6, 6)"
+        )
+
+
 def _forward(entries: list[MatrixEntry], shape: tuple[int, int]) -> Frames:
-    """Every frame's ``C`` so far, and the entries written so far."""
-
-    def frames():
-        out = np.zeros(shape)
-        seen = np.zeros(shape, dtype=bool)
-        for e in entries:
-            if not e.padding:
-                out[e.k, e.p] = e.w
-                seen[e.k, e.p] = True
-            yield out, seen
-
-    return Frames.of_states(frames(), shape)
+    """Every frame's ``C`` so far, and the entries written so far: each
+    entry writes one cell of ``C``, once."""
+    cells = [e.k * shape[1] + e.p for e in entries if not e.padding]
+    values = [e.w for e in entries if not e.padding]
+    written = np.cumsum([0] + [0 if e.padding else 1 for e in entries])
+    return Frames(tuple(shape), written.astype(np.int64),
+                  np.asarray(cells, np.int64), np.asarray(values, np.float64),
+                  np.ones(len(cells), bool))  # fmt: skip
 
 
 def _backward(entries: list[MatrixEntry], c: np.ndarray, dy: np.ndarray, hw):

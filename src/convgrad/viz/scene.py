@@ -30,7 +30,6 @@ from typing import Any
 
 import numpy as np
 
-from ._limits import size_note
 from ._panel import cell_text, value_range
 from .palette import MARK_MEANING, style
 
@@ -150,7 +149,7 @@ def build_scene(view: Any) -> dict[str, Any]:
         for c in view.controls
     ]  # fmt: skip
     notes = [f"{k}: seeded stand-in numbers ({why})" for k, why in m.synthetic.items()]
-    notes.append(size_note(view.params, n))
+    notes.append(view.size_note())
     warning = "; ".join(note for note in notes if note)
     roles = sorted({r for p in view.layout for r in p.marks} & set(MARK_MEANING))
     return {
