@@ -150,6 +150,6 @@ def test_checkpoints_hold_no_more_cells_than_the_changes():
     t = TRACES["col2im-many-checkpoints"]
     frames = trace.replay_changes(t)
     frames.at(len(frames) - 1)  # every checkpoint made
-    held = sum(state.size for state, _ in frames._marks.values())
-    assert len(frames._marks) > 3
+    held = sum(state.size for state, _ in frames._checkpoints.values())
+    assert len(frames._checkpoints) > 3
     assert held <= len(frames.cells) + frames.size

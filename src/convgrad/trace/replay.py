@@ -130,7 +130,7 @@ class Frames:
     cells: np.ndarray  # (changes,) int64
     values: np.ndarray  # (changes,) the state's dtype
     shown: np.ndarray  # (changes,) bool
-    _marks: dict = field(default_factory=dict, init=False, repr=False)  # checkpoints
+    _checkpoints: dict = field(default_factory=dict, init=False, repr=False)
 
     @property
     def dtype(self) -> np.dtype:
@@ -183,17 +183,19 @@ class Frames:
         return max(self.size, 64)
 
     def _checkpoint(self, k: int) -> tuple[np.ndarray, np.ndarray]:
-        marks = self._marks
-        if not marks:
-            marks[0] = (np.zeros(self.size, self.dtype), np.zeros(self.size, bool))
-        have = max(j for j in marks if j <= k)
-        state, seen = marks[have]
+        """The flat state and written cells after the first ``k`` state's
+        worths of changes, made on first use from the one before."""
+        held = self._checkpoints
+        if not held:
+            held[0] = (np.zeros(self.size, self.dtype), np.zeros(self.size, bool))
+        have = max(j for j in held if j <= k)
+        state, seen = held[have]
         every = self._every()
         for j in range(have + 1, k + 1):
             state, seen = state.copy(), seen.copy()
             self._apply(state, seen, (j - 1) * every, j * every)
-            marks[j] = (state, seen)
-        return marks[k]
+            held[j] = (state, seen)
+        return held[k]
 
     def _apply(self, state: np.ndarray, seen: np.ndarray, a: int, b: int) -> None:
         """Apply changes ``a..b`` to flat ``state`` and ``seen``: a cell

@@ -121,5 +121,5 @@ class BatchNormBackwardView(View):
 
     def gradients(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(dx, dgamma, dbeta)`` as the last frame holds them."""
-        return trace.batch_norm_parts(self.model_.states[-1],
+        return trace.batch_norm_parts(self.model_.frames[-1],
                                       self.model_.planes["dy"].shape)

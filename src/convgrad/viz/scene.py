@@ -199,7 +199,8 @@ def _control_value(v: Any, kind: str) -> Any:
 
 def replay(scene: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     """Every frame's state and shown cells, from the scene alone: what the
-    renderer computes (``(frames, state_size)`` float64, and bool)."""
+    renderer computes (``(frames, state_size)`` float64, and bool: frames ×
+    cells of memory, for tests)."""
     numbers = np.array([float(v) for v in scene["numbers"]], np.float64)
     size = scene["state_size"]
     index = np.full(size, -1)
