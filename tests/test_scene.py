@@ -13,6 +13,7 @@ import json
 import shutil
 import subprocess
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -53,6 +54,10 @@ def _cases():
     hw = v.model_.shape
     col = v.model_.planes["dcol"].reshape(1, 9, -1)
     out.append((v, F.fold(col, hw, 3, padding=1, stride=2).data[0, 0]))
+    # stride 1 over 12x12: 900 steps, so the renderer keeps many checkpoints
+    dcol = _r(1, 1, 3, 3, 10, 10)
+    v = viz.Col2imView(input_size=(12, 12), kernel_size=3, stride=1, dcol=dcol)
+    out.append((v, F.fold(dcol.reshape(1, 9, -1), (12, 12), 3).data[0, 0]))
     x = _r(5, 4)
     v = viz.Im2colView(input_size=(5, 4), kernel_size=3, padding=1, dilation=1, x=x)
     out.append((v, F.unfold(x[None, None], 3, padding=1).data[0]))
@@ -142,8 +147,9 @@ def test_a_replayed_scene_is_every_frame_bit_for_bit(view, result):
     m = view.model_
     n = len(m.events)
     assert scene["steps"] == n == len(states)
-    np.testing.assert_array_equal(_bits(states), _bits(m.states.reshape(n, -1)))
-    np.testing.assert_array_equal(shown, m.touched.reshape(n, -1))
+    expect, touched = m.frames.dense()
+    np.testing.assert_array_equal(_bits(states), _bits(expect.reshape(n, -1)))
+    np.testing.assert_array_equal(shown, touched.reshape(n, -1))
     _same_result(view, states[-1].reshape(m.shape), result)
 
 
@@ -160,15 +166,32 @@ def _same_result(view, last, result):
 def test_the_browser_renderer_replays_the_same_bits(view, result, tmp_path):
     js = resources.files("convgrad.viz").joinpath("scene.js").read_text("utf-8")
     (tmp_path / "scene.json").write_text(scenes.to_json(view.scene()), "utf-8")
-    # the renderer's own prepare(): every frame's number index per cell,
-    # negative where a cell is not written yet; the numbers as float64 bits
+    # the renderer's own prepare(): every frame's number index per cell
+    # (prep.at(i)), negative where a cell is not written yet; the numbers
+    # as float64 bits
     (tmp_path / "run.js").write_text(js + """
 const fs = require("fs");
 const scene = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const prep = globalThis.convgradScene.prepare(scene);
 const buf = new Float64Array(prep.numbers);
 const bits = Array.from(new BigUint64Array(buf.buffer), (b) => b.toString());
-const frames = prep.states.map((s) => Array.from(s));
+// every frame in turn, then every frame again from the last one backwards
+// (a jump to a checkpoint and a replay from it): the same
+const n = scene.steps;
+const frames = [], marks = [];
+let now = {};
+for (let i = 0; i < n; i++) {
+  frames.push(Array.from(prep.at(i).state));
+  now = Object.assign({}, now, scene.frames[i].marks);  // the outlines so far
+  marks.push(JSON.stringify(now));
+}
+for (let i = n - 1; i >= 0; i--) {
+  const got = prep.at(i);
+  if (JSON.stringify(Array.from(got.state)) !== JSON.stringify(frames[i])
+      || JSON.stringify(got.marks) !== marks[i]) {
+    throw new Error("frame " + i + " differs when reached backwards");
+  }
+}
 process.stdout.write(JSON.stringify({ bits, frames }));
 """, "utf-8")
     args = ["node", str(tmp_path / "run.js"), str(tmp_path / "scene.json")]
@@ -182,8 +205,9 @@ process.stdout.write(JSON.stringify({ bits, frames }));
     values = bits[np.where(written, index, -1 - index)].view(np.float64)
     m = view.model_
     n = len(m.events)
-    np.testing.assert_array_equal(written, m.touched.reshape(n, -1))
-    expect = _bits(m.states.reshape(n, -1))
+    states, touched = m.frames.dense()
+    np.testing.assert_array_equal(written, touched.reshape(n, -1))
+    expect = _bits(states.reshape(n, -1))
     np.testing.assert_array_equal(values.view(np.uint64), expect)
     _same_result(view, values[-1].reshape(m.shape), result)
 
@@ -235,3 +259,104 @@ def test_building_a_scene_costs_milliseconds():
     view.scene()
     assert time.perf_counter() - start < 2.0
     assert view._fig is None
+
+
+# --------------------------------------------------------------------------
+# big views: memory that grows with the steps, and a view that says it is big
+
+#: builds a stride-1 Col2imView's scene in a fresh interpreter and reports
+#: its peak memory above the interpreter's own: the peak resident size of
+#: the process's memory (VmHWM, KiB; ru_maxrss would start at the parent's)
+_BUILD = """
+import json, sys, warnings
+from convgrad import viz
+from convgrad.viz.scene import to_json
+
+def peak():
+    with open("/proc/self/status") as f:
+        return next(int(x.split()[1]) for x in f if x.startswith("VmHWM:"))
+
+viz.Col2imView(input_size=(4, 4)).scene()  # everything imported
+base = peak()
+n = int(sys.argv[1])
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    view = viz.Col2imView(input_size=(n, n), stride=1)
+text = to_json(view.scene())
+grew = peak() - base
+print(json.dumps({"steps": view.n_frames, "bytes": len(text), "kib": grew}))
+"""
+
+
+def _build_in_child(n: int) -> dict:
+    import os
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(Path(scenes.__file__).parents[2])}
+    run = subprocess.run([sys.executable, "-c", _BUILD, str(n)], env=env,
+                         capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc")
+def test_a_64x64_scene_builds_in_under_1_gb_and_grows_with_its_steps():
+    # issue 44: Col2imView(input_size=(64, 64)) at stride 1 (34,596 steps)
+    # took 3.6 GB when every frame's whole state was kept; steps x changed
+    # cells is what it needs. Memory, not time, is asserted
+    small, big = _build_in_child(32), _build_in_child(64)
+    assert (small["steps"], big["steps"]) == (30 * 30 * 9, 62 * 62 * 9)
+    assert big["kib"] < 1024 * 1024, f"{big['kib'] / 1024:.0f} MB"
+    steps = big["steps"] / small["steps"]  # 4.3
+    # the scene, and the memory it takes to build, grow as the steps do
+    # (kept whole states would make the memory grow 18 times)
+    assert 0.8 * steps < big["bytes"] / small["bytes"] < 1.2 * steps
+    assert big["kib"] < 2 * steps * max(small["kib"], 10 * 1024)
+
+
+def test_a_large_view_says_so_and_suggests_a_smaller_input(monkeypatch):
+    from convgrad.viz import _limits
+
+    monkeypatch.setattr(_limits, "LARGE_STEPS", 100)
+    with pytest.warns(_limits.LargeSceneWarning,
+                      match=r"441 steps.*input_size=\(7, 7\)"):  # fmt: skip
+        view = viz.Col2imView(input_size=(16, 16), kernel_size=3, stride=2)
+    scene = view.scene()
+    assert "a large view: 441 steps" in scene["warning"]
+    assert "try input_size=(7, 7)" in scene["warning"]
+    small = viz.Col2imView(input_size=(7, 7), kernel_size=3, stride=2)  # 81 steps
+    assert small.scene()["warning"] == ""
+    # the learner's own array: no input_size to suggest
+    with pytest.warns(_limits.LargeSceneWarning, match="a smaller input"):
+        viz.Col2imView(input_size=(16, 16), dcol=_r(1, 1, 3, 3, 7, 7))
+
+
+def test_a_view_too_large_to_play_is_refused_naming_input_size(monkeypatch):
+    from convgrad.viz import _limits
+
+    monkeypatch.setattr(_limits, "MAX_STEPS", 300)
+    with pytest.raises(ValueError, match=r"input_size.*more than 300 steps"):
+        viz.Col2imView(input_size=(16, 16))
+    view = viz.Col2imView(input_size=(7, 7))
+    before = view.scene()
+    with pytest.raises(ValueError, match="input_size"):
+        view.rebuild(input_size=(32, 32))
+    assert view.scene() == before  # refused: the view is as it was
+
+
+def test_a_view_of_many_cells_says_so_and_a_too_large_matrix_is_refused(
+    monkeypatch,
+):
+    from convgrad.viz import _limits
+
+    # ConvMatrixView's C grows with the square of the input's area
+    view = viz.ConvMatrixView(input_size=(6, 6))  # C: 16 × 36, 144 steps
+    assert view.scene()["warning"] == ""
+    monkeypatch.setattr(_limits, "LARGE_CELLS", 500)
+    with pytest.warns(_limits.LargeSceneWarning,
+                      match=r"6\d\d cells to draw.*input_size=\(5, 5\)"):  # fmt: skip
+        view = viz.ConvMatrixView(input_size=(6, 6))
+    assert "cells to draw" in view.scene()["warning"]
+    monkeypatch.setattr(_limits, "MAX_CELLS", 500)
+    with pytest.raises(ValueError, match=r"input_size.*16 × 36 = 576 entries"):
+        viz.ConvMatrixView(input_size=(6, 6))

@@ -37,10 +37,19 @@ from .events import (
 from .grad import conv2d_input, conv2d_weight
 from .norm import batch_norm_backward, batch_norm_parts
 from .pool import avgpool_backward, maxpool_backward, maxpool_forward, pool_window
-from .replay import Trace, apply, replay, replay_argmax, replay_frames
+from .replay import (
+    Frames,
+    Trace,
+    apply,
+    replay,
+    replay_argmax,
+    replay_changes,
+    replay_frames,
+)
 
 __all__ = [
     "Event",
+    "Frames",
     "GatherEvent",
     "NormEvent",
     "ProductEvent",
@@ -65,5 +74,6 @@ __all__ = [
     "pool_window",
     "replay",
     "replay_argmax",
+    "replay_changes",
     "replay_frames",
 ]

@@ -20,6 +20,7 @@ default), ``"embed"`` or ``"pictures"``; a kernel started with
 from __future__ import annotations
 
 from ._base import Control, Model, View, display_as, display_mode, live_views
+from ._limits import LargeSceneWarning
 from .adjoint_views import ConvMatrixView, GradientCheckerboardView
 from .checker_views import ConvTransposeView, OverlapView
 from .field_views import ReceptiveFieldView, conv_matrix_figure
@@ -38,6 +39,7 @@ __all__ = [
     "ConvTransposeView",
     "GradientCheckerboardView",
     "Im2colView",
+    "LargeSceneWarning",
     "MaxPoolForwardView",
     "MaxPoolRoutingView",
     "Model",

@@ -28,15 +28,18 @@ import inspect
 import io
 import os
 import sys
+import warnings
 import weakref
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
 from ..display import MODE_ENV, MODES, display_as, display_mode  # noqa: F401
+from ..trace import Frames
 from ._data import is_data, supply
+from ._limits import LargeSceneWarning, size_note
 from ._panel import Panel, dest_cells
 from .palette import TRAIL
 
@@ -61,19 +64,25 @@ class Control:
 @dataclass(frozen=True)
 class Model:
     """What a view plays: the events, the geometry, the fixed planes shown,
-    every frame's destination plane, and which arrays are stand-ins."""
+    every frame's destination plane (kept as what each event changed), and
+    which arrays are stand-ins."""
 
     events: tuple
     window: Any
     planes: Mapping[str, np.ndarray]
-    states: np.ndarray  # (frames, *plane): the destination after each event
-    touched: np.ndarray  # (frames, *plane): the cells written so far
+    frames: Frames  # frame i: the destination after event i
     synthetic: Mapping[str, str] = field(default_factory=dict)  # name -> why
 
     @property
     def shape(self) -> tuple[int, ...]:
         """The destination plane's shape."""
-        return tuple(self.states.shape[1:])
+        return self.frames.shape
+
+    @property
+    def states(self) -> Frames:
+        """The destination after each event: ``states[i]`` (``states[-1]``
+        is the op's result)."""
+        return self.frames
 
 
 def mark_keys(panels: list[Panel]) -> list[str]:
@@ -151,6 +160,16 @@ class View:
             if p.name in model.synthetic:
                 p.title += "  (stand-in)"
         self.mark_keys = mark_keys(self.layout)
+        note = self.size_note()
+        if note:
+            warnings.warn(f"{type(self).__name__}: {note}", LargeSceneWarning,
+                          stacklevel=3)  # fmt: skip
+
+    def size_note(self) -> str:
+        """What the view says of its size: '' unless it is large (more steps
+        or cells than :mod:`._limits` allows without a word)."""
+        cells = sum(p.rows * p.cols for p in self.layout)
+        return size_note(self._params, self.n_frames, cells)
 
     @property
     def events(self) -> tuple:
@@ -191,14 +210,27 @@ class View:
         a fading trail where the two events before it landed (none where
         they landed on the cell event ``i`` lands on)."""
         events = self.model_.events
+        before = [self.marks(events[i - back]) for back in range(len(TRAIL), 0, -1)
+                  if i - back >= 0]  # fmt: skip
+        return self._with_trail(self.marks(events[i]), before)
+
+    def every_frame_marks(self) -> Iterator[dict[str, tuple[int, ...] | None]]:
+        """``frame_marks(i)`` for every frame in turn, asking ``marks`` once
+        per event."""
+        recent: list[dict] = []
+        for e in self.model_.events:
+            now = self.marks(e)
+            yield self._with_trail(now, recent)
+            recent = [*recent, now][-len(TRAIL):]
+
+    def _with_trail(self, now: dict, before: list[dict]) -> dict:
+        """The outlines of a frame whose event has marks ``now``, after
+        events with marks ``before`` (oldest first)."""
         shown: dict[str, tuple[int, ...] | None] = dict.fromkeys(self.mark_keys)
-        now = {k: v for k, v in self.marks(events[i]).items()}
         shown.update(now)
         dsts = {k: v for k, v in now.items() if k.endswith(".dst")}
-        for back, role in enumerate(TRAIL, start=1):
-            if i - back < 0:
-                break
-            for key, where in self.marks(events[i - back]).items():
+        for role, old in zip(TRAIL, reversed(before), strict=False):
+            for key, where in old.items():
                 if key in dsts and where != dsts[key]:
                     shown[f"{key[:-4]}.{role}"] = where
         return {k: None if v is None else tuple(int(x) for x in v)
@@ -285,11 +317,10 @@ class View:
             for key, where in self.frame_marks(i).items():
                 panel, role = key.split(".")
                 self._grids[panel].place(role, where)
-            states = self.model_.states[i : i + 1]
-            touched = self.model_.touched[i : i + 1]
+            state, touched = self.model_.frames.at(i)
             for grid in self._dests:
-                grid.set_values(dest_cells(grid.panel, states)[0],
-                                ~dest_cells(grid.panel, touched)[0])
+                grid.set_values(dest_cells(grid.panel, state[None])[0],
+                                ~dest_cells(grid.panel, touched[None])[0])
         self._caption.set_text(self.caption)
         self._fig.stale = True
 

@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 
 from . import _grid as g
 from ._layout import layout
-from ._panel import dest_cells
+from ._panel import dest_index
 
 
 def new_figure() -> Figure:
@@ -78,7 +78,7 @@ def _widest(p: g.Panel, m: Any) -> str:
     if p.values is not None:
         values = p.values
     else:
-        values = dest_cells(p, m.states)
+        values = m.frames.seen(dest_index(p, m.shape))
     texts = [g.cell_text(v, p.compact) for v in np.unique(values)] or ["0"]
     return max(texts, key=g.text_em)
 
@@ -88,5 +88,5 @@ def _norm(p: g.Panel, m: Any):
     if not p.colored:
         return None
     if p.values is None:
-        return g.norm_for(m.states)
-    return g.norm_for(p.values, m.states)
+        return g.norm_for(m.frames.seen())
+    return g.norm_for(p.values, m.frames.seen())

@@ -57,7 +57,9 @@ def value_range(*arrays: np.ndarray) -> tuple[float, float]:
     ``(lo, hi)`` over the finite values, with ``hi > lo``."""
     finite = [a[np.isfinite(a)].ravel() for a in arrays if a.size]
     values = np.concatenate(finite) if finite else np.zeros(1)
-    lo, hi = float(values.min(initial=0.0)), float(values.max(initial=0.0))
+    # + 0.0: a zero end is 0.0 whichever of 0.0 and -0.0 came first
+    lo = float(values.min(initial=0.0)) + 0.0
+    hi = float(values.max(initial=0.0)) + 0.0
     return lo, (hi if hi > lo else lo + 1.0)
 
 
@@ -77,6 +79,13 @@ def dest_cells(panel: Panel, states: np.ndarray) -> np.ndarray:
     k = int(np.ravel_multi_index(first, shape))
     flat = states.reshape(len(states), -1)[:, k : k + size[0] * size[1]]
     return flat.reshape(len(states), *size)
+
+
+def dest_index(panel: Panel, shape: tuple[int, ...]) -> np.ndarray:
+    """The flat indices into a state of ``shape`` of the cells a
+    destination panel shows (see :func:`dest_cells`)."""
+    cells = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    return dest_cells(panel, cells[None])[0].ravel()
 
 
 @dataclass

@@ -21,8 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import adjoint, trace
+from ..trace import Frames
 from ..trace.events import fmt
+from . import _limits
 from ._base import Control, Model, View
+from ._limits import bounded
 from ._panel import Panel
 from .views import GEOMETRY, _geometry, frames_of, window_at
 
@@ -109,11 +112,13 @@ class ConvMatrixView(View):
         # the gather's events name, for every window and tap, the pixel read
         t = trace.im2col(np.zeros((1, 1, *hw)), **_geometry(p))
         win = t.window
+        _matrix_fits(win.out[0] * win.out[1], hw[0] * hw[1])
         synthetic: dict[str, str] = {}
         w = self.data(p, "w", (1, 1, *win.k), 5, synthetic)[0, 0]
         c = adjoint.conv_matrix(w, hw, p["stride"], p["padding"], p["dilation"])
         ow = win.out[1]
-        gathers = sorted(t, key=lambda e: (e.dst[4], e.dst[5], e.dst[2], e.dst[3]))
+        gathers = sorted(bounded(t),
+                         key=lambda e: (e.dst[4], e.dst[5], e.dst[2], e.dst[3]))
         entries = [
             MatrixEntry(
                 (e.dst[4], e.dst[5]),
@@ -133,10 +138,10 @@ class ConvMatrixView(View):
         if backward:
             dy = self.data(p, "dy", (1, 1, *win.out), 6, synthetic)[0, 0]
             planes["dy"] = dy
-            entries, states, touched = _backward(entries, c, dy.ravel(), hw)
+            entries, frames = _backward(entries, c, dy.ravel(), hw)
         else:
-            states, touched = _forward(entries, c.shape)
-        return Model(tuple(entries), win, planes, states, touched, synthetic)
+            frames = _forward(entries, c.shape)
+        return Model(tuple(entries), win, planes, frames, synthetic)
 
     def panels(self, m):
         win = m.window
@@ -193,38 +198,49 @@ class ConvMatrixView(View):
         }
 
 
-def _forward(entries: list[MatrixEntry], shape: tuple[int, int]):
-    """Every frame's ``C`` so far, and the entries written so far."""
-    out = np.zeros(shape)
-    seen = np.zeros(shape, dtype=bool)
-    states, touched = [], []
-    for e in entries:
-        if not e.padding:
-            out[e.k, e.p] = e.w
-            seen[e.k, e.p] = True
-        states.append(out.copy())
-        touched.append(seen.copy())
-    return np.stack(states), np.stack(touched)
+def _matrix_fits(rows: int, cols: int) -> None:
+    """Refuse a matrix of more than ``MAX_CELLS`` entries (its cells grow
+    with the square of the input's area)."""
+    if rows * cols > _limits.MAX_CELLS:
+        raise ValueError(
+            f"input_size is too large for a view of C: {rows} × {cols} = "
+            f"{rows * cols:,} entries, and a view draws at most "
+            f"{_limits.MAX_CELLS:,}. A smaller input shows the same pattern, "
+            "such as input_size=(6, 6)"
+        )
+
+
+def _forward(entries: list[MatrixEntry], shape: tuple[int, int]) -> Frames:
+    """Every frame's ``C`` so far, and the entries written so far: each
+    entry writes one cell of ``C``, once."""
+    cells = [e.k * shape[1] + e.p for e in entries if not e.padding]
+    values = [e.w for e in entries if not e.padding]
+    written = np.cumsum([0] + [0 if e.padding else 1 for e in entries])
+    return Frames(tuple(shape), written.astype(np.int64),
+                  np.asarray(cells, np.int64), np.asarray(values, np.float64),
+                  np.ones(len(cells), bool))  # fmt: skip
 
 
 def _backward(entries: list[MatrixEntry], c: np.ndarray, dy: np.ndarray, hw):
     """``dx = Cᵀ·dy`` one product at a time, column ``k`` by column: plane
     0 is ``dx`` so far, plane 1 column ``k`` of ``Cᵀ`` drawn as the image."""
-    dx = np.zeros(hw)
-    seen = np.zeros(hw, dtype=bool)
-    played, states, touched = [], [], []
-    for e in entries:
-        total = None
-        if not e.padding:
-            dx[e.pixel] += e.w * dy[e.k]
-            seen[e.pixel] = True
-            total = float(dx[e.pixel])
-        played.append(MatrixEntry(e.window, e.k, e.tap, e.pixel, e.p, e.w,
-                                  float(dy[e.k]), total))  # fmt: skip
-        column = c[e.k].reshape(hw)
-        states.append(np.stack([dx.copy(), column]))
-        touched.append(np.stack([seen.copy(), column != 0]))
-    return played, np.stack(states), np.stack(touched)
+    played = []
+
+    def frames():
+        dx = np.zeros(hw)
+        seen = np.zeros(hw, dtype=bool)
+        for e in entries:
+            total = None
+            if not e.padding:
+                dx[e.pixel] += e.w * dy[e.k]
+                seen[e.pixel] = True
+                total = float(dx[e.pixel])
+            played.append(MatrixEntry(e.window, e.k, e.tap, e.pixel, e.p, e.w,
+                                      float(dy[e.k]), total))  # fmt: skip
+            column = c[e.k].reshape(hw)
+            yield np.stack([dx, column]), np.stack([seen, column != 0])
+
+    return played, Frames.of_states(frames(), (2, *hw))
 
 
 class GradientCheckerboardView(View):
@@ -258,10 +274,10 @@ class GradientCheckerboardView(View):
         t = trace.conv2d_input(
             (1, 1, *hw), w, dy, p["stride"], p["padding"], p["dilation"]
         )
-        events, states, touched = frames_of(t, hw)
+        events, frames = frames_of(t, hw)
         count = trace.overlap_count(hw, **_geometry(p)).astype(float)
         planes = {"dy": dy[0, 0], "w": w[0, 0], "count": count}
-        return Model(events, win, planes, states, touched, synthetic)
+        return Model(events, win, planes, frames, synthetic)
 
     def panels(self, m):
         win, count = m.window, m.planes["count"]

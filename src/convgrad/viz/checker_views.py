@@ -27,9 +27,9 @@ class OverlapView(View):
         hw = _size(p)
         ones = np.ones((1, 1, *win.k, *win.out))
         t = trace.col2im(ones, hw, **_geometry(p), skip_padding=True)
-        events, states, touched = frames_of(t, hw)
+        events, frames = frames_of(t, hw)
         counts = trace.overlap_count(hw, **_geometry(p)).astype(float)
-        return Model(events, win, {"count": counts}, states, touched)
+        return Model(events, win, {"count": counts}, frames)
 
     def panels(self, m):
         win, count = m.window, m.planes["count"]
@@ -109,9 +109,9 @@ class ConvTransposeView(View):
             output_padding=p["output_padding"],
             dilation=p["dilation"],
         )
-        events, states, touched = frames_of(t, t.window.out)
+        events, frames = frames_of(t, t.window.out)
         planes = {"x": x[0, 0], "w": w[0, 0]}
-        return Model(events, t.window, planes, states, touched, synthetic)
+        return Model(events, t.window, planes, frames, synthetic)
 
     def panels(self, m):
         geom = m.window

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..trace import Frames
 from ._base import Control, Model, View
 from ._panel import Panel
 
@@ -114,8 +115,8 @@ class ReceptiveFieldView(View):
             share = g[max(r0 - 1, 0) : r0 + 2, max(c0 - 1, 0) : c0 + 2].sum() / g.sum()
             states.append(g)
             events.append(FieldStep(k, box, float(share), float(g.max())))
-        states = np.stack(states)
-        return Model(tuple(events), None, {}, states, states != 0)
+        frames = Frames.of_states((g, g != 0) for g in states)
+        return Model(tuple(events), None, {}, frames)
 
     def panels(self, m):
         return [

@@ -48,9 +48,9 @@ class WeightGradView(View):
         win = trace.fold_window(x.shape[2:], **_geometry(p))
         dy = self.data(p, "dy", (1, 1, *win.out), 6, synthetic)
         t = trace.conv2d_weight(x, (1, 1, *win.k), dy, **_conv(p))
-        events, states, touched = frames_of(t, win.k)
+        events, frames = frames_of(t, win.k)
         planes = {"x": x[0, 0], "dy": dy[0, 0]}
-        return Model(events, win, planes, states, touched, synthetic)
+        return Model(events, win, planes, frames, synthetic)
 
     def panels(self, m):
         x, dy = m.planes["x"], m.planes["dy"]
@@ -149,16 +149,15 @@ class ChannelsView(View):
         dy = self.data(p, "dy", (n, o, *win.out), 6, synthetic)
         if mode == "dx":
             t = trace.conv2d_input(x.shape, w, dy, **_conv(p))
-            events, states, touched = frames_of(t, x.shape)
+            events, frames = frames_of(t, x.shape)
             planes = {"dy": dy, "w": w}
         else:
             t = trace.conv2d_weight(x, w.shape, dy, **_conv(p))
-            states, touched = trace.replay_frames(t)
-            events = tuple(t)
-            states = np.stack([block(s) for s in states])
-            touched = np.stack([block(s) for s in touched])
+            events, frames = frames_of(t, w.shape)
+            # shown as one block matrix: cell (o·kh + ki, c·kw + kj)
+            frames = frames.moved(block(np.arange(w.size).reshape(w.shape)))
             planes = {"x": x, "dy": dy}
-        return Model(events, win, planes, states, touched, synthetic)
+        return Model(events, win, planes, frames, synthetic)
 
     def panels(self, m):
         dy = m.planes["dy"]

@@ -21,6 +21,7 @@ import numpy as np
 from .. import geometry as geo
 from .. import trace
 from ._base import Control, Model, View
+from ._limits import bounded
 from ._panel import Panel
 
 
@@ -72,10 +73,11 @@ class BatchNormBackwardView(View):
             gamma = 1 + np.abs(gamma)
         x_hat, sigma = normalise(x, float(eps))
         t = trace.batch_norm_backward(dy, x_hat, gamma, sigma)
-        states, touched = trace.replay_frames(t)
+        events = bounded(t)
+        frames = trace.replay_changes(events, t.shape, t.dtype)
         planes = {"x": x, "dy": dy, "x_hat": x_hat, "gamma": gamma,
                   "sigma": sigma}
-        return Model(tuple(t), None, planes, states, touched, synthetic)
+        return Model(events, None, planes, frames, synthetic)
 
     def panels(self, m):
         dy, x_hat = m.planes["dy"], m.planes["x_hat"]
@@ -119,5 +121,5 @@ class BatchNormBackwardView(View):
 
     def gradients(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(dx, dgamma, dbeta)`` as the last frame holds them."""
-        return trace.batch_norm_parts(self.model_.states[-1],
+        return trace.batch_norm_parts(self.model_.frames[-1],
                                       self.model_.planes["dy"].shape)

@@ -46,8 +46,8 @@ class MaxPoolForwardView(View):
         synthetic: dict[str, str] = {}
         x = self.data(p, "x", (1, 1, *_size(p)), 0, synthetic)
         t = trace.maxpool_forward(x, **_pool(p))
-        events, states, touched = frames_of(t, t.window.out)
-        return Model(events, t.window, {"x": x[0, 0]}, states, touched, synthetic)
+        events, frames = frames_of(t, t.window.out)
+        return Model(events, t.window, {"x": x[0, 0]}, frames, synthetic)
 
     def panels(self, m):
         x = m.planes["x"]
@@ -97,9 +97,9 @@ class MaxPoolRoutingView(View):
         argmax = trace.replay_argmax(scan)
         dy = self.data(p, "dy", scan.shape, 2, synthetic)
         t = trace.maxpool_backward(dy, argmax, x.shape)
-        events, states, touched = frames_of(t, x.shape[2:])
+        events, frames = frames_of(t, x.shape[2:])
         planes = {"x": x[0, 0], "dy": dy[0, 0]}
-        return Model(events, scan.window, planes, states, touched, synthetic)
+        return Model(events, scan.window, planes, frames, synthetic)
 
     def panels(self, m):
         x, dy = m.planes["x"], m.planes["dy"]
@@ -170,8 +170,8 @@ class AvgPoolSpreadView(View):
             count_include_pad=p["count_include_pad"],
             divisor_override=p["divisor_override"],
         )
-        events, states, touched = frames_of(t, shape[2:])
-        return Model(events, t.window, {"dy": dy[0, 0]}, states, touched, synthetic)
+        events, frames = frames_of(t, shape[2:])
+        return Model(events, t.window, {"dy": dy[0, 0]}, frames, synthetic)
 
     def panels(self, m):
         dy = m.planes["dy"]

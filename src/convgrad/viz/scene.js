@@ -117,26 +117,56 @@
 
   // ---- a scene, prepared once --------------------------------------------
 
+  /* a frame's changes onto a state: st[cell] >= 0 is a number index, < 0
+   * a cell not written yet (-1 - index) */
+  function applySet(st, set) {
+    for (var k = 0; k < set.length; k++) {
+      var s = set[k];
+      st[s[0]] = s[2] ? s[1] : -1 - s[1];
+    }
+  }
+
+  /* The frames are what each step changed; prepare keeps a checkpoint (the
+   * state and the outlines) per state's worth of changes, so memory grows
+   * with the scene and not with steps x cells. at(i) is frame i, from the
+   * last frame asked when that is on the way (Play), else from the nearest
+   * checkpoint: {frame, state, marks}, shared (read it, do not keep it). */
   function prepare(scene) {
     var numbers = scene.numbers.map(function (v) {
       return typeof v === "string" ? (v === "nan" ? NaN : v === "inf" ? Infinity : -Infinity) : v;
     });
-    var size = scene.state_size, n = scene.steps;
-    var states = [], marks = [], cur = new Int32Array(size).fill(-1), now = {};
+    var size = scene.state_size, n = scene.steps, frames = scene.frames;
+    var every = Math.max(size, 64), work = every, checks = [];
+    var cur = new Int32Array(size).fill(-1), now = {};
     for (var i = 0; i < n; i++) {
-      var f = scene.frames[i];
-      cur = cur.slice();
-      for (var k = 0; k < f.set.length; k++) {
-        var s = f.set[k];
-        cur[s[0]] = s[2] ? s[1] : -1 - s[1]; // < 0: not written yet
+      applySet(cur, frames[i].set);
+      Object.assign(now, frames[i].marks);
+      work += frames[i].set.length + 1;
+      if (work >= every) { // frame 0 always
+        checks.push({ frame: i, state: cur.slice(), marks: Object.assign({}, now) });
+        work = 0;
       }
-      states.push(cur);
-      now = Object.assign({}, now, f.marks);
-      marks.push(now);
+    }
+    var cursor = null;
+    function at(i) {
+      var lo = 0, hi = checks.length - 1;
+      while (lo < hi) { // the last checkpoint at or before frame i
+        var mid = (lo + hi + 1) >> 1;
+        if (checks[mid].frame <= i) lo = mid; else hi = mid - 1;
+      }
+      var c = checks[lo];
+      if (!cursor || cursor.frame > i || cursor.frame < c.frame) {
+        cursor = { frame: c.frame, state: c.state.slice(), marks: Object.assign({}, c.marks) };
+      }
+      while (cursor.frame < i) {
+        cursor.frame += 1;
+        applySet(cursor.state, frames[cursor.frame].set);
+        Object.assign(cursor.marks, frames[cursor.frame].marks);
+      }
+      return cursor;
     }
     var stops = scene.style.cmap.map(hexRgb);
-    return { scene: scene, numbers: numbers, states: states, marks: marks, stops: stops,
-             fontMin: FONT_MIN };
+    return { scene: scene, numbers: numbers, at: at, stops: stops, fontMin: FONT_MIN };
   }
 
   // ---- one panel -----------------------------------------------------------
@@ -154,14 +184,17 @@
       wideC = Math.max(wideC, textWidth(compact[k], 100) / 100);
     };
     if (p.cells) p.cells.forEach(consider);
-    else {
-      var size = p.rows * p.cols;
-      prep.states.forEach(function (st) {
-        for (var j = 0; j < size; j++) {
-          var v = st[p.offset + j];
-          consider(v < 0 ? -1 - v : v);
-        }
-      });
+    else if (prep.scene.steps) { // frame 0's cells, then every later change in the panel
+      var size = p.rows * p.cols, frames = prep.scene.frames, st = prep.at(0).state;
+      for (var j = 0; j < size; j++) {
+        var v = st[p.offset + j];
+        consider(v < 0 ? -1 - v : v);
+      }
+      for (var i = 1; i < frames.length; i++) {
+        frames[i].set.forEach(function (s) {
+          if (s[0] >= p.offset && s[0] < p.offset + size) consider(s[1]);
+        });
+      }
     }
     this.wide = Math.max(wide, 0.5);
     this.wideC = Math.max(wideC, 0.5);
@@ -676,7 +709,7 @@
       this.count.textContent = "";
       return;
     }
-    var st = prep.states[i], marks = prep.marks[i];
+    var now = prep.at(i), st = now.state, marks = now.marks;
     var byId = {};
     this.panels.forEach(function (pn) {
       byId[pn.p.id] = pn;

@@ -85,15 +85,20 @@ def _labels(labels, n: int) -> list[str] | None:
 
 
 def build_scene(view: Any) -> dict[str, Any]:
-    """The scene of ``view``'s current parameters (see the module doc)."""
+    """The scene of ``view``'s current parameters (see the module doc).
+
+    Built from what each step changed (the model's
+    :class:`~convgrad.trace.Frames`), never from every frame's whole
+    state: time and memory grow with the steps and the cells they change.
+    """
     m = view.model_
-    states = np.asarray(m.states, np.float64)
-    touched = np.asarray(m.touched, bool)
+    history = m.frames
     n = len(m.events)
+    seen = np.asarray(history.seen(), np.float64)  # every value a frame shows
     fixed = [np.asarray(p.values, np.float64) for p in view.layout
              if p.values is not None]  # fmt: skip
-    numbers = _Numbers(states, *fixed)
-    state_shape = states.shape[1:]
+    numbers = _Numbers(seen, *fixed)
+    state_shape = history.shape
     panels = []
     for p in view.layout:
         entry: dict[str, Any] = {
@@ -112,45 +117,40 @@ def build_scene(view: Any) -> dict[str, Any]:
         if p.values is not None:
             values = np.asarray(p.values, np.float64)
             entry["cells"] = numbers.index(values).ravel().tolist()
-            scale = value_range(values, states) if p.colored else value_range(values)
+            scale = value_range(values, seen) if p.colored else value_range(values)
         else:
             at = () if p.plane is None else tuple(p.plane)
             first = (*at, *([0] * (len(state_shape) - len(at))))
             entry["offset"] = (
                 int(np.ravel_multi_index(first, state_shape)) if n else 0
             )
-            scale = value_range(states)
+            scale = value_range(seen)
         entry["scale"] = [scale[0], scale[1]]
         panels.append(entry)
 
     frames = []
     if n:
-        index = numbers.index(states.reshape(n, -1))
-        shown = touched.reshape(n, -1)
-        prev_i = np.full(index.shape[1], -1)
-        prev_s = np.zeros(index.shape[1], bool)
+        sets, bounds = _sets(history, numbers)
         prev_marks: dict[str, Any] = {}
-        for i, e in enumerate(m.events):
-            changed = np.flatnonzero((index[i] != prev_i) | (shown[i] != prev_s))
-            sets = np.stack([changed, index[i][changed], shown[i][changed]], 1)
-            marks = {k: (None if v is None else list(v))
-                     for k, v in view.frame_marks(i).items()}  # fmt: skip
+        for i, (e, now) in enumerate(zip(m.events, view.every_frame_marks(),
+                                         strict=True)):  # fmt: skip
+            marks = {k: (None if v is None else list(v)) for k, v in now.items()}
             moved = {k: v for k, v in marks.items()
                      if i == 0 or prev_marks.get(k) != v}  # fmt: skip
             frames.append({
-                "set": sets.tolist(),
+                "set": sets[bounds[i] : bounds[i + 1]],
                 "marks": moved,
                 "text": view.describe(e),
             })  # fmt: skip
-            prev_i, prev_s, prev_marks = index[i], shown[i], marks
+            prev_marks = marks
     controls = [
         {"name": c.name, "kind": c.kind, "lo": c.lo, "hi": c.hi,
          "value": _control_value(view.params.get(c.name), c.kind)}
         for c in view.controls
     ]  # fmt: skip
-    warning = "; ".join(
-        f"{k}: seeded stand-in numbers ({why})" for k, why in m.synthetic.items()
-    )
+    notes = [f"{k}: seeded stand-in numbers ({why})" for k, why in m.synthetic.items()]
+    notes.append(view.size_note())
+    warning = "; ".join(note for note in notes if note)
     roles = sorted({r for p in view.layout for r in p.marks} & set(MARK_MEANING))
     return {
         "format": FORMAT,
@@ -173,6 +173,22 @@ def build_scene(view: Any) -> dict[str, Any]:
     }
 
 
+def _sets(history: Any, numbers: _Numbers) -> tuple[list, list[int]]:
+    """Every frame's ``set`` entries, ``[cell, number, shown]``, as one list
+    and where each frame's part begins: frame 0 sets every cell (the player
+    starts from nothing), a later frame the cells its step changed."""
+    first, shown = history.at(0)
+    later = slice(int(history.start[1]), None)
+    rows = np.concatenate([
+        np.stack([np.arange(history.size), numbers.index(first.ravel()),
+                  shown.ravel()], 1),
+        np.stack([history.cells[later], numbers.index(history.values[later]),
+                  history.shown[later]], 1),
+    ]).astype(np.int64)  # fmt: skip
+    bounds = np.concatenate([[0], history.size + history.start[1:] - history.start[1]])
+    return rows.tolist(), bounds.tolist()
+
+
 def _control_value(v: Any, kind: str) -> Any:
     if kind == "bool":
         return bool(v)
@@ -183,7 +199,8 @@ def _control_value(v: Any, kind: str) -> Any:
 
 def replay(scene: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     """Every frame's state and shown cells, from the scene alone: what the
-    renderer computes (``(frames, state_size)`` float64, and bool)."""
+    renderer computes (``(frames, state_size)`` float64, and bool: frames ×
+    cells of memory, for tests)."""
     numbers = np.array([float(v) for v in scene["numbers"]], np.float64)
     size = scene["state_size"]
     index = np.full(size, -1)

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import trace
 from ._base import Control, Model, View
+from ._limits import bounded
 from ._panel import Panel
 
 KERNEL = Control("kernel_size", 1, 5)
@@ -34,12 +35,12 @@ def window_at(win, i: int, j: int) -> tuple[int, int, int, int]:
     return i * sh - ph, j * sw - pw, (kh - 1) * dh + 1, (kw - 1) * dw + 1
 
 
-def frames_of(t: trace.Trace, plane: tuple[int, int]):
+def frames_of(t: trace.Trace, plane: tuple[int, ...]):
     """A trace's events and every frame's destination, as ``plane``s (a
-    single image and channel, the only kind these views play)."""
-    states, touched = trace.replay_frames(t)
-    n = len(states)
-    return tuple(t), states.reshape(n, *plane), touched.reshape(n, *plane)
+    single image and channel, the only kind these views play), kept as
+    what each event changed (:class:`~convgrad.trace.Frames`)."""
+    events = bounded(t)
+    return events, trace.replay_changes(events, t.shape, t.dtype).reshape(plane)
 
 
 def _geometry(p):
@@ -95,10 +96,10 @@ class Im2colView(View):
         x = self.data(p, "x", (1, 1, *_size(p)), 0, synthetic)
         t = trace.im2col(x, **_geometry(p))
         win = t.window
-        events, states, touched = frames_of(
+        events, frames = frames_of(
             t, (win.k[0] * win.k[1], win.out[0] * win.out[1])
         )
-        return Model(events, win, {"x": x[0, 0]}, states, touched, synthetic)
+        return Model(events, win, {"x": x[0, 0]}, frames, synthetic)
 
     def panels(self, m):
         win = m.window
@@ -175,9 +176,9 @@ class Col2imView(View):
         synthetic: dict[str, str] = {}
         dcol = self.data(p, "dcol", shape, 1, synthetic, also=((taps, blocks),))
         t = trace.col2im(dcol, hw, **_geometry(p))
-        events, states, touched = frames_of(t, hw)
+        events, frames = frames_of(t, hw)
         planes = {"dcol": dcol.reshape(taps, blocks)}
-        return Model(events, win, planes, states, touched, synthetic)
+        return Model(events, win, planes, frames, synthetic)
 
     def panels(self, m):
         win = m.window
