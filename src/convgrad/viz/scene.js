@@ -12,7 +12,14 @@
  * slider, a parameter's slider, the speed menu) the keys move that control
  * and Space on the step slider plays; no key that moves a control reaches
  * the host page (JupyterLab would move its active cell). The caption is
- * text in the page (a polite live region while paused).
+ * text in the page (a polite live region while paused) that says what the
+ * step changed and where; the step slider's value says it too.
+ *
+ * A reader's settings: with prefers-reduced-motion nothing moves but the
+ * steps the reader asks for (no transition, no animation, no loop: Play
+ * plays once); with forced colours (a high-contrast theme) the grids take
+ * the system's colours and every outline keeps a colour of its own
+ * (scene.css).
  *
  * globalThis.convgradScene.mount(root, scene, options) -> player
  *   options.live: show the parameter controls; options.onParams(values),
@@ -209,6 +216,11 @@
     return Math.max(CELL_FLOOR, Math.min(cell, Math.max(flat, turned)));
   };
 
+  /* the reader asked for less motion (prefers-reduced-motion) */
+  function lessMotion() {
+    return typeof matchMedia !== "undefined" && matchMedia("(prefers-reduced-motion: reduce)").matches;
+  }
+
   function range(n) { var a = []; for (var i = 0; i < n; i++) a.push(i); return a; }
 
   /* the cell size (px) at which the panel's numbers read at the smallest
@@ -254,15 +266,17 @@
     var svg = sv("svg", { class: "cgs-grid", width: width, height: height,
                           viewBox: "0 0 " + width + " " + height, role: "img" });
     this.svg = svg;
+    svg.setAttribute("data-numbers", this.numbers ? "1" : "0");
     var g = sv("g", { transform: "translate(" + (left + pw * cell) + "," + (top + ph * cell) + ")" });
     svg.appendChild(g);
     if (ph || pw) {
       g.appendChild(sv("rect", { x: -pw * cell, y: -ph * cell, width: ext[1] * cell,
-                                 height: ext[0] * cell, fill: this.prep.scene.style.padding }));
+                                 height: ext[0] * cell, fill: this.prep.scene.style.padding,
+                                 class: "cgs-pad" }));
     }
     this.rects = [];
     this.texts = [];
-    var cells = sv("g", {}), nums = sv("g", { class: "cgs-nums" });
+    var cells = sv("g", { class: "cgs-cells" }), nums = sv("g", { class: "cgs-nums" });
     if (this.numbers) nums.setAttribute("font-size", font.toFixed(1));
     // one rect and one text per cell, in the scene's order (row by row of
     // the panel as declared), each where the panel is drawn
@@ -284,12 +298,14 @@
     var path = "";
     for (var x = -pw; x <= p.cols + pw; x++) path += "M" + x * cell + " " + (-ph * cell) + "V" + (p.rows + ph) * cell;
     for (var y = -ph; y <= p.rows + ph; y++) path += "M" + (-pw * cell) + " " + y * cell + "H" + (p.cols + pw) * cell;
-    g.appendChild(sv("path", { d: path, stroke: "#777", "stroke-width": 0.8, fill: "none" }));
+    g.appendChild(sv("path", { d: path, stroke: "#777", "stroke-width": 0.8, fill: "none",
+                               class: "cgs-lines" }));
     if (p.blocks) {
       var heavy = "";
       for (var bx = p.blocks[1]; bx < p.cols; bx += p.blocks[1]) heavy += "M" + bx * cell + " 0V" + p.rows * cell;
       for (var by = p.blocks[0]; by < p.rows; by += p.blocks[0]) heavy += "M0 " + by * cell + "H" + p.cols * cell;
-      g.appendChild(sv("path", { d: heavy, stroke: "#222", "stroke-width": 2.4, fill: "none" }));
+      g.appendChild(sv("path", { d: heavy, stroke: "#222", "stroke-width": 2.4, fill: "none",
+                                 class: "cgs-lines cgs-blocks" }));
     }
     g.appendChild(nums);
     // labels: rows on the left, columns below (thinned until they fit)
@@ -471,7 +487,8 @@
       var item = el("span", "cgs-key"), s = scene.style.marks[entry[0]];
       var sw = sv("svg", { width: 22, height: 12, "aria-hidden": "true" });
       sw.appendChild(sv("line", { x1: 1, y1: 6, x2: 21, y2: 6, stroke: s.color.slice(0, 7),
-                                  "stroke-width": 3, "stroke-dasharray": dashOf(s.dash, 3) }));
+                                  "stroke-width": 3, "stroke-dasharray": dashOf(s.dash, 3),
+                                  class: "cgs-mark-" + entry[0] }));
       item.appendChild(sw);
       item.appendChild(document.createTextNode(" " + entry[1]));
       self.legend.appendChild(item);
@@ -686,10 +703,10 @@
       var dot = key.indexOf("."), pn = byId[key.slice(0, dot)];
       if (pn) pn.place(key.slice(dot + 1), marks[key]);
     });
-    var text = "step " + (i + 1) + "/" + n + ":  " + prep.scene.frames[i].text;
-    this.caption.textContent = text;
+    var said = prep.scene.frames[i].text;
+    this.caption.textContent = "step " + (i + 1) + "/" + n + ":  " + said;
     this.count.textContent = (i + 1) + "/" + n;
-    this.slider.setAttribute("aria-valuetext", text);
+    this.slider.setAttribute("aria-valuetext", "step " + (i + 1) + " of " + n + ": " + said);
     this.root.dataset.frame = String(i);
   };
 
@@ -714,7 +731,8 @@
     var tick = function (now) {
       if (!self.playing) return;
       var target = from + Math.floor((now - t0) / interval);
-      if (self.prep.scene.loop && target > n - 1) target = target % n;
+      // a looping export plays once for a reader who asked for less motion
+      if (self.prep.scene.loop && !lessMotion()) target = target % n;
       else if (target >= n - 1) {
         self.goto(n - 1);
         self.pause();
@@ -733,6 +751,8 @@
     if (!this.playing) return;
     this.playing = false;
     this.caption.setAttribute("aria-live", "polite");
+    // said again, now that it is heard: the step the player stopped on
+    this.caption.textContent = this.caption.textContent;
     this.setPlayIcon();
   };
 
