@@ -132,7 +132,8 @@ GO_TO_VIEW = """() => new Promise(ok => require(
 def test_an_offline_slide_deck_has_no_wcag_violations(page, axe, tmp_path):
     """Lesson 03's offline deck (nbconvert's reveal.js template, ours in
     templates/convgrad_reveal), on its first view's slide: axe audits the
-    whole page, reveal's controls and slide number included."""
+    whole page, reveal's controls and slide number included. With less
+    motion asked for, nothing in it moves."""
     from tracked import lessons_folder
 
     from convgrad.course.lessons import find_lessons
@@ -149,6 +150,15 @@ def test_an_offline_slide_deck_has_no_wcag_violations(page, axe, tmp_path):
     page.screenshot(path=str(SHOTS / "deck-view-slide.png"))
     found = audit(page)
     assert found == [], f"{deck.html.name}:\n{report(found)}"
+    # with less motion asked for, nothing in the deck moves: no slide
+    # transition, no bouncing arrow (reveal's), nothing in the player
+    page.emulate_media(reduced_motion="reduce")
+    try:
+        page.keyboard.press("ArrowRight")  # reveal would slide and bounce
+        moving = page.evaluate(MOVING, ".reveal")
+        assert moving == [], f"the deck with less motion: {moving[:8]}"
+    finally:
+        page.emulate_media(reduced_motion="no-preference")
 
 
 def _npm_or_skip() -> None:
