@@ -2,14 +2,17 @@
 
 - axe-core (``wcag_audit``: pinned, from the npm registry) finds no
   violation of WCAG 2.0/2.1/2.2 A and AA in a real lesson's players in
-  JupyterLab and in a lesson's offline slide deck (the website's lesson
-  page is audited in tests/test_site.py, which builds the site).
+  JupyterLab, in a lesson's offline slide deck and in a page of embedded
+  views (the website's lesson page is audited in tests/test_site.py, which
+  builds the site).
 - With ``prefers-reduced-motion`` nothing in a player moves by itself: no
   transition, no animation (a host's included), and a looping animation
   plays once.
 - In forced colours (a high-contrast theme) every control shows an outline
   when focused from the keyboard, and a highlighted cell is told by its
   outline, in a system colour of its own, never by a fill alone.
+- Every outline stands out 3:1 on any cell (WCAG 1.4.11): its colour or
+  one of the edges drawn under it (black, white).
 - Each step is said in words a screen reader reads: the caption is a
   polite live region that names what the step wrote and where, and it is
   the cell the outlines show.
@@ -24,6 +27,7 @@ import html
 import os
 import re
 import shutil
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -321,7 +325,7 @@ GRIDS = """() => {
 }"""
 
 
-def test_in_forced_colours_outlines_and_highlights_stay_visible(page):
+def test_in_forced_colours_outlines_and_highlights_stay_visible(page, axe):
     views = [viz.Col2imView(input_size=(5, 5), kernel_size=2),
              viz.MaxPoolRoutingView()]  # src, dst, window, best  # fmt: skip
     path = _page_of("forced-colors", [v.to_jshtml() for v in views])
@@ -331,6 +335,9 @@ def test_in_forced_colours_outlines_and_highlights_stay_visible(page):
             r.focus()
             page.keyboard.press("ArrowRight")
         page.screenshot(path=str(SHOTS / "normal.png"), full_page=True)
+        # the embedded players (to_jshtml, as a static page holds them)
+        found = audit(page)
+        assert found == [], f"two embedded views:\n{report(found)}"
         page.emulate_media(forced_colors="active")
         assert page.evaluate("matchMedia('(forced-colors: active)').matches")
         page.screenshot(path=str(SHOTS / "forced-colors.png"), full_page=True)
@@ -367,6 +374,76 @@ def test_in_forced_colours_outlines_and_highlights_stay_visible(page):
         assert page.console_errors == []
     finally:
         page.emulate_media(forced_colors="none")
+        for v in views:
+            v.close()
+
+
+# --------------------------------------------------------------------------
+# outlines on any cell: non-text contrast (WCAG 1.4.11)
+
+#: each outline shown, with the edges under it (black, then white)
+EDGES = """() => [...document.querySelectorAll('.cgs-mark')].filter(
+  m => m.getAttribute('visibility') === 'visible').map(m => {
+  const role = [...m.classList].find(c => c.startsWith('cgs-mark-')).slice(9);
+  const at = n => ['x', 'y', 'width', 'height', 'visibility',
+                   'stroke-dasharray'].map(k => n.getAttribute(k));
+  const edges = ['cgs-edge-', 'cgs-rim-'].map(
+    c => m.ownerSVGElement.querySelector('.' + c + role)).filter(n => n).map(n => ({
+      at: at(n), stroke: getComputedStyle(n).stroke,
+      width: parseFloat(getComputedStyle(n).strokeWidth)}));
+  return {role, at: at(m), edges, stroke: getComputedStyle(m).stroke,
+          width: parseFloat(getComputedStyle(m).strokeWidth)};
+})"""
+
+
+def _rgb(text: str) -> tuple[int, ...]:
+    if text.startswith("#"):
+        return tuple(int(text[i:i + 2], 16) for i in (1, 3, 5))
+    return tuple(int(float(v)) for v in re.findall(r"[\d.]+", text)[:3])
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG's contrast ratio of two colours (#rrggbb or rgb(...))."""
+    def lum(c):
+        lin = [x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4
+               for x in (v / 255 for v in _rgb(c))]  # fmt: skip
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_every_outline_stands_out_3_to_1_on_any_cell(page):
+    """An outline is told from the cell it is drawn on, whatever that
+    cell's colour (white, the padding's grey, any colour of the cell scale):
+    its colour or one of its edges (black, white) has 3:1 contrast with it
+    at least."""
+    views = [viz.Col2imView(input_size=(5, 5), kernel_size=3, padding=1),
+             viz.MaxPoolRoutingView()]  # src, dst, window, best  # fmt: skip
+    style = views[0].scene()["style"]
+    cells = ["#ffffff", style["padding"], *style["cmap"]]
+    path = _page_of("outline-contrast", [v.to_jshtml() for v in views])
+    try:
+        _open(page, path, 2)
+        for r in page.locator(".cgs").all():
+            r.focus()
+            page.keyboard.press("ArrowRight")
+        edges = page.evaluate(EDGES)
+        roles = {e["role"] for e in edges}
+        assert {"src", "dst", "window", "best"} <= roles, roles
+        for e in edges:
+            if e["role"].startswith("trail"):
+                continue  # the fading trail: where values landed before
+            assert e["edges"], f"{e['role']} has no edge"
+            for edge in e["edges"]:
+                assert edge["at"] == e["at"], f"{e['role']}: an edge is elsewhere: {e}"
+            # each edge shows a pixel on each side of the one above it
+            widths = [e["width"]] + [x["width"] for x in e["edges"]]
+            assert all(b - a >= 2 - 0.01 for a, b in pairwise(widths)), e
+            colours = [e["stroke"]] + [x["stroke"] for x in e["edges"]]
+            worst = min(max(contrast(x, c) for x in colours) for c in cells)
+            assert worst >= 3, f"{e['role']}: {worst:.2f}:1 on some cell"
+        page.locator(".cgs").nth(1).screenshot(path=str(SHOTS / "outline-edges.png"))
+    finally:
         for v in views:
             v.close()
 

@@ -37,6 +37,8 @@
   var LABEL_FONT = 12;
   var GAP = 18;
   var CELL_FLOOR = 12; // px: the smallest cell a phone's grid is shrunk to (colours only)
+  var HALO = "#000"; // the dark edge of every outline (and a white one)
+  var TRAILS = { trail1: 1, trail2: 1 }; // the fading trail: no edge
   // the keys a focused control moves itself with: kept from the host page
   var CONTROL_KEYS = { ArrowLeft: 1, ArrowRight: 1, ArrowUp: 1, ArrowDown: 1, Home: 1, End: 1,
                        PageUp: 1, PageDown: 1, " ": 1 };
@@ -335,13 +337,29 @@
     if (roles.indexOf("dst") >= 0) roles.push("trail1", "trail2");
     this.marks = {};
     var self = this;
+    // each outline (but the fading trail) between edges a pixel wide, black
+    // then white, dashed alike: an orange outline is 2.3:1 on a white cell
+    // and 1.9:1 on a grey one, but black or white is 4.6:1 at least on any
+    // cell (WCAG 1.4.11); the edges lie under every outline, the white ones
+    // under every black one, so none hides another
+    var rims = sv("g", { class: "cgs-halos" }), halos = sv("g", { class: "cgs-halos" });
+    g.appendChild(rims);
+    g.appendChild(halos);
     roles.forEach(function (role) {
       var s = style.marks[role], w = s.width * cell / 36 * 1.25 + 0.6;
       var colour = s.color.slice(0, 7), alpha = s.color.length > 7 ? parseInt(s.color.slice(7), 16) / 255 : 1;
       var m = sv("rect", { fill: "none", stroke: colour, "stroke-opacity": alpha.toFixed(2),
                            "stroke-width": w.toFixed(2), "stroke-dasharray": dashOf(s.dash, w),
                            visibility: "hidden", class: "cgs-mark cgs-mark-" + role });
-      self.marks[role] = { node: m, inset: (style.inset[role] || 0) * cell };
+      var edges = TRAILS[role] ? [] : [[rims, "#fff", 4, "cgs-rim-"], [halos, HALO, 2, "cgs-edge-"]]
+        .map(function (e) {
+          var node = sv("rect", { fill: "none", stroke: e[1], "stroke-width": (w + e[2]).toFixed(2),
+                                  "stroke-dasharray": dashOf(s.dash, w), visibility: "hidden",
+                                  class: "cgs-halo " + e[3] + role });
+          e[0].appendChild(node);
+          return node;
+        });
+      self.marks[role] = { node: m, edges: edges, inset: (style.inset[role] || 0) * cell };
       g.appendChild(m);
     });
     svg.style.overflow = "visible";
@@ -382,15 +400,21 @@
   Panel.prototype.place = function (role, where) {
     var m = this.marks[role];
     if (!m) return;
-    if (!where) { m.node.setAttribute("visibility", "hidden"); return; }
+    var nodes = m.edges.concat([m.node]);
+    if (!where) {
+      nodes.forEach(function (node) { node.setAttribute("visibility", "hidden"); });
+      return;
+    }
     var r = where[0], c = where[1], h = where.length > 2 ? where[2] : 1, w = where.length > 2 ? where[3] : 1;
     if (this.turned) { var t = r; r = c; c = t; t = h; h = w; w = t; }
     var cell = this.cell, inset = m.inset;
-    m.node.setAttribute("x", (c * cell + inset).toFixed(2));
-    m.node.setAttribute("y", (r * cell + inset).toFixed(2));
-    m.node.setAttribute("width", Math.max(1, w * cell - 2 * inset).toFixed(2));
-    m.node.setAttribute("height", Math.max(1, h * cell - 2 * inset).toFixed(2));
-    m.node.setAttribute("visibility", "visible");
+    nodes.forEach(function (node) {
+      node.setAttribute("x", (c * cell + inset).toFixed(2));
+      node.setAttribute("y", (r * cell + inset).toFixed(2));
+      node.setAttribute("width", Math.max(1, w * cell - 2 * inset).toFixed(2));
+      node.setAttribute("height", Math.max(1, h * cell - 2 * inset).toFixed(2));
+      node.setAttribute("visibility", "visible");
+    });
   };
 
   // ---- the player ----------------------------------------------------------
@@ -486,6 +510,8 @@
     scene.legend.forEach(function (entry) {
       var item = el("span", "cgs-key"), s = scene.style.marks[entry[0]];
       var sw = sv("svg", { width: 22, height: 12, "aria-hidden": "true" });
+      sw.appendChild(sv("line", { x1: 1, y1: 6, x2: 21, y2: 6, stroke: HALO, "stroke-width": 5,
+                                  "stroke-dasharray": dashOf(s.dash, 3), class: "cgs-halo" }));
       sw.appendChild(sv("line", { x1: 1, y1: 6, x2: 21, y2: 6, stroke: s.color.slice(0, 7),
                                   "stroke-width": 3, "stroke-dasharray": dashOf(s.dash, 3),
                                   class: "cgs-mark-" + entry[0] }));
