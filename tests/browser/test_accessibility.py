@@ -335,6 +335,8 @@ def test_in_forced_colours_outlines_and_highlights_stay_visible(page, axe):
             r.focus()
             page.keyboard.press("ArrowRight")
         page.screenshot(path=str(SHOTS / "normal.png"), full_page=True)
+        legend = page.locator(".cgs-legend").first.inner_text()
+        assert "(vermillion, solid)" in legend and "(blue, dashed)" in legend
         # the embedded players (to_jshtml, as a static page holds them)
         found = audit(page)
         assert found == [], f"two embedded views:\n{report(found)}"
@@ -371,6 +373,10 @@ def test_in_forced_colours_outlines_and_highlights_stay_visible(page, axe):
                      ("cgs-mark-best", "cgs-mark-window")]:  # fmt: skip
             ma, mb = by_role[a], by_role[b]
             assert (ma["stroke"], ma["dash"]) != (mb["stroke"], mb["dash"]), (ma, mb)
+        # the legend names no colour the outlines no longer have
+        legend = page.locator(".cgs-legend").first.inner_text()
+        assert "solid" in legend and "dashed" in legend, legend
+        assert not re.search(r"orange|vermillion|blue", legend), legend
         assert page.console_errors == []
     finally:
         page.emulate_media(forced_colors="none")

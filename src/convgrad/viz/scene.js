@@ -516,7 +516,18 @@
                                   "stroke-width": 3, "stroke-dasharray": dashOf(s.dash, 3),
                                   class: "cgs-mark-" + entry[0] }));
       item.appendChild(sw);
-      item.appendChild(document.createTextNode(" " + entry[1]));
+      // "where it lands (vermillion, solid)": the colour's name is not said
+      // in forced colours, where the outline takes a system colour
+      var said = /^(.*\()([^,()]+, )([^()]*\))$/.exec(entry[1]), words = el("span");
+      if (!said) words.textContent = " " + entry[1];
+      else {
+        var hue = el("span", "cgs-key-colour");
+        hue.textContent = said[2];
+        words.appendChild(document.createTextNode(" " + said[1]));
+        words.appendChild(hue);
+        words.appendChild(document.createTextNode(said[3]));
+      }
+      item.appendChild(words);
       self.legend.appendChild(item);
     });
     this.panels = scene.panels.map(function (p) { return new Panel(self.prep, p); });
