@@ -449,6 +449,41 @@ def test_the_lesson_map_and_search_work_offline(built_site, offline_browser):
         visit.close()
 
 
+#: the lesson page audited for WCAG 2.2 AA (its views: col2im, the conv matrix)
+AUDIT_LESSON = "03"
+
+
+@pytest.mark.browser
+def test_a_lesson_page_has_no_wcag_violations(built_site, offline_browser):
+    """axe-core (tests/wcag_audit.py) on a whole lesson page, every view
+    drawn: the theme's chrome is ours here (we configure and template it),
+    so nothing is left out of the audit."""
+    from wcag_audit import audit, axe_script, report
+
+    axe_script()  # skips (or fails in CI) without npm, before the page opens
+    at = [f"{x.number:02d}" for x in built_site.lessons].index(AUDIT_LESSON)
+    lesson, html = built_site.lessons[at], built_site.pages[at]
+    visit = Visit(offline_browser, html)
+    page = visit.page
+    try:
+        players = page.locator(PLAYER)
+        assert players.count() >= 1, f"{html.name} shows no view"
+        for k in range(players.count()):  # each is drawn when it comes near
+            players.nth(k).scroll_into_view_if_needed()
+            players.nth(k).locator(".cgs svg").first.wait_for(timeout=20_000)
+        players.first.scroll_into_view_if_needed()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"{lesson.stem}-audited.png"))
+        # the page's own requests; axe then reads the style sheets itself
+        # (with XHR, which a file:// page may not: its CSS-only rule, 1.3.4
+        # orientation, is then left "incomplete", not passed)
+        visit.assert_clean(html.name)
+        found = audit(page)
+        assert found == [], f"{html.name}:\n{report(found)}"
+    finally:
+        visit.close()
+
+
 def _display_math(nb: nbformat.NotebookNode) -> int:
     """How many display formulas (``$$ ... $$`` or ``\\[ ... \\]``) the
     lesson's markdown holds."""

@@ -12,7 +12,14 @@
  * slider, a parameter's slider, the speed menu) the keys move that control
  * and Space on the step slider plays; no key that moves a control reaches
  * the host page (JupyterLab would move its active cell). The caption is
- * text in the page (a polite live region while paused).
+ * text in the page (a polite live region while paused) that says what the
+ * step changed and where; the step slider's value says it too.
+ *
+ * A reader's settings: with prefers-reduced-motion nothing moves but the
+ * steps the reader asks for (no transition, no animation, no loop: Play
+ * plays once); with forced colours (a high-contrast theme) the grids take
+ * the system's colours and every outline keeps a colour of its own
+ * (scene.css).
  *
  * globalThis.convgradScene.mount(root, scene, options) -> player
  *   options.live: show the parameter controls; options.onParams(values),
@@ -30,6 +37,8 @@
   var LABEL_FONT = 12;
   var GAP = 18;
   var CELL_FLOOR = 12; // px: the smallest cell a phone's grid is shrunk to (colours only)
+  var HALO = "#000"; // the dark edge of every outline (and a white one)
+  var TRAILS = { trail1: 1, trail2: 1 }; // the fading trail: no edge
   // the keys a focused control moves itself with: kept from the host page
   var CONTROL_KEYS = { ArrowLeft: 1, ArrowRight: 1, ArrowUp: 1, ArrowDown: 1, Home: 1, End: 1,
                        PageUp: 1, PageDown: 1, " ": 1 };
@@ -242,6 +251,11 @@
     return Math.max(CELL_FLOOR, Math.min(cell, Math.max(flat, turned)));
   };
 
+  /* the reader asked for less motion (prefers-reduced-motion) */
+  function lessMotion() {
+    return typeof matchMedia !== "undefined" && matchMedia("(prefers-reduced-motion: reduce)").matches;
+  }
+
   function range(n) { var a = []; for (var i = 0; i < n; i++) a.push(i); return a; }
 
   /* the cell size (px) at which the panel's numbers read at the smallest
@@ -287,15 +301,17 @@
     var svg = sv("svg", { class: "cgs-grid", width: width, height: height,
                           viewBox: "0 0 " + width + " " + height, role: "img" });
     this.svg = svg;
+    svg.setAttribute("data-numbers", this.numbers ? "1" : "0");
     var g = sv("g", { transform: "translate(" + (left + pw * cell) + "," + (top + ph * cell) + ")" });
     svg.appendChild(g);
     if (ph || pw) {
       g.appendChild(sv("rect", { x: -pw * cell, y: -ph * cell, width: ext[1] * cell,
-                                 height: ext[0] * cell, fill: this.prep.scene.style.padding }));
+                                 height: ext[0] * cell, fill: this.prep.scene.style.padding,
+                                 class: "cgs-pad" }));
     }
     this.rects = [];
     this.texts = [];
-    var cells = sv("g", {}), nums = sv("g", { class: "cgs-nums" });
+    var cells = sv("g", { class: "cgs-cells" }), nums = sv("g", { class: "cgs-nums" });
     if (this.numbers) nums.setAttribute("font-size", font.toFixed(1));
     // one rect and one text per cell, in the scene's order (row by row of
     // the panel as declared), each where the panel is drawn
@@ -317,12 +333,14 @@
     var path = "";
     for (var x = -pw; x <= p.cols + pw; x++) path += "M" + x * cell + " " + (-ph * cell) + "V" + (p.rows + ph) * cell;
     for (var y = -ph; y <= p.rows + ph; y++) path += "M" + (-pw * cell) + " " + y * cell + "H" + (p.cols + pw) * cell;
-    g.appendChild(sv("path", { d: path, stroke: "#777", "stroke-width": 0.8, fill: "none" }));
+    g.appendChild(sv("path", { d: path, stroke: "#777", "stroke-width": 0.8, fill: "none",
+                               class: "cgs-lines" }));
     if (p.blocks) {
       var heavy = "";
       for (var bx = p.blocks[1]; bx < p.cols; bx += p.blocks[1]) heavy += "M" + bx * cell + " 0V" + p.rows * cell;
       for (var by = p.blocks[0]; by < p.rows; by += p.blocks[0]) heavy += "M0 " + by * cell + "H" + p.cols * cell;
-      g.appendChild(sv("path", { d: heavy, stroke: "#222", "stroke-width": 2.4, fill: "none" }));
+      g.appendChild(sv("path", { d: heavy, stroke: "#222", "stroke-width": 2.4, fill: "none",
+                                 class: "cgs-lines cgs-blocks" }));
     }
     g.appendChild(nums);
     // labels: rows on the left, columns below (thinned until they fit)
@@ -352,13 +370,29 @@
     if (roles.indexOf("dst") >= 0) roles.push("trail1", "trail2");
     this.marks = {};
     var self = this;
+    // each outline (but the fading trail) between edges a pixel wide, black
+    // then white, dashed alike: an orange outline is 2.3:1 on a white cell
+    // and 1.9:1 on a grey one, but black or white is 4.6:1 at least on any
+    // cell (WCAG 1.4.11); the edges lie under every outline, the white ones
+    // under every black one, so none hides another
+    var rims = sv("g", { class: "cgs-halos" }), halos = sv("g", { class: "cgs-halos" });
+    g.appendChild(rims);
+    g.appendChild(halos);
     roles.forEach(function (role) {
       var s = style.marks[role], w = s.width * cell / 36 * 1.25 + 0.6;
       var colour = s.color.slice(0, 7), alpha = s.color.length > 7 ? parseInt(s.color.slice(7), 16) / 255 : 1;
       var m = sv("rect", { fill: "none", stroke: colour, "stroke-opacity": alpha.toFixed(2),
                            "stroke-width": w.toFixed(2), "stroke-dasharray": dashOf(s.dash, w),
                            visibility: "hidden", class: "cgs-mark cgs-mark-" + role });
-      self.marks[role] = { node: m, inset: (style.inset[role] || 0) * cell };
+      var edges = TRAILS[role] ? [] : [[rims, "#fff", 4, "cgs-rim-"], [halos, HALO, 2, "cgs-edge-"]]
+        .map(function (e) {
+          var node = sv("rect", { fill: "none", stroke: e[1], "stroke-width": (w + e[2]).toFixed(2),
+                                  "stroke-dasharray": dashOf(s.dash, w), visibility: "hidden",
+                                  class: "cgs-halo " + e[3] + role });
+          e[0].appendChild(node);
+          return node;
+        });
+      self.marks[role] = { node: m, edges: edges, inset: (style.inset[role] || 0) * cell };
       g.appendChild(m);
     });
     svg.style.overflow = "visible";
@@ -399,15 +433,21 @@
   Panel.prototype.place = function (role, where) {
     var m = this.marks[role];
     if (!m) return;
-    if (!where) { m.node.setAttribute("visibility", "hidden"); return; }
+    var nodes = m.edges.concat([m.node]);
+    if (!where) {
+      nodes.forEach(function (node) { node.setAttribute("visibility", "hidden"); });
+      return;
+    }
     var r = where[0], c = where[1], h = where.length > 2 ? where[2] : 1, w = where.length > 2 ? where[3] : 1;
     if (this.turned) { var t = r; r = c; c = t; t = h; h = w; w = t; }
     var cell = this.cell, inset = m.inset;
-    m.node.setAttribute("x", (c * cell + inset).toFixed(2));
-    m.node.setAttribute("y", (r * cell + inset).toFixed(2));
-    m.node.setAttribute("width", Math.max(1, w * cell - 2 * inset).toFixed(2));
-    m.node.setAttribute("height", Math.max(1, h * cell - 2 * inset).toFixed(2));
-    m.node.setAttribute("visibility", "visible");
+    nodes.forEach(function (node) {
+      node.setAttribute("x", (c * cell + inset).toFixed(2));
+      node.setAttribute("y", (r * cell + inset).toFixed(2));
+      node.setAttribute("width", Math.max(1, w * cell - 2 * inset).toFixed(2));
+      node.setAttribute("height", Math.max(1, h * cell - 2 * inset).toFixed(2));
+      node.setAttribute("visibility", "visible");
+    });
   };
 
   // ---- the player ----------------------------------------------------------
@@ -503,10 +543,24 @@
     scene.legend.forEach(function (entry) {
       var item = el("span", "cgs-key"), s = scene.style.marks[entry[0]];
       var sw = sv("svg", { width: 22, height: 12, "aria-hidden": "true" });
+      sw.appendChild(sv("line", { x1: 1, y1: 6, x2: 21, y2: 6, stroke: HALO, "stroke-width": 5,
+                                  "stroke-dasharray": dashOf(s.dash, 3), class: "cgs-halo" }));
       sw.appendChild(sv("line", { x1: 1, y1: 6, x2: 21, y2: 6, stroke: s.color.slice(0, 7),
-                                  "stroke-width": 3, "stroke-dasharray": dashOf(s.dash, 3) }));
+                                  "stroke-width": 3, "stroke-dasharray": dashOf(s.dash, 3),
+                                  class: "cgs-mark-" + entry[0] }));
       item.appendChild(sw);
-      item.appendChild(document.createTextNode(" " + entry[1]));
+      // "where it lands (vermillion, solid)": the colour's name is not said
+      // in forced colours, where the outline takes a system colour
+      var said = /^(.*\()([^,()]+, )([^()]*\))$/.exec(entry[1]), words = el("span");
+      if (!said) words.textContent = " " + entry[1];
+      else {
+        var hue = el("span", "cgs-key-colour");
+        hue.textContent = said[2];
+        words.appendChild(document.createTextNode(" " + said[1]));
+        words.appendChild(hue);
+        words.appendChild(document.createTextNode(said[3]));
+      }
+      item.appendChild(words);
       self.legend.appendChild(item);
     });
     this.panels = scene.panels.map(function (p) { return new Panel(self.prep, p); });
@@ -719,10 +773,10 @@
       var dot = key.indexOf("."), pn = byId[key.slice(0, dot)];
       if (pn) pn.place(key.slice(dot + 1), marks[key]);
     });
-    var text = "step " + (i + 1) + "/" + n + ":  " + prep.scene.frames[i].text;
-    this.caption.textContent = text;
+    var said = prep.scene.frames[i].text;
+    this.caption.textContent = "step " + (i + 1) + "/" + n + ":  " + said;
     this.count.textContent = (i + 1) + "/" + n;
-    this.slider.setAttribute("aria-valuetext", text);
+    this.slider.setAttribute("aria-valuetext", "step " + (i + 1) + " of " + n + ": " + said);
     this.root.dataset.frame = String(i);
   };
 
@@ -747,7 +801,8 @@
     var tick = function (now) {
       if (!self.playing) return;
       var target = from + Math.floor((now - t0) / interval);
-      if (self.prep.scene.loop && target > n - 1) target = target % n;
+      // a looping export plays once for a reader who asked for less motion
+      if (self.prep.scene.loop && !lessMotion()) target = target % n;
       else if (target >= n - 1) {
         self.goto(n - 1);
         self.pause();
@@ -766,6 +821,8 @@
     if (!this.playing) return;
     this.playing = false;
     this.caption.setAttribute("aria-live", "polite");
+    // said again, now that it is heard: the step the player stopped on
+    this.caption.textContent = this.caption.textContent;
     this.setPlayIcon();
   };
 

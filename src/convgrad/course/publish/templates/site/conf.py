@@ -34,6 +34,8 @@ mathjax_path = "mathjax-load.js"
 
 html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]
+# the theme's components, where ours replaces one (_templates/: why, in each)
+templates_path = ["_templates"]
 html_css_files = ["convgrad-site.css"]
 html_extra_path = ["_extra"]  # notebooks/: the student copies
 html_copy_source = False  # the learner downloads the student copy instead
