@@ -27,7 +27,7 @@
   var NARROW = 600; // px: below this the panels always stack (a phone)
   var FONT_MAX = 15;
   var CELL_MAX = 48;
-  var LABEL_FONT = 12;
+  var LABEL_FONT = 12; // CSS px: the grids' row and column labels (at least --cgs-text-min)
   var GAP = 18;
   var CELL_FLOOR = 12; // px: the smallest cell a phone's grid is shrunk to (colours only)
   // the keys a focused control moves itself with: kept from the host page
@@ -136,7 +136,7 @@
     }
     var stops = scene.style.cmap.map(hexRgb);
     return { scene: scene, numbers: numbers, states: states, marks: marks, stops: stops,
-             fontMin: FONT_MIN };
+             fontMin: FONT_MIN, labelFont: LABEL_FONT, soft: FONT_SOFT };
   }
 
   // ---- one panel -----------------------------------------------------------
@@ -180,8 +180,9 @@
     var rl = this.labels[t], cl = this.labels[1 - t];
     this.rowLabels = rl;
     this.colLabels = cl;
-    this.labelW = 6 + Math.max.apply(null, rl.map(function (x) { return textWidth(x, LABEL_FONT); }).concat([0]));
-    this.colLabelW = 4 + Math.max.apply(null, cl.map(function (x) { return textWidth(x, LABEL_FONT); }).concat([0]));
+    var px = this.prep.labelFont;
+    this.labelW = 6 + Math.max.apply(null, rl.map(function (x) { return textWidth(x, px); }).concat([0]));
+    this.colLabelW = 4 + Math.max.apply(null, cl.map(function (x) { return textWidth(x, px); }).concat([0]));
   };
 
   /* the panel's width on screen at cell c (its svg: row labels, cells, margin) */
@@ -236,10 +237,10 @@
   Panel.prototype.build = function (cell, least) {
     var p = this.q, ph = p.pad[0], pw = p.pad[1], ext = this.extent(), turned = this.turned;
     this.cell = cell;
-    var fontMax = Math.max(FONT_MAX, 0.36 * cell);
+    least = least || this.prep.fontMin;
+    var fontMax = Math.max(FONT_MAX, 0.36 * cell, least);
     var font = Math.min(fontMax, (0.88 * cell - 4) / this.wide);
     this.compact = false;
-    least = least || this.prep.fontMin;
     if (font < least) {
       font = Math.min(fontMax, (0.88 * cell - 4) / this.wideC);
       this.compact = true;
@@ -249,7 +250,8 @@
     this.coloured = this.p.colored || !this.numbers;
     var left = this.labelW, top = 4;
     var rot = this.colLabelW > cell * 0.98 * this.labelStep(cell); // vertical labels
-    var below = 6 + (rot ? Math.min(this.colLabelW, 60) : LABEL_FONT + 2);
+    var labelFont = this.prep.labelFont;
+    var below = 6 + (rot ? Math.min(this.colLabelW, 60) : labelFont + 2);
     var width = left + ext[1] * cell + 8, height = top + ext[0] * cell + below;
     var svg = sv("svg", { class: "cgs-grid", width: width, height: height,
                           viewBox: "0 0 " + width + " " + height, role: "img" });
@@ -293,8 +295,8 @@
     }
     g.appendChild(nums);
     // labels: rows on the left, columns below (thinned until they fit)
-    var labels = sv("g", { class: "cgs-labels", "font-size": LABEL_FONT });
-    var rstep = Math.max(1, Math.ceil(LABEL_FONT * 1.2 / cell));
+    var labels = sv("g", { class: "cgs-labels", "font-size": labelFont });
+    var rstep = Math.max(1, Math.ceil(labelFont * 1.2 / cell));
     for (r = 0; r < p.rows; r += rstep) {
       var rl = sv("text", { x: -pw * cell - 4, y: (r + 0.5) * cell, "text-anchor": "end",
                             "dominant-baseline": "central" });
@@ -565,6 +567,18 @@
     var maxH = parseFloat(style.getPropertyValue("--cgs-max-grid-height")) || 0;
     var cellMax = parseFloat(style.getPropertyValue("--cgs-cell-max")) || CELL_MAX;
     this.prep.fontMin = parseFloat(style.getPropertyValue("--cgs-font-min")) || FONT_MIN;
+    // no grid text below --cgs-text-min (a slide that a 1024-px screen scales
+    // down sets it): the labels, and the numbers even where a wide screen
+    // would shrink them to FONT_SOFT; numbers that cannot hold it give way
+    // to colours alone
+    var textMin = parseFloat(style.getPropertyValue("--cgs-text-min")) || 0;
+    this.prep.labelFont = Math.max(LABEL_FONT, textMin);
+    this.prep.soft = Math.max(FONT_SOFT, textMin);
+    var soft = this.prep.soft;
+    // a host whose height is fixed (a slide: --cgs-fixed-height: 1) keeps
+    // the grids within --cgs-max-grid-height, their numbers giving way to
+    // colours where they cannot stay legible; a page grows taller instead
+    var fixedH = maxH > 0 && style.getPropertyValue("--cgs-fixed-height").trim() === "1";
     // columns: panels sharing a column stack
     var groups = [], by = {};
     this.panels.forEach(function (pn) {
@@ -578,7 +592,7 @@
     var need = 0, needSoft = 0;
     this.panels.forEach(function (pn) {
       need = Math.max(need, pn.need(floor));
-      needSoft = Math.max(needSoft, pn.need(Math.min(floor, FONT_SOFT)));
+      needSoft = Math.max(needSoft, pn.need(Math.min(floor, soft)));
     });
     // a stack taller than the height allowed (a slide) at legible cells is
     // split into columns side by side: a tensor's channels in a grid
@@ -615,7 +629,9 @@
       var wrapped = wrapHeight(subs, need, width, tall);
       if (!narrow && maxH && wrapped > maxH && Math.min(cellMax, wFit) >= needSoft) {
         cell = Math.min(cellMax, wFit);
-        floor = Math.min(floor, FONT_SOFT);
+        floor = Math.min(floor, soft);
+      } else if (fixedH && wrapped > maxH) {
+        cell = Math.min(cellMax, wFit, hFit); // one row, in colours where it must
       } else {
         cell = Math.min(cellMax, need);
       }
@@ -627,19 +643,20 @@
     columns.forEach(function (parts) {
       // a stack still taller than the height allowed (on a wide screen)
       // takes smaller cells of its own, while its numbers hold FONT_SOFT
+      // (or --cgs-text-min)
       var own = cell, least = floor;
       var high = Math.max.apply(null, parts.map(function (g) { return tall(g, cell); }));
       if (!narrow && maxH && high > maxH) {
-        var soft = 0, rowsG = 0, titles = 0;
+        var softNeed = 0, rowsG = 0, titles = 0;
         parts.forEach(function (g) {
-          g.forEach(function (pn) { soft = Math.max(soft, pn.need(Math.min(floor, FONT_SOFT))); });
+          g.forEach(function (pn) { softNeed = Math.max(softNeed, pn.need(Math.min(floor, soft))); });
           rowsG = Math.max(rowsG, g.reduce(function (t, pn) { return t + pn.extent()[0]; }, 0));
           titles = Math.max(titles, g.length * TITLE);
         });
         var fit = (maxH - titles) / Math.max(rowsG, 1);
         if (fit < cell) {
-          own = Math.max(soft, fit);
-          least = Math.min(floor, FONT_SOFT);
+          own = fixedH ? fit : Math.max(softNeed, fit);
+          least = Math.min(floor, soft);
         }
       }
       var outer = el("div", "cgs-group");
