@@ -600,42 +600,55 @@
     var tall = function (g, c) {
       return g.reduce(function (s, pn) { return s + pn.extent()[0] * c + TITLE; }, 0);
     };
-    var columns = [];
-    groups.forEach(function (g) {
-      var k = maxH && g.length > 1 ? Math.min(g.length, Math.ceil(tall(g, need) / maxH)) : 1;
-      var per = Math.ceil(g.length / k), parts = [];
-      for (var j = 0; j < g.length; j += per) parts.push(g.slice(j, j + per));
-      columns.push(parts);
-    });
-    var fixed = 0, cells = 0, rows = 0, stack = 1, subs = [];
-    columns.forEach(function (parts) {
-      parts.forEach(function (g) {
-        var lw = Math.max.apply(null, g.map(function (pn) { return pn.labelW; })) + 8 + GAP;
-        var cw = Math.max.apply(null, g.map(function (pn) { return pn.extent()[1]; }));
-        fixed += lw;
-        cells += cw;
-        rows = Math.max(rows, g.reduce(function (s, pn) { return s + pn.extent()[0]; }, 0));
-        stack = Math.max(stack, g.length);
-        subs.push({ fixed: lw, cols: cw, g: g });
+    // the panels in one row, each stack split into as many columns as
+    // cells of ``target`` px need to keep within the height allowed
+    var plan = function (target) {
+      var columns = [];
+      groups.forEach(function (g) {
+        var k = maxH && g.length > 1 ? Math.min(g.length, Math.ceil(tall(g, target) / maxH)) : 1;
+        var per = Math.ceil(g.length / k), parts = [];
+        for (var j = 0; j < g.length; j += per) parts.push(g.slice(j, j + per));
+        columns.push(parts);
       });
-    });
-    var wFit = (width - fixed) / Math.max(cells, 1);
-    var hFit = maxH ? (maxH - stack * TITLE) / Math.max(rows, 1) : Infinity;
-    var cell = Math.min(cellMax, wFit, hFit);
+      var fixed = 0, cells = 0, rows = 0, stack = 1, subs = [];
+      columns.forEach(function (parts) {
+        parts.forEach(function (g) {
+          var lw = Math.max.apply(null, g.map(function (pn) { return pn.labelW; })) + 8 + GAP;
+          var cw = Math.max.apply(null, g.map(function (pn) { return pn.extent()[1]; }));
+          fixed += lw;
+          cells += cw;
+          rows = Math.max(rows, g.reduce(function (s, pn) { return s + pn.extent()[0]; }, 0));
+          stack = Math.max(stack, g.length);
+          subs.push({ fixed: lw, cols: cw, g: g });
+        });
+      });
+      var wFit = (width - fixed) / Math.max(cells, 1);
+      var hFit = maxH ? (maxH - stack * TITLE) / Math.max(rows, 1) : Infinity;
+      return { columns: columns, subs: subs, wFit: wFit, hFit: hFit,
+               cell: Math.min(cellMax, wFit, hFit) };
+    };
+    var best = plan(need), cell = best.cell;
     if (cell < need) {
       // legible numbers come first: the panels wrap at cells that hold them,
       // unless (on a wide screen) that would be taller than the height
       // allowed while one row still holds numbers of FONT_SOFT px
-      var wrapped = wrapHeight(subs, need, width, tall);
-      if (!narrow && maxH && wrapped > maxH && Math.min(cellMax, wFit) >= needSoft) {
-        cell = Math.min(cellMax, wFit);
+      var wrapped = wrapHeight(best.subs, need, width, tall);
+      if (!narrow && maxH && wrapped > maxH && Math.min(cellMax, best.wFit) >= needSoft) {
+        cell = Math.min(cellMax, best.wFit);
         floor = Math.min(floor, soft);
       } else if (fixedH && wrapped > maxH) {
-        cell = Math.min(cellMax, wFit, hFit); // one row, in colours where it must
+        // one row within the height, its stacks split for the largest cells:
+        // numbers where they still fit, colours where they do not
+        for (var t = Math.floor(need) - 1; t >= CELL_FLOOR; t--) {
+          var other = plan(t);
+          if (other.cell > best.cell) best = other;
+        }
+        cell = best.cell;
       } else {
         cell = Math.min(cellMax, need);
       }
     }
+    var columns = best.columns;
     this.root.dataset.cell = cell.toFixed(1); // the layout chosen, for tests
     this.root.dataset.need = String(need);
     this.area.textContent = "";
