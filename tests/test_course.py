@@ -699,7 +699,8 @@ def test_every_slide_is_legible_on_a_1024x768_projector(offline_decks, deck_brow
             m = page.evaluate(_GO, at)
             page.evaluate(_TYPESET)
             where = f"{deck.html.name} slide {k} ({m['title']!r}) at {width}x{height}"
-            small = [t for t in page.evaluate(_TEXTS) if t["px"] < LEGIBLE_PX]
+            small = sorted((t for t in page.evaluate(_TEXTS) if t["px"] < LEGIBLE_PX),
+                           key=lambda t: t["px"])  # the smallest first
             if small:
                 shown = "; ".join(f"{t['text']!r} {t['px']:.1f} px ({t['where']})"
                                   for t in small[:4])  # fmt: skip
