@@ -596,7 +596,10 @@
     });
     // a stack taller than the height allowed (a slide) at legible cells is
     // split into columns side by side: a tensor's channels in a grid
-    var TITLE = 40; // px: a panel's title and column labels
+    // px: a panel's title and column labels; on a fixed height counted in
+    // full (the title's line, the grid's margins and column labels, and the
+    // 6 px between stacked panels, with a title about as large as a label)
+    var TITLE = fixedH ? 2 * this.prep.labelFont + 26 : 40;
     var tall = function (g, c) {
       return g.reduce(function (s, pn) { return s + pn.extent()[0] * c + TITLE; }, 0);
     };
