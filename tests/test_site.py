@@ -9,8 +9,11 @@ controls 44 px at least), presses Play on every view and checks that its
 caption moves, that its numbers stay at least 12 px and that no grid scrolls
 sideways in its box, that no request left the page, that nothing was logged as an
 error, and that the page opened in under 2 s. It also waits for MathJax on
-lessons 00, 02 and 03 and finds every formula typeset, and checks that the
-lesson map fits a phone. Its screenshots land in ``artifacts/site/``.
+lessons 00, 02, 03 and 12 and finds every formula typeset, finds no formula
+wider than its column on the desktop or the phone (MathJax 3's HTML output
+cannot break a line: a long formula is written as aligned lines), and
+checks that the lesson map fits a phone. Its screenshots land in
+``artifacts/site/``.
 """
 
 from __future__ import annotations
@@ -48,16 +51,17 @@ from convgrad.course.publish.site import (
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 ARTIFACTS = ROOT / "artifacts" / "site"
-# CI builds these four, not all eleven (02: display math, and quick to run);
-# CONVGRAD_SITE_LESSONS=all (with CONVGRAD_SITE=OUT/, a site built by
-# `python -m convgrad.course site OUT/`) checks every lesson
+# CI builds these five, not all thirteen (02 and 12: display math, 12 the
+# longest formulas; each quick to run); CONVGRAD_SITE_LESSONS=all (with
+# CONVGRAD_SITE=OUT/, a site built by `python -m convgrad.course site OUT/`)
+# checks every lesson
 SITE_LESSONS = (
     [p.name[:2] for p in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))]
     if os.environ.get("CONVGRAD_SITE_LESSONS") == "all"
-    else ["00", "02", "03", "07"]
+    else ["00", "02", "03", "07", "12"]
 )
-#: pages whose formulas are checked: two without display math, one with it
-MATH_LESSONS = ["00", "02", "03"]
+#: pages whose formulas are checked: two without display math, two with it
+MATH_LESSONS = ["00", "02", "03", "12"]
 REQUIRE = os.environ.get("CONVGRAD_REQUIRE_BROWSER") == "1"
 # CONVGRAD_SITE=OUT/ tests a site already built there instead of building one
 #: a view's scene player (convgrad/viz/scene.js)
@@ -484,6 +488,17 @@ def test_a_lesson_page_has_no_wcag_violations(built_site, offline_browser):
         visit.close()
 
 
+def _typeset(page) -> None:
+    """Wait until MathJax 3 has typeset the page's formulas, if it has any:
+    it loads after the page and typesets once it has started."""
+    if page.locator("article .math").count():
+        page.wait_for_function(
+            "() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+            timeout=20_000,
+        )
+        page.evaluate("() => MathJax.startup.promise")
+
+
 def _display_math(nb: nbformat.NotebookNode) -> int:
     """How many display formulas (``$$ ... $$`` or ``\\[ ... \\]``) the
     lesson's markdown holds."""
@@ -502,14 +517,7 @@ def test_a_lesson_pages_formulas_are_typeset_offline(
     visit = Visit(offline_browser, html)
     page = visit.page
     try:
-        if page.locator("article .math").count():
-            # MathJax 3 loads after the page and typesets once it has
-            # started: wait for its promise
-            page.wait_for_function(
-                "() => window.MathJax && MathJax.startup && MathJax.startup.promise",
-                timeout=20_000,
-            )
-            page.evaluate("() => MathJax.startup.promise")
+        _typeset(page)
         found = page.evaluate("""() => {
             const math = [...document.querySelectorAll('article .math')];
             return {
@@ -532,6 +540,63 @@ def test_a_lesson_pages_formulas_are_typeset_offline(
             page.locator('mjx-container[display="true"]').first.screenshot(
                 path=str(ARTIFACTS / f"{lesson.stem}-math.png"))
         visit.assert_clean(html.name)
+    finally:
+        visit.close()
+
+
+#: every typeset formula of the page: its TeX, whether it is on a line of
+#: its own, how wide it is drawn, and how wide its column is (a display
+#: formula's box spans the column; an inline one's column is its paragraph's)
+_FORMULAS = """() => [...document.querySelectorAll('article mjx-container')].map(c => {
+    const math = c.querySelector('mjx-math').getBoundingClientRect();
+    const item = MathJax.startup.document.getMathItemsWithin(c)[0];
+    const display = c.getAttribute('display') === 'true';
+    const column = display ? c : c.closest('p, li, td, th, dd, div');
+    const box = column.getBoundingClientRect();
+    return {
+        tex: item ? item.math.trim().replace(/\\s+/g, ' ') : '?',
+        display: display,
+        width: Math.round(math.width),
+        column: column.clientWidth,
+        out: Math.max(box.left - math.left, math.right - box.right,
+                      -math.left, math.right - document.documentElement.clientWidth),
+        scroll: display ? c.scrollWidth - c.clientWidth : 0,  // inline: no box
+    };
+})"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("screen", SCREENS)
+@pytest.mark.parametrize("number", SITE_LESSONS)
+def test_no_formula_is_wider_than_its_column(
+    built_site, offline_browser, number, screen
+):
+    """On a desktop and on a 390-px phone, every formula is drawn within its
+    column, and no display formula scrolls sideways in its box (the theme
+    gives each one a scroll bar rather than overflow the page)."""
+    at = [f"{x.number:02d}" for x in built_site.lessons].index(number)
+    lesson, html = built_site.lessons[at], built_site.pages[at]
+    width, height = SCREENS[screen]
+    visit = Visit(offline_browser, html, width, height, touch=screen == "phone")
+    page, name = visit.page, f"{html.name} ({screen})"
+    try:
+        _typeset(page)
+        formulas = page.evaluate(_FORMULAS)
+        wide = [f"{f['width']} px in {f['column']}: {f['tex'][:60]}"
+                for f in formulas if f["out"] > 0.5 or f["scroll"] > 0]  # fmt: skip
+        display = [k for k, f in enumerate(formulas) if f["display"]]
+        if display:
+            # the widest display formula, on the screen as the reader sees it
+            k = max(display, key=lambda k: formulas[k]["width"])
+            shown = page.locator("article mjx-container").nth(k)
+            shown.scroll_into_view_if_needed()
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(
+                path=str(ARTIFACTS / f"{lesson.stem}-{screen}-formula.png"))
+        assert not wide, f"{name}: formulas wider than their column: {wide}"
+        if _display_math(lesson.read()):
+            assert display, f"{name}: no display formula typeset"
+        visit.assert_clean(name)
     finally:
         visit.close()
 

@@ -34,7 +34,7 @@
   var NARROW = 600; // px: below this the panels always stack (a phone)
   var FONT_MAX = 15;
   var CELL_MAX = 48;
-  var LABEL_FONT = 12;
+  var LABEL_FONT = 12; // CSS px: the grids' row and column labels (at least --cgs-text-min)
   var GAP = 18;
   var CELL_FLOOR = 12; // px: the smallest cell a phone's grid is shrunk to (colours only)
   var HALO = "#000"; // the dark edge of every outline (and a white one)
@@ -175,7 +175,8 @@
       return cursor;
     }
     var stops = scene.style.cmap.map(hexRgb);
-    return { scene: scene, numbers: numbers, at: at, stops: stops, fontMin: FONT_MIN };
+    return { scene: scene, numbers: numbers, at: at, stops: stops,
+             fontMin: FONT_MIN, labelFont: LABEL_FONT, soft: FONT_SOFT };
   }
 
   // ---- one panel -----------------------------------------------------------
@@ -222,8 +223,9 @@
     var rl = this.labels[t], cl = this.labels[1 - t];
     this.rowLabels = rl;
     this.colLabels = cl;
-    this.labelW = 6 + Math.max.apply(null, rl.map(function (x) { return textWidth(x, LABEL_FONT); }).concat([0]));
-    this.colLabelW = 4 + Math.max.apply(null, cl.map(function (x) { return textWidth(x, LABEL_FONT); }).concat([0]));
+    var px = this.prep.labelFont;
+    this.labelW = 6 + Math.max.apply(null, rl.map(function (x) { return textWidth(x, px); }).concat([0]));
+    this.colLabelW = 4 + Math.max.apply(null, cl.map(function (x) { return textWidth(x, px); }).concat([0]));
   };
 
   /* the panel's width on screen at cell c (its svg: row labels, cells, margin) */
@@ -283,10 +285,10 @@
   Panel.prototype.build = function (cell, least) {
     var p = this.q, ph = p.pad[0], pw = p.pad[1], ext = this.extent(), turned = this.turned;
     this.cell = cell;
-    var fontMax = Math.max(FONT_MAX, 0.36 * cell);
+    least = least || this.prep.fontMin;
+    var fontMax = Math.max(FONT_MAX, 0.36 * cell, least);
     var font = Math.min(fontMax, (0.88 * cell - 4) / this.wide);
     this.compact = false;
-    least = least || this.prep.fontMin;
     if (font < least) {
       font = Math.min(fontMax, (0.88 * cell - 4) / this.wideC);
       this.compact = true;
@@ -296,7 +298,8 @@
     this.coloured = this.p.colored || !this.numbers;
     var left = this.labelW, top = 4;
     var rot = this.colLabelW > cell * 0.98 * this.labelStep(cell); // vertical labels
-    var below = 6 + (rot ? Math.min(this.colLabelW, 60) : LABEL_FONT + 2);
+    var labelFont = this.prep.labelFont;
+    var below = 6 + (rot ? Math.min(this.colLabelW, 60) : labelFont + 2);
     var width = left + ext[1] * cell + 8, height = top + ext[0] * cell + below;
     var svg = sv("svg", { class: "cgs-grid", width: width, height: height,
                           viewBox: "0 0 " + width + " " + height, role: "img" });
@@ -344,8 +347,8 @@
     }
     g.appendChild(nums);
     // labels: rows on the left, columns below (thinned until they fit)
-    var labels = sv("g", { class: "cgs-labels", "font-size": LABEL_FONT });
-    var rstep = Math.max(1, Math.ceil(LABEL_FONT * 1.2 / cell));
+    var labels = sv("g", { class: "cgs-labels", "font-size": labelFont });
+    var rstep = Math.max(1, Math.ceil(labelFont * 1.2 / cell));
     for (r = 0; r < p.rows; r += rstep) {
       var rl = sv("text", { x: -pw * cell - 4, y: (r + 0.5) * cell, "text-anchor": "end",
                             "dominant-baseline": "central" });
@@ -652,6 +655,18 @@
     var maxH = parseFloat(style.getPropertyValue("--cgs-max-grid-height")) || 0;
     var cellMax = parseFloat(style.getPropertyValue("--cgs-cell-max")) || CELL_MAX;
     this.prep.fontMin = parseFloat(style.getPropertyValue("--cgs-font-min")) || FONT_MIN;
+    // no grid text below --cgs-text-min (a slide that a 1024-px screen scales
+    // down sets it): the labels, and the numbers even where a wide screen
+    // would shrink them to FONT_SOFT; numbers that cannot hold it give way
+    // to colours alone
+    var textMin = parseFloat(style.getPropertyValue("--cgs-text-min")) || 0;
+    this.prep.labelFont = Math.max(LABEL_FONT, textMin);
+    this.prep.soft = Math.max(FONT_SOFT, textMin);
+    var soft = this.prep.soft;
+    // a host whose height is fixed (a slide: --cgs-fixed-height: 1) keeps
+    // the grids within --cgs-max-grid-height, their numbers giving way to
+    // colours where they cannot stay legible; a page grows taller instead
+    var fixedH = maxH > 0 && style.getPropertyValue("--cgs-fixed-height").trim() === "1";
     // columns: panels sharing a column stack
     var groups = [], by = {};
     this.panels.forEach(function (pn) {
@@ -665,48 +680,66 @@
     var need = 0, needSoft = 0;
     this.panels.forEach(function (pn) {
       need = Math.max(need, pn.need(floor));
-      needSoft = Math.max(needSoft, pn.need(Math.min(floor, FONT_SOFT)));
+      needSoft = Math.max(needSoft, pn.need(Math.min(floor, soft)));
     });
     // a stack taller than the height allowed (a slide) at legible cells is
     // split into columns side by side: a tensor's channels in a grid
-    var TITLE = 40; // px: a panel's title and column labels
+    // px: a panel's title and column labels; on a fixed height counted in
+    // full (the title's line, the grid's margins and column labels, and the
+    // 6 px between stacked panels, with a title about as large as a label)
+    var TITLE = fixedH ? 2 * this.prep.labelFont + 26 : 40;
     var tall = function (g, c) {
       return g.reduce(function (s, pn) { return s + pn.extent()[0] * c + TITLE; }, 0);
     };
-    var columns = [];
-    groups.forEach(function (g) {
-      var k = maxH && g.length > 1 ? Math.min(g.length, Math.ceil(tall(g, need) / maxH)) : 1;
-      var per = Math.ceil(g.length / k), parts = [];
-      for (var j = 0; j < g.length; j += per) parts.push(g.slice(j, j + per));
-      columns.push(parts);
-    });
-    var fixed = 0, cells = 0, rows = 0, stack = 1, subs = [];
-    columns.forEach(function (parts) {
-      parts.forEach(function (g) {
-        var lw = Math.max.apply(null, g.map(function (pn) { return pn.labelW; })) + 8 + GAP;
-        var cw = Math.max.apply(null, g.map(function (pn) { return pn.extent()[1]; }));
-        fixed += lw;
-        cells += cw;
-        rows = Math.max(rows, g.reduce(function (s, pn) { return s + pn.extent()[0]; }, 0));
-        stack = Math.max(stack, g.length);
-        subs.push({ fixed: lw, cols: cw, g: g });
+    // the panels in one row, each stack split into as many columns as
+    // cells of ``target`` px need to keep within the height allowed
+    var plan = function (target) {
+      var columns = [];
+      groups.forEach(function (g) {
+        var k = maxH && g.length > 1 ? Math.min(g.length, Math.ceil(tall(g, target) / maxH)) : 1;
+        var per = Math.ceil(g.length / k), parts = [];
+        for (var j = 0; j < g.length; j += per) parts.push(g.slice(j, j + per));
+        columns.push(parts);
       });
-    });
-    var wFit = (width - fixed) / Math.max(cells, 1);
-    var hFit = maxH ? (maxH - stack * TITLE) / Math.max(rows, 1) : Infinity;
-    var cell = Math.min(cellMax, wFit, hFit);
+      var fixed = 0, cells = 0, rows = 0, stack = 1, subs = [];
+      columns.forEach(function (parts) {
+        parts.forEach(function (g) {
+          var lw = Math.max.apply(null, g.map(function (pn) { return pn.labelW; })) + 8 + GAP;
+          var cw = Math.max.apply(null, g.map(function (pn) { return pn.extent()[1]; }));
+          fixed += lw;
+          cells += cw;
+          rows = Math.max(rows, g.reduce(function (s, pn) { return s + pn.extent()[0]; }, 0));
+          stack = Math.max(stack, g.length);
+          subs.push({ fixed: lw, cols: cw, g: g });
+        });
+      });
+      var wFit = (width - fixed) / Math.max(cells, 1);
+      var hFit = maxH ? (maxH - stack * TITLE) / Math.max(rows, 1) : Infinity;
+      return { columns: columns, subs: subs, wFit: wFit, hFit: hFit,
+               cell: Math.min(cellMax, wFit, hFit) };
+    };
+    var best = plan(need), cell = best.cell;
     if (cell < need) {
       // legible numbers come first: the panels wrap at cells that hold them,
       // unless (on a wide screen) that would be taller than the height
       // allowed while one row still holds numbers of FONT_SOFT px
-      var wrapped = wrapHeight(subs, need, width, tall);
-      if (!narrow && maxH && wrapped > maxH && Math.min(cellMax, wFit) >= needSoft) {
-        cell = Math.min(cellMax, wFit);
-        floor = Math.min(floor, FONT_SOFT);
+      var wrapped = wrapHeight(best.subs, need, width, tall);
+      if (!narrow && maxH && wrapped > maxH && Math.min(cellMax, best.wFit) >= needSoft) {
+        cell = Math.min(cellMax, best.wFit);
+        floor = Math.min(floor, soft);
+      } else if (fixedH && wrapped > maxH) {
+        // one row within the height, its stacks split for the largest cells:
+        // numbers where they still fit, colours where they do not
+        for (var t = Math.floor(need) - 1; t >= CELL_FLOOR; t--) {
+          var other = plan(t);
+          if (other.cell > best.cell) best = other;
+        }
+        cell = best.cell;
       } else {
         cell = Math.min(cellMax, need);
       }
     }
+    var columns = best.columns;
     this.root.dataset.cell = cell.toFixed(1); // the layout chosen, for tests
     this.root.dataset.need = String(need);
     this.area.textContent = "";
@@ -714,19 +747,20 @@
     columns.forEach(function (parts) {
       // a stack still taller than the height allowed (on a wide screen)
       // takes smaller cells of its own, while its numbers hold FONT_SOFT
+      // (or --cgs-text-min)
       var own = cell, least = floor;
       var high = Math.max.apply(null, parts.map(function (g) { return tall(g, cell); }));
       if (!narrow && maxH && high > maxH) {
-        var soft = 0, rowsG = 0, titles = 0;
+        var softNeed = 0, rowsG = 0, titles = 0;
         parts.forEach(function (g) {
-          g.forEach(function (pn) { soft = Math.max(soft, pn.need(Math.min(floor, FONT_SOFT))); });
+          g.forEach(function (pn) { softNeed = Math.max(softNeed, pn.need(Math.min(floor, soft))); });
           rowsG = Math.max(rowsG, g.reduce(function (t, pn) { return t + pn.extent()[0]; }, 0));
           titles = Math.max(titles, g.length * TITLE);
         });
         var fit = (maxH - titles) / Math.max(rowsG, 1);
         if (fit < cell) {
-          own = Math.max(soft, fit);
-          least = Math.min(floor, FONT_SOFT);
+          own = fixedH ? fit : Math.max(softNeed, fit);
+          least = Math.min(floor, soft);
         }
       }
       var outer = el("div", "cgs-group");
