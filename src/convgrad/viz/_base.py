@@ -132,7 +132,6 @@ class View:
         self._params = {**self.defaults, **given}
         self._frame = 0
         self._fig: Any = None
-        self._widget: Any = None
         self._set_model(self.model(self._params))
         _LIVE.add(self)
 
@@ -246,8 +245,6 @@ class View:
         self._frame = int(i)
         if self._fig is not None:
             self._draw_frame()
-        if self._widget is not None:
-            self._widget.show(self._frame)
 
     def scene(self) -> dict[str, Any]:
         """The view as data for the browser (see :mod:`.scene`)."""
@@ -255,8 +252,23 @@ class View:
 
         return build_scene(self)
 
+    def with_params(self, **changes: Any) -> View:
+        """The same view at other parameters (e.g. ``stride=2``): a new
+        view, this one unchanged. What a live player shows after a control
+        changes.
+
+        An invalid combination raises the geometry rule's error.
+        """
+        unknown = set(changes) - set(self.defaults)
+        if unknown:
+            raise TypeError(
+                f"with_params() got unknown parameters {sorted(unknown)}")
+        return type(self)(**{**self._params, **changes})
+
     def rebuild(self, **changes: Any) -> None:
-        """Change parameters (e.g. ``stride=2``): new trace, new scene.
+        """Change this view's parameters (e.g. ``stride=2``): new trace,
+        new scene, its pictures at the first step. A live player made
+        before does not follow: it holds its own state (``ui.params``).
 
         An invalid combination raises the geometry rule's error and leaves
         the view as it was.
@@ -270,8 +282,6 @@ class View:
         self._set_model(model)
         if self._fig is not None:
             self._build_figure()
-        if self._widget is not None:
-            self._widget.redraw()
 
     def data(self, p, name, shape, salt, synthetic, also=()) -> np.ndarray:
         """The learner's array ``name``, or a seeded stand-in that says so
@@ -363,15 +373,14 @@ class View:
 
     def widget(self):
         """What the view displays as in the mode in force
-        (:func:`display_as`): the live player, the embedded scene or a
+        (:func:`display_as`): a new live player (its parameters and step
+        are its own: ``ui.params``, ``ui.frame``), the embedded scene or a
         picture."""
         mode = display_mode()
         if mode == "live":
-            if self._widget is None:
-                from ._widget import SceneWidget
+            from ._widget import SceneWidget
 
-                self._widget = SceneWidget(self)
-            return self._widget
+            return SceneWidget(self)
         if mode == "embed":
             from .export import Embedded
 
