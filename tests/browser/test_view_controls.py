@@ -90,7 +90,8 @@ LAB_CELLS = [
     ("markdown", "# The keys of a player"),
     ("code", "from convgrad import viz\n\n"
              "view = viz.Col2imView(input_size=(5, 5), kernel_size=2)\n"
-             "view"),
+             "ui = view.widget()\n"
+             "ui"),
     ("markdown", "## Below the view"),
     ("code", "below = 1"),
     ("markdown", "## Further below"),
@@ -136,6 +137,15 @@ def _notebook() -> dict:
             "metadata": {"kernelspec": {"name": "python3", "language": "python",
                                         "display_name": "Python 3"}},
             "nbformat": 4, "nbformat_minor": 5}  # fmt: skip
+
+
+# every text the player's message shows from now on, in r.said
+WATCH_MESSAGE = """(r) => {
+  r.said = [];
+  const m = r.querySelector('.cgs-message');
+  new MutationObserver(records => records.forEach(x => x.addedNodes.forEach(
+    n => r.said.push(n.textContent)))).observe(m, {childList: true});
+}"""
 
 
 def _click_thumb(page, control) -> None:
@@ -210,7 +220,7 @@ def test_keys_on_a_players_controls_move_them_not_the_notebook(lab_server, page)
             want = before["controls"]["kernel_size"] + 1
             st = _settle(nb, lambda s: s["controls"]["kernel_size"] == want
                          and s["message"] == "", "→ on kernel_size")  # fmt: skip
-            seen = nb.kernel_json("import json; print(json.dumps(view.params))")
+            seen = nb.kernel_json("import json; print(json.dumps(ui.params))")
             assert seen["kernel_size"] == want
             st = _settle(nb, lambda s: s["focus"] == "kernel_size",
                          "focus after the new scene")  # fmt: skip
@@ -250,7 +260,9 @@ def test_a_refused_parameter_puts_its_slider_back(lab_server, page):
         wait_views_rendered(nb, 1)
         out = nb.output_locator(VIEW_CELL, 0)
         root = out.locator(".cgs").first
-        params = "import json; print(json.dumps(view.params))"
+        # the widget's state, and that of the view it plays now
+        params = ("import json; print(json.dumps({**ui.params, "
+                  "'view': ui.view.params['kernel_size']}))")
         with nb.failing_with_screenshot():
             out.scroll_into_view_if_needed(timeout=10_000)
             # dilation 2 is allowed (a 2x2 kernel spans 3 of 5 pixels) ...
@@ -272,29 +284,30 @@ def test_a_refused_parameter_puts_its_slider_back(lab_server, page):
             readout = ks.locator("xpath=following-sibling::output").text_content()
             assert readout == "2"
             seen = nb.kernel_json(params)
-            assert (seen["kernel_size"], seen["dilation"]) == (2, 2)
+            assert (seen["kernel_size"], seen["dilation"], seen["view"]) == (2, 2, 2)
             assert "kernel_size=2" in root.locator(".cgs-sub").text_content()
             assert (st["active"], st["focus"]) == (VIEW_CELL, "kernel_size"), st
             nb.screenshot("-after", out)
             nb.screenshot("-window")  # 1280x800, the file browser open
-            # the same refused value again is answered again (on main the
-            # widget's params kept the refused values: no change, no answer)
-            answers = "import json; print(json.dumps(view.widget().status['n']))"
-            n = nb.kernel_json(answers)
+            # the same refused value again is answered again (once the
+            # widget's params kept the refused values: no change, no answer):
+            # the message goes from "computing…" back to the refusal
+            root.evaluate(WATCH_MESSAGE)
             page.keyboard.press("End")
-            for _ in range(100):
-                if nb.kernel_json(answers) == n + 1:
-                    break
-                page.wait_for_timeout(100)
             st = _settle(nb, lambda s: "not allowed" in s["message"]
-                         and s["controls"]["kernel_size"] == 2,
+                         and s["controls"]["kernel_size"] == 2
+                         and len(root.evaluate("r => r.said")) >= 2,
                          "kernel_size → 5 again")  # fmt: skip
-            assert nb.kernel_json(answers) == n + 1
+            page.wait_for_timeout(300)  # nothing more is said
+            said = root.evaluate("r => r.said")
+            assert len(said) == 2 and said[0].startswith("computing"), said
+            assert "not allowed" in said[1] and "kernel_size=5" in said[1], said
             # the next allowed value is taken from the scene's, not the refused
             page.keyboard.press("ArrowRight")
             st = _settle(nb, lambda s: s["controls"]["kernel_size"] == 3
                          and s["message"] == "", "kernel_size 2 → 3")  # fmt: skip
             assert nb.kernel_json(params)["kernel_size"] == 3
+            assert nb.kernel_json(params)["view"] == 3
     finally:
         nb.close()
 

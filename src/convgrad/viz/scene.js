@@ -909,11 +909,13 @@ export function render({ model, el }) {
   el.appendChild(root);
   el.classList.add("convgrad-live");
   var quiet = false; // a frame the kernel set: not sent back
+  var asking = false; // params the player set: not an answer
   var player = mount(root, model.get("scene"), {
     live: true,
     params: model.get("params"),
     onParams: function (values) {
-      model.set("params", values);
+      asking = true;
+      try { model.set("params", values); } finally { asking = false; }
       model.save_changes();
     },
     onFrame: function (i) {
@@ -923,6 +925,7 @@ export function render({ model, el }) {
     },
   });
   var answered = function () {
+    if (asking) return;
     player.setParams(model.get("params"));
     player.showError(model.get("error"));
   };
