@@ -15,11 +15,14 @@ it: the live widget in JupyterLab, and the same renderer embedded in a
 slide or a web page, where it plays with no kernel. How views display is
 one explicit choice, :func:`convgrad.viz.display_as`: ``"live"`` (the
 widget), ``"embed"`` (the scene in the page) or ``"pictures"`` (a PNG of
-the frame on show, where no JavaScript runs).
+the frame on show, where no JavaScript runs). A view knows no widget: a
+live widget holds the view it plays, and its traits are the player's
+state (:mod:`._widget`); new parameters make a new view
+(:meth:`View.with_params`).
 
 Matplotlib draws the pictures: ``png()``, ``save_gif()`` and ``view.fig``
 (built on first use, then only its artists change). ``update(i)`` moves
-the frame on show for all of them.
+the frame on show for all of them (not a live player's: ``ui.frame``).
 """
 
 from __future__ import annotations
