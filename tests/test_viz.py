@@ -474,14 +474,18 @@ def test_the_widgets_traits_are_its_state_and_the_view_knows_no_widget(make):
     assert not any(isinstance(v, anywidget.AnyWidget) for v in vars(view).values())
     other = view.widget()
     assert other is not ui
-    ui.frame = 4  # the browser came to rest on step 5
+    ui.frame = 4  # the browser came to rest on step 5: the view follows
     assert ui.caption.startswith(f"step 5/{view.n_frames}") and other.frame == 0
-    view.update(9)  # the view's pictures move; the players do not
-    assert (ui.frame, view.frame) == (4, 9)
+    assert view.frame == 4 and view.caption == ui.caption
+    view.png()  # a picture now: the figure is built ...
+    ui.frame = 6  # ... and follows the player too
+    assert any(t.get_text().startswith("step 7/") for t in view.fig.texts)
+    view.update(9)  # nothing runs the other way: the player stays
+    assert (ui.frame, view.frame) == (6, 9)
     for bad in (-1, view.n_frames):
         with pytest.raises(ValueError, match="frame must lie in"):
             ui.frame = bad
-    assert ui.frame == 4
+    assert ui.frame == 6
     other.close()
     ui.close()
 
@@ -505,14 +509,32 @@ def test_controls_rebuild_and_an_invalid_combination_changes_nothing(make):
     ui.params = {"kernel_size": 5, "stride": 2, "padding": 0, "dilation": 2}
     assert "does not fit" in ui.error and ui.params == shown
     assert sent == ["params", "params"]  # the same error: no change of it
+    assert view.params["dilation"] == 1  # the view as it was
     ui.params = {"kernel_size": 5, "stride": 2, "padding": 0, "dilation": 1}
     assert ui.error == "" and ui.params["kernel_size"] == 5
-    # a new view at the new parameters; the learner's own is unchanged
-    assert ui.view is not view and ui.view.params["kernel_size"] == 5
-    assert view.params["kernel_size"] == 3 and view.n_frames == 9 * 9
-    assert ui.scene["steps"] == ui.view.n_frames == 25 * 4 and ui.frame == 0
+    # the widget keeps the view it holds at its params
+    assert ui.view is view and view.params["kernel_size"] == 5
+    assert ui.scene == view.scene() and ui.frame == view.frame == 0
+    assert ui.scene["steps"] == view.n_frames == 25 * 4
     assert ui.scene["controls"][0]["value"] == 5
     ui.close()
+
+
+def test_two_players_of_one_view_each_keep_their_own_state(make):
+    view = make(viz.Col2imView)
+    a, b = view.widget(), view.widget()
+    a.params = {**a.params, "kernel_size": 5}
+    assert a.scene["subtitle"].startswith("kernel_size=5")
+    assert b.params["kernel_size"] == 3 and b.scene["subtitle"].startswith(
+        "kernel_size=3")  # fmt: skip
+    # b's next change is built from b's own values, not from the view's
+    b.params = {**b.params, "stride": 1}
+    assert b.error == "" and b.scene["subtitle"].startswith("kernel_size=3, stride=1")
+    assert {c["name"]: c["value"] for c in b.scene["controls"]} == b.params
+    assert a.scene["subtitle"].startswith("kernel_size=5, stride=2")
+    assert view.params["kernel_size"] == 3  # the last change made
+    a.close()
+    b.close()
 
 
 def test_pool_controls_include_the_flags(make):
@@ -523,8 +545,8 @@ def test_pool_controls_include_the_flags(make):
                      "ceil_mode": "bool", "count_include_pad": "bool"}
     n = view.n_frames
     ui.params = {**ui.params, "ceil_mode": True}
-    assert ui.view.n_frames > n  # the 5th row and column get windows
-    assert ui.scene["steps"] == ui.view.n_frames and ui.error == ""
+    assert view.n_frames > n  # the 5th row and column get windows
+    assert ui.scene["steps"] == view.n_frames and ui.error == ""
     ui.params = {**ui.params, "padding": 2}
     assert "half the kernel" in ui.error and ui.params["padding"] == 0
     ui.close()

@@ -17,8 +17,7 @@ one explicit choice, :func:`convgrad.viz.display_as`: ``"live"`` (the
 widget), ``"embed"`` (the scene in the page) or ``"pictures"`` (a PNG of
 the frame on show, where no JavaScript runs). A view knows no widget: a
 live widget holds the view it plays, and its traits are the player's
-state (:mod:`._widget`); new parameters make a new view
-(:meth:`View.with_params`).
+state (:mod:`._widget`), which it keeps the view at.
 
 Matplotlib draws the pictures: ``png()``, ``save_gif()`` and ``view.fig``
 (built on first use, then only its artists change). ``update(i)`` moves
@@ -255,23 +254,11 @@ class View:
 
         return build_scene(self)
 
-    def with_params(self, **changes: Any) -> View:
-        """The same view at other parameters (e.g. ``stride=2``): a new
-        view, this one unchanged. What a live player shows after a control
-        changes.
-
-        An invalid combination raises the geometry rule's error.
-        """
-        unknown = set(changes) - set(self.defaults)
-        if unknown:
-            raise TypeError(
-                f"with_params() got unknown parameters {sorted(unknown)}")
-        return type(self)(**{**self._params, **changes})
-
     def rebuild(self, **changes: Any) -> None:
         """Change this view's parameters (e.g. ``stride=2``): new trace,
-        new scene, its pictures at the first step. A live player made
-        before does not follow: it holds its own state (``ui.params``).
+        new scene, its pictures at the first step. What a live player does
+        when a control changes; a player does not follow a rebuild made
+        from code (set ``ui.params`` to move one).
 
         An invalid combination raises the geometry rule's error and leaves
         the view as it was.

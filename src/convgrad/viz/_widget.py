@@ -16,10 +16,13 @@ for a combination the view refuses, ``error`` and ``params`` put back on
 the scene's values, which the controls show. The learner's code moves the
 player the same way (``ui.frame = 4``, ``ui.params = {...}``).
 
-The widget holds the view it plays (``ui.view``): a view is a function
-from parameters to a scene, and knows no widget. A new combination makes a
-new view (:meth:`~._base.View.with_params`); the learner's own view object
-is never changed by the widget.
+The widget holds the view it plays (``ui.view``, the learner's): a view
+is a function from parameters to a scene, and knows no widget. The widget
+keeps it at its traits: a new combination rebuilds it
+(:meth:`~._base.View.rebuild`) and the step on show is its frame, so
+``view.params``, ``view.frame`` and ``view.png()`` say what the player
+shows. Nothing runs the other way: ``view.update(i)`` moves the view's
+pictures, not a player.
 """
 
 from __future__ import annotations
@@ -44,22 +47,32 @@ class SceneWidget(anywidget.AnyWidget):
 
     def __init__(self, view: Any) -> None:
         self.view = view
-        super().__init__(scene=view.scene(), params=control_values(view))
+        super().__init__(scene=view.scene(), params=control_values(view),
+                         frame=view.frame)  # fmt: skip
+
+    def _shown(self) -> dict[str, Any]:
+        """The values the scene on show was built with."""
+        return {c["name"]: c["value"] for c in self.scene["controls"]}
 
     @traitlets.validate("frame")
     def _valid_frame(self, proposal: dict) -> int:
-        i, n = proposal["value"], self.view.n_frames
+        i, n = proposal["value"], self.scene["steps"]
         if not 0 <= i < max(n, 1):
             raise ValueError(f"frame must lie in [0, {n}), got {i}")
         return i
 
+    @traitlets.observe("frame")
+    def _on_frame(self, change: dict) -> None:
+        if change["new"] < self.view.n_frames:  # (another player may have
+            self.view.update(change["new"])  # rebuilt it) a built figure follows
+
     @traitlets.observe("params")
     def _on_params(self, change: dict) -> None:
-        values, shown = dict(change["new"]), control_values(self.view)
+        values, shown = dict(change["new"]), self._shown()
         if values == shown:  # what the scene shows already (a put-back)
             return
         try:
-            view = self.view.with_params(**values)
+            self.view.rebuild(**values)  # the view as it was if it refuses
         except (ValueError, TypeError) as err:
             names = ", ".join(f"{k}={v!r}" for k, v in values.items()
                               if shown.get(k) != v)  # fmt: skip
@@ -68,10 +81,9 @@ class SceneWidget(anywidget.AnyWidget):
                 self.params = shown  # the controls go back to the scene's
             return
         with self.hold_sync():
+            self.scene = self.view.scene()
             self.frame = 0
-            self.view = view
-            self.scene = view.scene()
-            self.params = control_values(view)
+            self.params = control_values(self.view)
             self.error = ""
 
     @property
