@@ -134,6 +134,11 @@ class View:
         self._params = {**self.defaults, **given}
         self._frame = 0
         self._fig: Any = None
+        # what the view displayed as itself (a cell's last expression), kept
+        # only to live as long as the view: a host keeps the object it
+        # displays, and marimo closes the comm of a widget nobody holds.
+        # The view never calls it (the player's state is its own).
+        self._shown: Any = None
         self._set_model(self.model(self._params))
         _LIVE.add(self)
 
@@ -380,7 +385,11 @@ class View:
         return Picture(self)
 
     def _repr_mimebundle_(self, **kwargs: Any):
-        bundle = self.widget()._repr_mimebundle_(**kwargs)
+        # one player per displayed view (a host may ask for the bundle again)
+        mode = display_mode()
+        if self._shown is None or self._shown[0] != mode:
+            self._shown = (mode, self.widget())
+        bundle = self._shown[1]._repr_mimebundle_(**kwargs)
         data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
         return {**data, "text/plain": repr(self)}, meta
 
