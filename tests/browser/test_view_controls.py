@@ -82,6 +82,44 @@ def test_a_views_text_cannot_swallow_the_page(page, name):
     other.close()
 
 
+def test_a_page_loads_the_renderer_once_for_all_its_views(page):
+    """A page of three views, the renderer kept once (``one_renderer``, as
+    a deck and a site page are): every view is drawn and steps, and a view
+    added to the page later draws itself (the module defines the element)."""
+    from convgrad.viz.export import element_html, one_renderer
+
+    views = [viz.Col2imView(input_size=(4, 4), kernel_size=2),
+             viz.OverlapView(input_size=(5, 5)),
+             viz.MaxPoolRoutingView(input_size=(4, 4), kernel_size=2, stride=2)]
+    body = one_renderer("".join(v.to_jshtml() for v in views))
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / "one-renderer.html"
+    path.write_text("<!doctype html><html><head><meta charset='utf-8'></head>"
+                    f"<body>{body}</body></html>", encoding="utf-8")  # fmt: skip
+    page.set_viewport_size({"width": 1280, "height": 3000})  # all in sight
+    page.goto(path.as_uri())
+    page.wait_for_function("document.querySelectorAll('.cgs svg.cgs-grid').length"
+                           " >= 3")  # fmt: skip
+    assert page.evaluate("document.querySelectorAll('script[type=module]').length") == 1
+    later = viz.AvgPoolSpreadView()
+    page.evaluate("(html) => document.body.insertAdjacentHTML('beforeend', html)",
+                  element_html(later.scene()))  # fmt: skip
+    page.wait_for_function(
+        "[...document.querySelectorAll('.convgrad-scene')].every("
+        "v => v.dataset.mounted === '1' && v.querySelector('.cgs-grid'))")
+    views.append(later)
+    shown = page.evaluate(EMBEDDED)
+    assert [v["title"] for v in shown] == [v.title for v in views]
+    for k in range(len(views)):
+        player = page.locator(".convgrad-scene").nth(k)
+        player.locator(".cgs-next").click()
+        assert player.locator(".cgs-caption").text_content().startswith("step 2/")
+    page.screenshot(path=str(SHOTS / "one-renderer.png"), full_page=True)
+    assert page.console_errors == []
+    for v in views:
+        v.close()
+
+
 # --------------------------------------------------------------------------
 # in JupyterLab: a notebook whose view has cells below it (arrow keys in
 # command mode would move the active cell there)
