@@ -417,6 +417,10 @@ def test_start_lesson_exports_to_an_offline_deck(tmp_path, capfd):
     assert views >= 1
     assert page.count("<section") == _sections(nb) + 2 * views
     assert page.count(f'class="{PLAYER_CLASS}"') == views
+    # the views' renderer, once for the deck (nbconvert sorts attributes)
+    assert len(re.findall(r'<script\b[^>]*type="module"', page)) == 1
+    assert len(re.findall(r'<(?:script|style)\b[^>]*class="cgs-renderer"',
+                          page)) == 2  # fmt: skip
     assert "analytic" in page and "numeric" in page
     assert not (REPO / "assets").exists(), "assets must never land in the repo"
     # the kernel said nothing on its way (no "running over TCP without
@@ -589,7 +593,8 @@ def _browser_or_skip():
     return chromium, sync_playwright
 
 
-#: at most this much HTML per embedded view (scene, renderer and styles)
+#: at most this much HTML per embedded view (its element: the scene; the
+#: renderer and its styles come once per deck)
 PLAYER_LIMIT = 0.4e6  # lesson 04's 1152-step channel view: 0.26 MB
 #: the smallest number or label a view shows on a 1280-px slide
 #: (--cgs-text-min in the deck template): 12.2 px on a 1024x768 screen
@@ -598,14 +603,11 @@ SLIDE_FONT_MIN = 15.2
 PROJECTOR = (1024, 768)
 LEGIBLE_PX = 12
 SHOTS = REPO / "artifacts" / "slides"
-_PLAYER_HTML = re.compile(
-    rf'<div[^>]*class="{PLAYER_CLASS}".*?convgradScene\.mountAll\(.*?</script>',
-    re.S,
-)
+_PLAYER_HTML = re.compile(rf"<{PLAYER_CLASS}\b.*?</{PLAYER_CLASS}>", re.S)
 
 
 def player_sizes(page: str) -> list[int]:
-    """Bytes of each embedded animation (player, data and script)."""
+    """Bytes of each embedded animation (its element and scene)."""
     return [len(m.group(0).encode()) for m in _PLAYER_HTML.finditer(page)]
 
 

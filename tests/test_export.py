@@ -92,26 +92,64 @@ def test_the_renderer_is_package_data_in_real_files():
     wheel = re.search(r"\[tool\.hatch\.build\.targets\.wheel\]\n(.*?)(?:\n\[|\Z)",
                       config, re.S)  # fmt: skip
     assert wheel and wheel.group(1).strip() == 'packages = ["src/convgrad"]'
-    if shutil.which("node"):
-        path = Path(str(folder.joinpath("scene.js")))
-        run = subprocess.run(["node", "--check", str(path)], capture_output=True,
-                             text=True, check=False)  # fmt: skip
-        assert run.returncode == 0, run.stderr
+    # a page inlines the module in a <script>: nothing in it may end the
+    # block or open a comment there
+    assert "</" not in js and "<!--" not in js and "<script" not in js
+    assert "</style" not in css
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+def test_the_renderer_is_an_es_module_with_no_global(tmp_path):
+    js = resources.files("convgrad.viz").joinpath("scene.js").read_text("utf-8")
+    (tmp_path / "scene.mjs").write_text(js, "utf-8")
+    (tmp_path / "run.mjs").write_text("""
+const before = new Set(Object.getOwnPropertyNames(globalThis));
+const m = await import("./scene.mjs");
+const added = Object.getOwnPropertyNames(globalThis).filter(k => !before.has(k));
+process.stdout.write(JSON.stringify({names: Object.keys(m).sort(), added,
+  render: m.default.render === m.render}));
+""", "utf-8")
+    run = subprocess.run(["node", str(tmp_path / "run.mjs")], capture_output=True,
+                         text=True, timeout=60, check=False)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    # anywidget's module (default export {render}); mount for hosts; the
+    # element's name; prepare for tests: and nothing set on globalThis
+    assert got == {"names": ["ELEMENT", "default", "mount", "prepare", "render"],
+                   "added": [], "render": True}
 
 
 def test_an_export_loads_nothing_from_the_network():
     view = viz.MaxPoolRoutingView(input_size=(4, 4), kernel_size=2, stride=2)
     page = view.to_jshtml()
-    assert f'class="{export.PLAYER_CLASS}"' in page
-    assert "convgradScene.mountAll" in page and "<style>" in page
+    assert page.startswith(f'<{export.PLAYER_CLASS} class="{export.PLAYER_CLASS}"')
+    assert page.endswith(export.renderer_html())
+    assert '<script type="module" class="cgs-renderer">' in page
     urls = re.findall(r"""(?:src|href)=["']?(?!data:)([a-z]+:)?//""", page)
     assert urls == []
     assert "http://" not in page.replace("http://www.w3.org/2000/svg", "")
     assert "https://" not in page
-    # two exports on one page: two containers, each its own id
-    other = viz.MaxPoolRoutingView(input_size=(4, 4), kernel_size=2, stride=2)
-    ids = re.findall(r'id="(convgrad-scene-[^"]+)"', page + other.to_jshtml())
-    assert len(set(ids)) == 2
+    view.close()
+
+
+def test_a_page_of_views_loads_the_renderer_once():
+    views = [viz.OverlapView(input_size=(5, 5)), viz.Col2imView(input_size=(4, 4)),
+             viz.MaxPoolRoutingView(input_size=(4, 4), kernel_size=2, stride=2)]
+    pieces = [v.to_jshtml() for v in views]
+    page = "<main><h1>views</h1>" + "<p>between</p>".join(pieces) + "</main>"
+    once = export.one_renderer(page)
+    renderer = export.renderer_html()
+    assert page.count(renderer) == 3 and once.count(renderer) == 1
+    # the first view's copy stays where it was; every view keeps its scene
+    assert once.startswith("<main><h1>views</h1>" + pieces[0])
+    assert [scene_of(x) for x in re.findall(
+        rf"<{export.PLAYER_CLASS}\b.*?</{export.PLAYER_CLASS}>", once, re.S)] == [
+        json.loads(json.dumps(v.scene())) for v in views]  # fmt: skip
+    assert "<p>between</p>" in once and once.endswith("</main>")
+    assert len(once) == len(page) - 2 * len(renderer)
+    assert export.one_renderer(once) == once
+    for v in views:
+        v.close()
 
 
 # the texts that once swallowed the page (issue 44): a comment opened in the
@@ -133,7 +171,8 @@ def test_no_text_of_a_view_can_end_its_scene_block_early(name):
     assert json.loads(block) == json.loads(json.dumps(view.scene()))
     assert json.loads(block)["title"] == view.title and name in view.title
     # the renderer's script and the text after it follow, untouched
-    assert page[end:].startswith("</script></div><style>")
+    assert page[end:].startswith(
+        f"</script></{export.PLAYER_CLASS}>" + export.renderer_html())
     assert page.endswith("<p id='after'>text after the view</p>")
     view.close()
 

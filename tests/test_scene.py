@@ -169,10 +169,12 @@ def test_the_browser_renderer_replays_the_same_bits(view, result, tmp_path):
     # the renderer's own prepare(): every frame's number index per cell
     # (prep.at(i)), negative where a cell is not written yet; the numbers
     # as float64 bits
-    (tmp_path / "run.js").write_text(js + """
-const fs = require("fs");
+    (tmp_path / "scene.mjs").write_text(js, "utf-8")  # the ES module, as it is
+    (tmp_path / "run.mjs").write_text("""
+import fs from "fs";
+import { prepare } from "./scene.mjs";
 const scene = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-const prep = globalThis.convgradScene.prepare(scene);
+const prep = prepare(scene);
 const buf = new Float64Array(prep.numbers);
 const bits = Array.from(new BigUint64Array(buf.buffer), (b) => b.toString());
 // every frame in turn, then every frame again from the last one backwards
@@ -194,7 +196,7 @@ for (let i = n - 1; i >= 0; i--) {
 }
 process.stdout.write(JSON.stringify({ bits, frames }));
 """, "utf-8")
-    args = ["node", str(tmp_path / "run.js"), str(tmp_path / "scene.json")]
+    args = ["node", str(tmp_path / "run.mjs"), str(tmp_path / "scene.json")]
     run = subprocess.run(args, capture_output=True, text=True, timeout=60,
                          check=False)  # fmt: skip
     assert run.returncode == 0, run.stderr

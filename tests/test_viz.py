@@ -456,21 +456,37 @@ def test_numbers_show_in_the_lesson_sized_views(make):
 # --------------------------------------------------------------------------
 
 
-def test_the_widget_holds_the_whole_scene_and_follows_the_view(make):
+def test_the_widgets_traits_are_its_state_and_the_view_knows_no_widget(make):
     import anywidget
+
+    from convgrad.viz.scene import asset
 
     view = make(viz.Col2imView)
     ui = view.widget()
-    assert isinstance(ui, anywidget.AnyWidget) and view.widget() is ui
+    assert isinstance(ui, anywidget.AnyWidget) and ui.view is view
     assert ui.scene == view.scene() and len(ui.scene["frames"]) == view.n_frames
-    assert "convgradScene" in ui._esm and ".cgs-bar" in ui._css
-    view.update(9)  # the learner's code moves the view: the browser follows
-    assert ui.frame == 9
-    ui.frame = 4  # the browser came to rest on step 5
-    assert view.frame == 4 and view.caption.startswith(f"step 5/{view.n_frames}")
+    assert ui.params == {"kernel_size": 3, "stride": 2, "padding": 0, "dilation": 1}
+    assert (ui.frame, ui.error) == (0, "")
+    # the module is scene.js as it is (no glue), its styles scene.css
+    assert ui._esm == asset("scene.js") and ui._css == asset("scene.css")
+    assert "export default" in ui._esm and "globalThis" not in ui._esm
+    # the view calls no widget: each widget() is a player of its own
+    other = view.widget()
+    assert other is not ui
+    ui.frame = 4  # the browser came to rest on step 5: the view follows
+    assert ui.caption.startswith(f"step 5/{view.n_frames}") and other.frame == 0
+    assert view.frame == 4 and view.caption == ui.caption
     view.png()  # a picture now: the figure is built ...
-    ui.frame = 6  # ... and follows the browser too
+    ui.frame = 6  # ... and follows the player too
     assert any(t.get_text().startswith("step 7/") for t in view.fig.texts)
+    view.update(9)  # nothing runs the other way: the player stays
+    assert (ui.frame, view.frame) == (6, 9)
+    for bad in (-1, view.n_frames):
+        with pytest.raises(ValueError, match="frame must lie in"):
+            ui.frame = bad
+    assert ui.frame == 6
+    other.close()
+    ui.close()
 
 
 def test_controls_rebuild_and_an_invalid_combination_changes_nothing(make):
@@ -478,21 +494,46 @@ def test_controls_rebuild_and_an_invalid_combination_changes_nothing(make):
     ui = view.widget()
     names = [c["name"] for c in ui.scene["controls"]]
     assert names == ["kernel_size", "stride", "padding", "dilation"]
-    before = ui.scene
+    before, shown = ui.scene, dict(ui.params)
+    sent = []
+    ui.observe(lambda change: sent.append(change["name"]), names=["params", "error"])
+    ui.frame = 7
     ui.params = {"kernel_size": 5, "stride": 2, "padding": 0, "dilation": 2}
     assert "does not fit" in ui.error and "dilation=2" in ui.error
-    assert ui.status["n"] == 1 and view.params["dilation"] == 1
-    assert ui.scene == before
-    # the trait goes back to the scene's values (the browser's controls follow
-    # the status), so the same refused request is answered again
-    assert ui.params == {k: view.params[k] for k in names}
+    assert ui.scene == before and ui.frame == 7 and ui.view is view
+    # params go back to the scene's values (the controls show params): a
+    # change the browser hears, so the same refused request is answered again
+    assert ui.params == shown and sorted(sent) == ["error", "params", "params"]
+    sent.clear()
     ui.params = {"kernel_size": 5, "stride": 2, "padding": 0, "dilation": 2}
-    assert "does not fit" in ui.error and ui.status["n"] == 2
+    assert "does not fit" in ui.error and ui.params == shown
+    assert sent == ["params", "params"]  # the same error: no change of it
+    assert view.params["dilation"] == 1  # the view as it was
     ui.params = {"kernel_size": 5, "stride": 2, "padding": 0, "dilation": 1}
-    assert ui.error == "" and ui.status["n"] == 3
-    assert view.params["kernel_size"] == 5
-    assert ui.scene["steps"] == view.n_frames == 25 * 4 and ui.frame == 0
+    assert ui.error == "" and ui.params["kernel_size"] == 5
+    # the widget keeps the view it holds at its params
+    assert ui.view is view and view.params["kernel_size"] == 5
+    assert ui.scene == view.scene() and ui.frame == view.frame == 0
+    assert ui.scene["steps"] == view.n_frames == 25 * 4
     assert ui.scene["controls"][0]["value"] == 5
+    ui.close()
+
+
+def test_two_players_of_one_view_each_keep_their_own_state(make):
+    view = make(viz.Col2imView)
+    a, b = view.widget(), view.widget()
+    a.params = {**a.params, "kernel_size": 5}
+    assert a.scene["subtitle"].startswith("kernel_size=5")
+    assert b.params["kernel_size"] == 3 and b.scene["subtitle"].startswith(
+        "kernel_size=3")  # fmt: skip
+    # b's next change is built from b's own values, not from the view's
+    b.params = {**b.params, "stride": 1}
+    assert b.error == "" and b.scene["subtitle"].startswith("kernel_size=3, stride=1")
+    assert {c["name"]: c["value"] for c in b.scene["controls"]} == b.params
+    assert a.scene["subtitle"].startswith("kernel_size=5, stride=2")
+    assert view.params["kernel_size"] == 3  # the last change made
+    a.close()
+    b.close()
 
 
 def test_pool_controls_include_the_flags(make):
@@ -502,10 +543,12 @@ def test_pool_controls_include_the_flags(make):
     assert kinds == {"kernel_size": "int", "stride": "int", "padding": "int",
                      "ceil_mode": "bool", "count_include_pad": "bool"}
     n = view.n_frames
-    ui.params = {**{k: view.params[k] for k in kinds}, "ceil_mode": True}
+    ui.params = {**ui.params, "ceil_mode": True}
     assert view.n_frames > n  # the 5th row and column get windows
-    ui.params = {**{k: view.params[k] for k in kinds}, "padding": 2}
-    assert "half the kernel" in ui.error
+    assert ui.scene["steps"] == view.n_frames and ui.error == ""
+    ui.params = {**ui.params, "padding": 2}
+    assert "half the kernel" in ui.error and ui.params["padding"] == 0
+    ui.close()
 
 
 def test_display_modes(make, monkeypatch):
@@ -514,6 +557,11 @@ def test_display_modes(make, monkeypatch):
     bundle, _ = view._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert bundle["text/plain"] == repr(view)
+    # a view displayed again shows the same player (marimo asks twice), one
+    # that lives as long as the view (marimo keeps only the view)
+    again, _ = view._repr_mimebundle_()
+    key = "application/vnd.jupyter.widget-view+json"
+    assert again[key]["model_id"] == bundle[key]["model_id"]
     try:
         viz.display_as("embed")
         bundle, _ = view._repr_mimebundle_()
@@ -539,7 +587,7 @@ def test_display_modes(make, monkeypatch):
 
 def test_a_view_builds_no_figure_until_a_picture_is_asked_for(make):
     view = make(viz.MaxPoolRoutingView)
-    view.widget()
+    view.widget().close()
     view.update(2)
     assert view._fig is None  # the browser draws; matplotlib waits
     assert view.png().startswith(b"\x89PNG") and view._fig is not None

@@ -82,6 +82,44 @@ def test_a_views_text_cannot_swallow_the_page(page, name):
     other.close()
 
 
+def test_a_page_loads_the_renderer_once_for_all_its_views(page):
+    """A page of three views, the renderer kept once (``one_renderer``, as
+    a deck and a site page are): every view is drawn and steps, and a view
+    added to the page later draws itself (the module defines the element)."""
+    from convgrad.viz.export import element_html, one_renderer
+
+    views = [viz.Col2imView(input_size=(4, 4), kernel_size=2),
+             viz.OverlapView(input_size=(5, 5)),
+             viz.MaxPoolRoutingView(input_size=(4, 4), kernel_size=2, stride=2)]
+    body = one_renderer("".join(v.to_jshtml() for v in views))
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / "one-renderer.html"
+    path.write_text("<!doctype html><html><head><meta charset='utf-8'></head>"
+                    f"<body>{body}</body></html>", encoding="utf-8")  # fmt: skip
+    page.set_viewport_size({"width": 1280, "height": 3000})  # all in sight
+    page.goto(path.as_uri())
+    page.wait_for_function("document.querySelectorAll('.cgs svg.cgs-grid').length"
+                           " >= 3")  # fmt: skip
+    assert page.evaluate("document.querySelectorAll('script[type=module]').length") == 1
+    later = viz.AvgPoolSpreadView()
+    page.evaluate("(html) => document.body.insertAdjacentHTML('beforeend', html)",
+                  element_html(later.scene()))  # fmt: skip
+    page.wait_for_function(
+        "[...document.querySelectorAll('.convgrad-scene')].every("
+        "v => v.dataset.mounted === '1' && v.querySelector('.cgs-grid'))")
+    views.append(later)
+    shown = page.evaluate(EMBEDDED)
+    assert [v["title"] for v in shown] == [v.title for v in views]
+    for k in range(len(views)):
+        player = page.locator(".convgrad-scene").nth(k)
+        player.locator(".cgs-next").click()
+        assert player.locator(".cgs-caption").text_content().startswith("step 2/")
+    page.screenshot(path=str(SHOTS / "one-renderer.png"), full_page=True)
+    assert page.console_errors == []
+    for v in views:
+        v.close()
+
+
 # --------------------------------------------------------------------------
 # in JupyterLab: a notebook whose view has cells below it (arrow keys in
 # command mode would move the active cell there)
@@ -90,7 +128,8 @@ LAB_CELLS = [
     ("markdown", "# The keys of a player"),
     ("code", "from convgrad import viz\n\n"
              "view = viz.Col2imView(input_size=(5, 5), kernel_size=2)\n"
-             "view"),
+             "ui = view.widget()\n"
+             "ui"),
     ("markdown", "## Below the view"),
     ("code", "below = 1"),
     ("markdown", "## Further below"),
@@ -136,6 +175,15 @@ def _notebook() -> dict:
             "metadata": {"kernelspec": {"name": "python3", "language": "python",
                                         "display_name": "Python 3"}},
             "nbformat": 4, "nbformat_minor": 5}  # fmt: skip
+
+
+# every text the player's message shows from now on, in r.said
+WATCH_MESSAGE = """(r) => {
+  r.said = [];
+  const m = r.querySelector('.cgs-message');
+  new MutationObserver(records => records.forEach(x => x.addedNodes.forEach(
+    n => r.said.push(n.textContent)))).observe(m, {childList: true});
+}"""
 
 
 def _click_thumb(page, control) -> None:
@@ -210,7 +258,7 @@ def test_keys_on_a_players_controls_move_them_not_the_notebook(lab_server, page)
             want = before["controls"]["kernel_size"] + 1
             st = _settle(nb, lambda s: s["controls"]["kernel_size"] == want
                          and s["message"] == "", "→ on kernel_size")  # fmt: skip
-            seen = nb.kernel_json("import json; print(json.dumps(view.params))")
+            seen = nb.kernel_json("import json; print(json.dumps(ui.params))")
             assert seen["kernel_size"] == want
             st = _settle(nb, lambda s: s["focus"] == "kernel_size",
                          "focus after the new scene")  # fmt: skip
@@ -250,7 +298,9 @@ def test_a_refused_parameter_puts_its_slider_back(lab_server, page):
         wait_views_rendered(nb, 1)
         out = nb.output_locator(VIEW_CELL, 0)
         root = out.locator(".cgs").first
-        params = "import json; print(json.dumps(view.params))"
+        # the widget's state, and that of the view it plays now
+        params = ("import json; print(json.dumps({**ui.params, "
+                  "'view': ui.view.params['kernel_size']}))")
         with nb.failing_with_screenshot():
             out.scroll_into_view_if_needed(timeout=10_000)
             # dilation 2 is allowed (a 2x2 kernel spans 3 of 5 pixels) ...
@@ -272,29 +322,30 @@ def test_a_refused_parameter_puts_its_slider_back(lab_server, page):
             readout = ks.locator("xpath=following-sibling::output").text_content()
             assert readout == "2"
             seen = nb.kernel_json(params)
-            assert (seen["kernel_size"], seen["dilation"]) == (2, 2)
+            assert (seen["kernel_size"], seen["dilation"], seen["view"]) == (2, 2, 2)
             assert "kernel_size=2" in root.locator(".cgs-sub").text_content()
             assert (st["active"], st["focus"]) == (VIEW_CELL, "kernel_size"), st
             nb.screenshot("-after", out)
             nb.screenshot("-window")  # 1280x800, the file browser open
-            # the same refused value again is answered again (on main the
-            # widget's params kept the refused values: no change, no answer)
-            answers = "import json; print(json.dumps(view.widget().status['n']))"
-            n = nb.kernel_json(answers)
+            # the same refused value again is answered again (once the
+            # widget's params kept the refused values: no change, no answer):
+            # the message goes from "computing…" back to the refusal
+            root.evaluate(WATCH_MESSAGE)
             page.keyboard.press("End")
-            for _ in range(100):
-                if nb.kernel_json(answers) == n + 1:
-                    break
-                page.wait_for_timeout(100)
             st = _settle(nb, lambda s: "not allowed" in s["message"]
-                         and s["controls"]["kernel_size"] == 2,
+                         and s["controls"]["kernel_size"] == 2
+                         and len(root.evaluate("r => r.said")) >= 2,
                          "kernel_size → 5 again")  # fmt: skip
-            assert nb.kernel_json(answers) == n + 1
+            page.wait_for_timeout(300)  # nothing more is said
+            said = root.evaluate("r => r.said")
+            assert len(said) == 2 and said[0].startswith("computing"), said
+            assert "not allowed" in said[1] and "kernel_size=5" in said[1], said
             # the next allowed value is taken from the scene's, not the refused
             page.keyboard.press("ArrowRight")
             st = _settle(nb, lambda s: s["controls"]["kernel_size"] == 3
                          and s["message"] == "", "kernel_size 2 → 3")  # fmt: skip
             assert nb.kernel_json(params)["kernel_size"] == 3
+            assert nb.kernel_json(params)["view"] == 3
     finally:
         nb.close()
 

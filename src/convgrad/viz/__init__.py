@@ -5,11 +5,15 @@ it the kernel builds a **scene** (:meth:`View.scene`): every step's
 numbers, outlines and caption, as data. The browser draws the scene
 (``scene.js``), wherever it is shown:
 
-- in JupyterLab, display the view (or ``view.widget()``): a live widget
-  whose Play, step, scrub and speed run in the browser; the kernel works
-  only when a parameter control changes;
+- in JupyterLab, display the view (or ``ui = view.widget()``): a live
+  widget whose Play, step, scrub and speed run in the browser; the kernel
+  works only when a parameter control changes. The widget's traits are
+  the player's state (``ui.params``, ``ui.frame``, ``ui.scene``,
+  ``ui.error``) and ``ui.view`` the view it plays now;
 - in a slide deck, the course website or any HTML page: ``to_jshtml()``,
-  the same renderer with the scene embedded, which plays with no kernel;
+  the scene as a ``<convgrad-scene>`` element and the same renderer (the
+  ES module, once per page: ``export.one_renderer``), which plays with no
+  kernel;
 - as pictures, with matplotlib: ``png()``, ``save_gif()``.
 
 :func:`display_as` chooses what displaying a view shows: ``"live"`` (the

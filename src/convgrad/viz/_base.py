@@ -15,11 +15,13 @@ it: the live widget in JupyterLab, and the same renderer embedded in a
 slide or a web page, where it plays with no kernel. How views display is
 one explicit choice, :func:`convgrad.viz.display_as`: ``"live"`` (the
 widget), ``"embed"`` (the scene in the page) or ``"pictures"`` (a PNG of
-the frame on show, where no JavaScript runs).
+the frame on show, where no JavaScript runs). A view knows no widget: a
+live widget holds the view it plays, and its traits are the player's
+state (:mod:`._widget`), which it keeps the view at.
 
 Matplotlib draws the pictures: ``png()``, ``save_gif()`` and ``view.fig``
 (built on first use, then only its artists change). ``update(i)`` moves
-the frame on show for all of them.
+the frame on show for all of them (not a live player's: ``ui.frame``).
 """
 
 from __future__ import annotations
@@ -132,7 +134,11 @@ class View:
         self._params = {**self.defaults, **given}
         self._frame = 0
         self._fig: Any = None
-        self._widget: Any = None
+        # what the view displayed as itself (a cell's last expression), kept
+        # only to live as long as the view: a host keeps the object it
+        # displays, and marimo closes the comm of a widget nobody holds.
+        # The view never calls it (the player's state is its own).
+        self._shown: Any = None
         self._set_model(self.model(self._params))
         _LIVE.add(self)
 
@@ -246,8 +252,6 @@ class View:
         self._frame = int(i)
         if self._fig is not None:
             self._draw_frame()
-        if self._widget is not None:
-            self._widget.show(self._frame)
 
     def scene(self) -> dict[str, Any]:
         """The view as data for the browser (see :mod:`.scene`)."""
@@ -256,7 +260,10 @@ class View:
         return build_scene(self)
 
     def rebuild(self, **changes: Any) -> None:
-        """Change parameters (e.g. ``stride=2``): new trace, new scene.
+        """Change this view's parameters (e.g. ``stride=2``): new trace,
+        new scene, its pictures at the first step. What a live player does
+        when a control changes; a player does not follow a rebuild made
+        from code (set ``ui.params`` to move one).
 
         An invalid combination raises the geometry rule's error and leaves
         the view as it was.
@@ -270,8 +277,6 @@ class View:
         self._set_model(model)
         if self._fig is not None:
             self._build_figure()
-        if self._widget is not None:
-            self._widget.redraw()
 
     def data(self, p, name, shape, salt, synthetic, also=()) -> np.ndarray:
         """The learner's array ``name``, or a seeded stand-in that says so
@@ -363,15 +368,14 @@ class View:
 
     def widget(self):
         """What the view displays as in the mode in force
-        (:func:`display_as`): the live player, the embedded scene or a
+        (:func:`display_as`): a new live player (its parameters and step
+        are its own: ``ui.params``, ``ui.frame``), the embedded scene or a
         picture."""
         mode = display_mode()
         if mode == "live":
-            if self._widget is None:
-                from ._widget import SceneWidget
+            from ._widget import SceneWidget
 
-                self._widget = SceneWidget(self)
-            return self._widget
+            return SceneWidget(self)
         if mode == "embed":
             from .export import Embedded
 
@@ -381,7 +385,11 @@ class View:
         return Picture(self)
 
     def _repr_mimebundle_(self, **kwargs: Any):
-        bundle = self.widget()._repr_mimebundle_(**kwargs)
+        # one player per displayed view (a host may ask for the bundle again)
+        mode = display_mode()
+        if self._shown is None or self._shown[0] != mode:
+            self._shown = (mode, self.widget())
+        bundle = self._shown[1]._repr_mimebundle_(**kwargs)
         data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
         return {**data, "text/plain": repr(self)}, meta
 

@@ -1,13 +1,19 @@
 """A view outside the live kernel: embedded scenes, pictures and GIFs.
 
 **Embedded** (:func:`to_jshtml`, and what a view displays as under
-``display_as("embed")``): the view's scene as JSON beside the renderer
-(``scene.js`` and ``scene.css``, inlined), one self-contained piece of
-HTML that plays every step from ``file://`` with no kernel and no
-network. Writing it costs what building the scene costs: milliseconds. A
-slide deck and the course website embed views this way. The container
-carries the view's title and step count as its label, and says so in
-words where no JavaScript runs.
+``display_as("embed")``): the view as a ``<convgrad-scene>`` element
+holding its scene's JSON, then the renderer (``scene.js``, the ES module
+the live widget loads too, inlined as a ``<script type="module">``, and
+``scene.css``): one self-contained piece of HTML that plays every step
+from ``file://`` with no kernel and no network (a module's ``src`` would
+not load from ``file://``). Writing it costs what building the scene
+costs: milliseconds. The element carries the view's title and step count
+as its label, and says so in words where no JavaScript runs.
+
+A page of several views needs the renderer once: the module defines the
+element, and every ``<convgrad-scene>`` of the page draws itself.
+:func:`one_renderer` keeps a page's first copy and drops the others; the
+slide decks and the course website pass every page through it.
 
 **Pictures** (matplotlib, for files and for where no JavaScript runs):
 :func:`save_gif` draws chosen steps with ``view.update(i)`` and writes an
@@ -19,8 +25,8 @@ from __future__ import annotations
 
 import html
 import io
-import itertools
 import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,10 +34,14 @@ import numpy as np
 
 from .scene import asset, to_json
 
-#: the class of an embedded scene's container (the slide and site exports
-#: find views by it)
+#: the element (and class) of an embedded scene (the slide and site
+#: exports find views by it); scene.js defines it
 PLAYER_CLASS = "convgrad-scene"
-_SERIAL = itertools.count(1)
+#: the class of the renderer's blocks in a page (its script and its styles)
+RENDERER_CLASS = "cgs-renderer"
+_RENDERER_BLOCK = re.compile(
+    rf'<(script|style)\b[^>]*\bclass="{RENDERER_CLASS}"[^>]*>.*?</\1>', re.S
+)
 
 
 def export_frames(n: int, steps: int | None = None, every: int = 1) -> list[int]:
@@ -55,9 +65,34 @@ def export_frames(n: int, steps: int | None = None, every: int = 1) -> list[int]
 # --------------------------------------------------------------------------
 
 
-def scene_html(scene: dict[str, Any]) -> str:
-    """The self-contained player of ``scene`` (no kernel, no network)."""
-    pid = f"convgrad-scene-{os.getpid()}-{next(_SERIAL)}"
+def renderer_html() -> str:
+    """The renderer as a page loads it: ``scene.css`` and ``scene.js`` (an
+    ES module, inline), each block marked ``class="cgs-renderer"``."""
+    return (
+        f'<style class="{RENDERER_CLASS}">{asset("scene.css")}</style>'
+        f'<script type="module" class="{RENDERER_CLASS}">{asset("scene.js")}'
+        "</script>"
+    )
+
+
+def one_renderer(page: str) -> str:
+    """``page`` with the renderer once: its first copy of each block
+    (style, script) kept where it is, the later ones dropped. The module
+    draws every ``<convgrad-scene>`` of the page, wherever it stands."""
+    seen: set[str] = set()
+
+    def first(m: re.Match) -> str:
+        if m.group(1) in seen:
+            return ""
+        seen.add(m.group(1))
+        return m.group(0)
+
+    return _RENDERER_BLOCK.sub(first, page)
+
+
+def element_html(scene: dict[str, Any]) -> str:
+    """``scene`` as a ``<convgrad-scene>`` element: its JSON, its label and
+    what a page without JavaScript says; drawn by the renderer."""
     label = html.escape(
         f"{scene['title']}: an animation of {scene['steps']} steps", quote=True
     )
@@ -67,17 +102,19 @@ def scene_html(scene: dict[str, Any]) -> str:
         f"{scene['steps']} steps, which needs JavaScript. Step 1: {first}"
     )
     return (
-        f'<div class="{PLAYER_CLASS}" id="{pid}" role="figure" '
+        f'<{PLAYER_CLASS} class="{PLAYER_CLASS}" role="figure" '
         f'aria-label="{label}" data-view="{html.escape(scene["view"])}">'
         f'<div class="cgs-stage"></div>'
         f'<p class="cgs-fallback">{fallback}</p>'
         f'<script type="application/json" class="cgs-data">{to_json(scene)}</script>'
-        "</div>"
-        f"<style>{asset('scene.css')}</style>"
-        f"<script>{asset('scene.js')}\n"
-        f'convgradScene.mountAll(document.getElementById("{pid}").parentNode);'
-        "</script>"
+        f"</{PLAYER_CLASS}>"
     )
+
+
+def scene_html(scene: dict[str, Any]) -> str:
+    """The self-contained player of ``scene`` (no kernel, no network): its
+    element and the renderer."""
+    return element_html(scene) + renderer_html()
 
 
 def to_jshtml(view: Any, fps: float | None = None, default_mode: str = "once") -> str:

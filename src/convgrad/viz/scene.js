@@ -1,11 +1,13 @@
-/* convgrad's scene renderer: draws a view's scene (see scene.py) as SVG.
+/* convgrad's scene renderer, an ES module: draws a view's scene (see
+ * scene.py) as SVG.
  *
- * One renderer for every host: the live widget in JupyterLab (widget.js
- * wraps it), a slide and a web page (export.py embeds it beside the scene's
- * JSON). Play, pause, step, scrub and speed are browser state only; the
- * kernel hears of nothing while a view plays. The panels are laid out for
- * the container's width, again on every resize: one row while the numbers
- * stay at least 12 CSS px, else the panels wrap and stack.
+ * One renderer for every host, loaded as it is: anywidget's module of the
+ * live widget (its default export, render), and the one module a slide
+ * deck or a web page loads for all its embedded views (<convgrad-scene>,
+ * below; export.py). Play, pause, step, scrub and speed are browser state
+ * only; the kernel hears of nothing while a view plays. The panels are laid
+ * out for the container's width, again on every resize: one row while the
+ * numbers stay at least 12 CSS px, else the panels wrap and stack.
  *
  * Keyboard: Space plays or pauses, the arrow keys step, Home and End go to
  * the first and the last step. On the player's own controls (the step
@@ -21,13 +23,17 @@
  * the system's colours and every outline keeps a colour of its own
  * (scene.css).
  *
- * globalThis.convgradScene.mount(root, scene, options) -> player
- *   options.live: show the parameter controls; options.onParams(values),
- *   options.onFrame(i): what the host hears (a control changed; the player
- *   stopped on step i).
+ * Exports: mount(root, scene, options) -> player; options.live shows the
+ *   parameter controls, on options.params (their values); options.onParams
+ *   (values) and options.onFrame(i) are what the host hears (a control
+ *   changed; the player stopped on step i). render({model, el}), the
+ *   widget's (and the default export's). prepare(scene), the frames'
+ *   replay (for tests).
+ *
+ * Nothing here may spell an HTML end tag or comment opener: a page inlines
+ * the module in a script element (tests/test_export.py checks). (The body
+ * keeps the indent it had inside the script's old function wrapper.)
  */
-(function () {
-  "use strict";
   var SVG = "http://www.w3.org/2000/svg";
   var FONT_MIN = 12; // CSS px: no number is smaller (a host may set --cgs-font-min)
   var FONT_SOFT = 10.5; // ... except on a wide screen, rather than outgrow its height
@@ -140,7 +146,7 @@
    * with the scene and not with steps x cells. at(i) is frame i, from the
    * last frame asked when that is on the way (Play), else from the nearest
    * checkpoint: {frame, state, marks}, shared (read it, do not keep it). */
-  function prepare(scene) {
+  export function prepare(scene) {
     var numbers = scene.numbers.map(function (v) {
       return typeof v === "string" ? (v === "nan" ? NaN : v === "inf" ? Infinity : -Infinity) : v;
     });
@@ -458,6 +464,9 @@
   function Player(root, scene, options) {
     this.root = root;
     this.options = options || {};
+    // the controls' values: the host's (options.params, setParams), else the
+    // scene's own
+    this.values = this.options.params || null;
     this.frame = 0;
     this.playing = false;
     this.timer = 0;
@@ -614,36 +623,48 @@
     if (had && this.controls[had]) this.controls[had].focus();
   };
 
-  /* every parameter control on the value the scene was built with */
+  /* every parameter control on its value: the host's (setParams), else the
+   * one the scene was built with */
   Player.prototype.syncControls = function (scene) {
-    var self = this;
+    var self = this, values = this.values || {};
     (scene || this.prep.scene).controls.forEach(function (c) {
       var input = self.controls && self.controls[c.name];
       if (!input) return;
-      if (c.kind === "bool") input.checked = !!c.value;
+      var v = c.name in values ? values[c.name] : c.value;
+      if (c.kind === "bool") input.checked = !!v;
       else {
-        input.value = c.value;
-        self.readouts[c.name].textContent = c.value;
+        input.value = v;
+        self.readouts[c.name].textContent = input.value;
       }
     });
   };
 
+  /* the host's values of the parameters (its state): the controls show them,
+   * so a refused value, which the host puts back, leaves its control */
+  Player.prototype.setParams = function (values) {
+    this.values = values || null;
+    this.syncControls();
+  };
+
+  /* a control changed: the host hears every control's value (nothing if
+   * they are the values it holds already) */
   Player.prototype.sendParams = function () {
     var values = {}, self = this;
     Object.keys(this.controls).forEach(function (k) {
       var x = self.controls[k];
       values[k] = x.type === "checkbox" ? x.checked : +x.value;
     });
+    var held = this.values;
+    if (held && Object.keys(values).every(function (k) { return held[k] === values[k]; })) return;
+    this.values = values;
     this.message.textContent = "computing\u2026";
     if (this.options.onParams) this.options.onParams(values);
   };
 
   /* the host's answer to the last onParams: why it was refused ("" if it
-   * was not); a refused value leaves its control, which goes back to the
-   * scene's */
+   * was not) */
   Player.prototype.showError = function (text) {
     this.message.textContent = text || "";
-    if (text) this.syncControls();
   };
 
   /* lay the panels out for the root's width (and the height a slide has) */
@@ -901,45 +922,106 @@
     this.root.textContent = "";
   };
 
-  function mount(root, scene, options) {
+  /* draw ``scene`` in ``root`` (a player there before is destroyed) */
+  export function mount(root, scene, options) {
     if (root.convgradPlayer) root.convgradPlayer.destroy();
     var player = new Player(root, scene, options);
     root.convgradPlayer = player;
     return player;
   }
 
-  /* every embedded scene under ``within`` not mounted yet: each is drawn
-   * when it comes near the screen (a page of many views opens at once; a
-   * slide's view when its slide is shown) */
-  function mountAll(within) {
-    var nodes = (within || document).querySelectorAll(".convgrad-scene:not([data-mounted])");
-    Array.prototype.forEach.call(nodes, function (node) {
-      node.setAttribute("data-mounted", "0");
-      var fallback = node.querySelector(".cgs-fallback");
-      if (fallback) fallback.hidden = true; // JavaScript runs: it is drawn soon
-      if (typeof IntersectionObserver === "undefined" || printing()) {
-        mountEmbedded(node);
-        return;
-      }
-      var seen = new IntersectionObserver(function (entries) {
-        if (!entries.some(function (e) { return e.isIntersecting; })) return;
-        seen.disconnect();
-        mountEmbedded(node);
-      }, { rootMargin: "300px 0px" });
-      seen.observe(node);
+  // ---- the live widget: anywidget's module ----------------------------------
+
+  /* The widget's traits are the player's state: ``scene`` (what is drawn),
+   * ``params`` (the values of the parameter controls), ``frame`` (the step
+   * on show) and ``error`` (why the last change of params was refused).
+   * The browser sets ``params`` when a control changes and ``frame`` when
+   * the player comes to rest; the kernel answers a change of params with a
+   * new scene, or with ``error`` and params put back (the controls follow
+   * params, so a refused value leaves its control). */
+  export function render({ model, el }) {
+    var root = document.createElement("div");
+    el.appendChild(root);
+    el.classList.add("convgrad-live");
+    var quiet = false; // a frame the kernel set: not sent back
+    var asking = false; // params the player set: not an answer
+    var player = mount(root, model.get("scene"), {
+      live: true,
+      params: model.get("params"),
+      onParams: function (values) {
+        asking = true;
+        try { model.set("params", values); } finally { asking = false; }
+        model.save_changes();
+      },
+      onFrame: function (i) {
+        if (quiet || model.get("frame") === i) return;
+        model.set("frame", i);
+        model.save_changes();
+      },
     });
+    var answered = function () {
+      if (asking) return;
+      player.setParams(model.get("params"));
+      player.showError(model.get("error"));
+    };
+    var onScene = function () {
+      player.setScene(model.get("scene"));
+      answered();
+    };
+    var onFrame = function () {
+      quiet = true;
+      player.pause();
+      player.goto(model.get("frame"));
+      quiet = false;
+    };
+    model.on("change:scene", onScene);
+    model.on("change:params", answered);
+    model.on("change:error", answered);
+    model.on("change:frame", onFrame);
+    if (model.get("frame")) player.goto(model.get("frame"));
+    player.showError(model.get("error"));
+    return function () {
+      model.off("change:scene", onScene);
+      model.off("change:params", answered);
+      model.off("change:error", answered);
+      model.off("change:frame", onFrame);
+      player.destroy();
+    };
+  }
+
+  export default { render: render };
+
+  // ---- embedded scenes: <convgrad-scene> ------------------------------------
+
+  /* An export (a slide deck, a web page, to_jshtml) writes each view as a
+   * <convgrad-scene> element holding its scene's JSON (a child script
+   * element of type application/json, class cgs-data) and loads this module once
+   * per page. Loading it defines the element: every <convgrad-scene> of the
+   * page, there already or added later, is drawn when it comes near the
+   * screen (a page of many views opens at once; a slide's view is drawn when
+   * its slide shows). data-mounted is "0" while it waits, "1" once drawn. */
+  export var ELEMENT = "convgrad-scene";
+
+  function whenNear(node) {
+    node.setAttribute("data-mounted", "0");
+    var fallback = node.querySelector(".cgs-fallback");
+    if (fallback) fallback.hidden = true; // JavaScript runs: it is drawn soon
+    if (typeof IntersectionObserver === "undefined" || printing()) {
+      mountEmbedded(node);
+      return;
+    }
+    var seen = new IntersectionObserver(function (entries) {
+      if (!entries.some(function (e) { return e.isIntersecting; })) return;
+      seen.disconnect();
+      mountEmbedded(node);
+    }, { rootMargin: "300px 0px" });
+    seen.observe(node);
   }
 
   /* a printed page (reveal's ?print-pdf, or the print dialog) draws all */
   function printing() {
     return /print-pdf/.test(location.search) ||
       (typeof matchMedia !== "undefined" && matchMedia("print").matches);
-  }
-  if (typeof window !== "undefined" && window.addEventListener) {
-    window.addEventListener("beforeprint", function () {
-      var nodes = document.querySelectorAll('.convgrad-scene[data-mounted="0"]');
-      Array.prototype.forEach.call(nodes, mountEmbedded);
-    });
   }
 
   function mountEmbedded(node) {
@@ -952,5 +1034,22 @@
     mount(stage, JSON.parse(data.textContent), {});
   }
 
-  globalThis.convgradScene = { mount: mount, mountAll: mountAll, prepare: prepare };
-})();
+  function defineElement() {
+    if (typeof customElements === "undefined" || customElements.get(ELEMENT)) return;
+    class SceneElement extends HTMLElement {
+      connectedCallback() {
+        if (!this.hasAttribute("data-mounted")) whenNear(this);
+      }
+      disconnectedCallback() { // taken out of the page (a host's virtual scroll)
+        var stage = this.querySelector(".cgs-stage") || this;
+        if (stage.convgradPlayer) stage.convgradPlayer.pause();
+      }
+    }
+    customElements.define(ELEMENT, SceneElement);
+    window.addEventListener("beforeprint", function () {
+      var nodes = document.querySelectorAll(ELEMENT + '[data-mounted="0"]');
+      Array.prototype.forEach.call(nodes, mountEmbedded);
+    });
+  }
+
+  defineElement();

@@ -143,11 +143,9 @@ def build_scene(view: Any) -> dict[str, Any]:
                 "text": view.describe(e),
             })  # fmt: skip
             prev_marks = marks
-    controls = [
-        {"name": c.name, "kind": c.kind, "lo": c.lo, "hi": c.hi,
-         "value": _control_value(view.params.get(c.name), c.kind)}
-        for c in view.controls
-    ]  # fmt: skip
+    values = control_values(view)
+    controls = [{"name": c.name, "kind": c.kind, "lo": c.lo, "hi": c.hi,
+                 "value": values[c.name]} for c in view.controls]  # fmt: skip
     notes = [f"{k}: seeded stand-in numbers ({why})" for k, why in m.synthetic.items()]
     notes.append(view.size_note())
     warning = "; ".join(note for note in notes if note)
@@ -187,6 +185,14 @@ def _sets(history: Any, numbers: _Numbers) -> tuple[list, list[int]]:
     ]).astype(np.int64)  # fmt: skip
     bounds = np.concatenate([[0], history.size + history.start[1:] - history.start[1]])
     return rows.tolist(), bounds.tolist()
+
+
+def control_values(view: Any) -> dict[str, Any]:
+    """What each of ``view``'s controls shows of its parameters, by name
+    (an int, or a bool for a flag; a pair's first number)."""
+    params = view.params
+    return {c.name: _control_value(params.get(c.name), c.kind)
+            for c in view.controls}  # fmt: skip
 
 
 def _control_value(v: Any, kind: str) -> Any:

@@ -11,8 +11,9 @@ from ``file://`` with no network (a USB stick, a course server):
    syllabus (``course/README.md``) and the student copies (under
    ``OUT/notebooks/``, for download) go into a Sphinx source folder with
    ``templates/site/conf.py``;
-3. each view stays in its page as its scene and the renderer (tens of
-   kB), laid out for the reader's screen, a phone's included;
+3. each view stays in its page as its scene (a ``<convgrad-scene>``),
+   laid out for the reader's screen, a phone's included; a page loads the
+   renderer once, however many views it holds (:func:`_one_renderer`);
 4. Sphinx, MyST-NB and the book theme render it; nothing is executed again.
    MathJax 3 comes from the slides' npm asset cache; everything else ships
    with the theme. The result is then searched for anything it would load
@@ -42,6 +43,7 @@ from pathlib import Path
 
 import nbformat
 
+from ...viz.export import one_renderer
 from .. import project
 from ..lessons import Lesson, find_lessons
 from ..student import student_copy
@@ -348,6 +350,16 @@ def _tidy(out: Path) -> None:
         path.unlink()
 
 
+def _one_renderer(out: Path) -> None:
+    """Every page of ``out`` with its views' renderer once (each view's
+    output brought its own copy)."""
+    for page in Path(out).rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        once = one_renderer(text)
+        if once != text:
+            page.write_text(once, encoding="utf-8")
+
+
 def site_problems(out: Path) -> list[str]:
     """Why the site in ``out`` would not work offline: every page's network
     references and unresolved local ones, and remote ``@import``/``url()``
@@ -471,6 +483,7 @@ def render_site(
         log("site: rendering with sphinx")
         _sphinx(source, out, Path(tmp) / "doctrees")
     _tidy(out)
+    _one_renderer(out)
     (out / MARKER).write_text("built by python -m convgrad.course site\n")
     problems = site_problems(out)
     if problems:

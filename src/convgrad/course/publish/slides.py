@@ -28,7 +28,7 @@ from pathlib import Path
 
 import nbformat
 
-from ...viz.export import PLAYER_CLASS
+from ...viz.export import PLAYER_CLASS, one_renderer
 from ..lessons import Lesson, find_lessons
 from ..student import student_copy
 from . import require
@@ -199,7 +199,8 @@ def sections_on_their_own_subslide(nb: nbformat.NotebookNode) -> nbformat.Notebo
 
 
 def render_deck(nb: nbformat.NotebookNode, title: str, offline: bool) -> str:
-    """The reveal.js HTML of an executed notebook."""
+    """The reveal.js HTML of an executed notebook (its views' renderer
+    loaded once: :func:`convgrad.viz.export.one_renderer`)."""
     require("nbconvert", "slides", "a slide deck")
     from nbconvert import SlidesExporter
     from nbconvert.preprocessors import TagRemovePreprocessor
@@ -231,7 +232,7 @@ def render_deck(nb: nbformat.NotebookNode, title: str, offline: bool) -> str:
     if offline:
         local = OFFLINE_URLS["font_awesome_url"]
         page = _FONT_AWESOME_LINK.sub(f'href="{local}"', page)
-    return page
+    return one_renderer(page)  # the deck loads the views' renderer once
 
 
 @dataclass(frozen=True)
