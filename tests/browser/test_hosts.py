@@ -276,10 +276,12 @@ if __name__ == "__main__":
 
 @dataclass
 class MarimoServer:
-    """``marimo run`` of one app file on 127.0.0.1, without a token."""
+    """``marimo run`` (or ``edit``) of one app file on 127.0.0.1, without a
+    token."""
 
     app: Path
     log_path: Path
+    mode: str = "run"
     port: int = 0
     proc: subprocess.Popen | None = None
 
@@ -289,10 +291,12 @@ class MarimoServer:
 
     def start(self) -> None:
         self.port = free_port()
-        cmd = [sys.executable, "-m", "marimo", "run", str(self.app),
-               "--headless", "--no-token", "--no-sandbox", "--no-check",
+        cmd = [sys.executable, "-m", "marimo", self.mode, str(self.app),
+               "--headless", "--no-token", "--no-sandbox",
                "--host=127.0.0.1", f"--port={self.port}"]  # fmt: skip
-        env = dict(os.environ, MARIMO_SKIP_UPDATE_CHECK="1")  # no network
+        # no network; marimo's config file (it writes one) in the app's folder
+        env = dict(os.environ, MARIMO_SKIP_UPDATE_CHECK="1",
+                   XDG_CONFIG_HOME=str(self.app.parent / "config"))  # fmt: skip
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "w", encoding="utf-8") as log:
             self.proc = subprocess.Popen(
@@ -327,9 +331,8 @@ class MarimoServer:
                 continue
 
 
-@pytest.fixture(scope="module")
-def marimo_app() -> Iterator[MarimoServer]:
-    """The app above, served by ``marimo run`` from a temporary folder."""
+def serve_marimo(mode: str) -> Iterator[MarimoServer]:
+    """The app above, served by ``marimo MODE`` from a temporary folder."""
     require_host("marimo", "marimo")
     folder = Path(tempfile.mkdtemp(prefix="convgrad-marimo-"))
     app = folder / "views_app.py"
@@ -337,7 +340,8 @@ def marimo_app() -> Iterator[MarimoServer]:
     server = None
     try:
         for attempt in range(3):  # a free port can be taken before it binds
-            server = MarimoServer(app=app, log_path=SHOTS / "marimo-server.log")
+            server = MarimoServer(app=app, mode=mode,
+                                  log_path=SHOTS / f"marimo-{mode}-server.log")
             try:
                 server.start()
                 break
@@ -350,6 +354,18 @@ def marimo_app() -> Iterator[MarimoServer]:
         if server is not None:
             server.stop()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def marimo_app() -> Iterator[MarimoServer]:
+    """The app, as ``marimo run`` serves it (its cells run on opening)."""
+    yield from serve_marimo("run")
+
+
+@pytest.fixture(scope="module")
+def marimo_editor() -> Iterator[MarimoServer]:
+    """The app as a notebook in ``marimo edit``, where a learner works."""
+    yield from serve_marimo("edit")
 
 
 def test_a_view_plays_in_marimo(marimo_app, page):
@@ -409,4 +425,57 @@ def test_a_view_plays_in_marimo(marimo_app, page):
     assert "kernel_size=5" in st["message"], st["message"]
     assert st["controls"]["kernel_size"] == 3 and "kernel_size=3" in st["sub"], st
     shot(page, "marimo-refused")
+    assert [e for e in page.console_errors if "convgrad" in e or "cgs" in e] == []
+
+
+# what has the focus, through shadow roots: "TAG.class > TAG.class"
+FOCUS_PATH = """() => {
+  const path = [];
+  let a = document.activeElement;
+  for (; a; a = a.shadowRoot && a.shadowRoot.activeElement) {
+    const cls = String(a.className || '').split(' ')[0];
+    path.push(a.tagName + (cls ? '.' + cls : ''));
+  }
+  return path.join(' > ');
+}"""
+
+
+def test_keys_move_a_player_in_the_marimo_editor(marimo_editor, page):
+    """In ``marimo edit`` (its own keyboard shortcuts around the cells), the
+    cells run from the editor's run button; the step slider's arrows and the
+    forward button's arrows move the player, and the focus stays in it."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page.goto(marimo_editor.base_url + "/", wait_until="domcontentloaded")
+    # the editor's own "run all stale cells" (each cell has a run button
+    # too); a click before the kernel is connected does nothing: again, then
+    run_all = page.locator("button.mo-button[data-testid=run-button]")
+    players = page.locator(".cgs")
+    for _ in range(24):  # 2 min at most
+        run_all.click(timeout=60_000)
+        with contextlib.suppress(PlaywrightTimeout):
+            players.first.wait_for(timeout=5_000)
+            break
+    players.nth(1).locator(".cgs-grid").first.wait_for(timeout=120_000)
+    root = players.first
+    start = settle(root, lambda s: s["cells"] > 0, "the view drawn")
+    n = start["steps"]
+    click_thumb(page, root.locator(".cgs-slider"))
+    assert page.evaluate(FOCUS_PATH).endswith("INPUT.cgs-slider")
+    for key in ("ArrowRight", "ArrowRight", "ArrowRight", "ArrowLeft"):
+        page.keyboard.press(key)
+    st = settle(root, lambda s: s["step"] == 3, "→ → → ← on the step slider")
+    assert names_step(st["caption"], 3, n), st
+    assert page.evaluate(FOCUS_PATH).endswith("INPUT.cgs-slider")
+    root.locator(".cgs-next").click()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")  # the player's: one step on
+    st = settle(root, lambda s: s["step"] == 6, "→ ↓ on the forward button")
+    assert names_step(st["caption"], 6, n), st
+    assert page.evaluate(FOCUS_PATH).endswith("BUTTON.cgs-button"), (
+        "the keys took the focus out of the player")
+    page.locator("#heard").filter(has_text="frame 5 view 5 ").wait_for(
+        timeout=30_000)  # fmt: skip
+    root.scroll_into_view_if_needed()
+    shot(page, "marimo-edit")
     assert [e for e in page.console_errors if "convgrad" in e or "cgs" in e] == []
