@@ -881,6 +881,7 @@ def _wait_kernel_frame(nb: OpenNotebook, frame: int) -> None:
 def click_thumb(page: Any, control: Any) -> None:
     """Click a range input on its thumb: it takes the focus and keeps its value
     (a click elsewhere on the track would move it there)."""
+    control.scroll_into_view_if_needed()  # a mouse click lands on the screen
     box = control.bounding_box()
     v = control.evaluate("(i) => [+i.value, +i.min, +i.max]")
     thumb = 16  # Chromium's range thumb, CSS px

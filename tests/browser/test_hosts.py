@@ -9,9 +9,10 @@ and marimo, each in headless Chromium.
 - **marimo** (``marimo run``): an app whose view is wrapped with
   ``mo.ui.anywidget``, beside a view that is a cell's last expression. The
   player steps, Python hears the step (a cell that reads the widget's value
-  runs again), a parameter slider rebuilds the view, and a refused one is
-  put back on the scene's value. marimo draws a widget in a shadow root: the
-  player, its CSS and its focus live there.
+  runs again), a parameter slider rebuilds the view (the bare one's too),
+  and a refused one is put back on the scene's value. In ``marimo edit``
+  the keys move the player and the focus stays in it. marimo draws a
+  widget in a shadow root: the player, its CSS and its focus live there.
 
 Each host is one server, started in a temporary folder for this module and
 stopped whatever happens. A host that is not installed skips its test
@@ -425,6 +426,14 @@ def test_a_view_plays_in_marimo(marimo_app, page):
     assert "kernel_size=5" in st["message"], st["message"]
     assert st["controls"]["kernel_size"] == 3 and "kernel_size=3" in st["sub"], st
     shot(page, "marimo-refused")
+
+    # the bare view is live too: its kernel_size rebuilds it in Python
+    other = players.nth(1)
+    click_thumb(page, other.locator(".cgs-controls input[name=kernel_size]"))
+    page.keyboard.press("ArrowRight")
+    st = settle(other, lambda s: "kernel_size=3" in s["sub"],
+                "→ on the bare view's kernel_size")  # fmt: skip
+    assert st["steps"] != bare["steps"] and st["message"] == "", st
     assert [e for e in page.console_errors if "convgrad" in e or "cgs" in e] == []
 
 
