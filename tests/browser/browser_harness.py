@@ -190,6 +190,10 @@ class LabServer:
     #: when it is given
     own_settings: bool = True
     app_settings_dir: Path | None = None
+    #: the front end the server serves: "jupyterlab", or "notebook" (Jupyter
+    #: Notebook 7: the same server, settings and kernels, its own pages,
+    #: ``notebook_url``)
+    app: str = "jupyterlab"
     _tmp: Path | None = None
     _log: Any = field(default=None, repr=False)
     _cookies: http.cookiejar.CookieJar = field(
@@ -212,20 +216,21 @@ class LabServer:
             target.write_text(json.dumps(value), encoding="utf-8")
         (self._tmp / "workspaces").mkdir()
         (self._tmp / "runtime").mkdir()
+        app = {"jupyterlab": "LabApp", "notebook": "JupyterNotebookApp"}[self.app]
         cmd = [
-            sys.executable, "-m", "jupyterlab",
+            sys.executable, "-m", self.app,
             "--allow-root", "--no-browser",
             "--ip=127.0.0.1", f"--port={self.port}", "--port-retries=0",
             "--IdentityProvider.token=", "--ServerApp.password=",
-            "--LabApp.expose_app_in_browser=True",
+            f"--{app}.expose_app_in_browser=True",
             f"--ServerApp.root_dir={self.root}",
-            f"--LabApp.user_settings_dir={settings}",
-            f"--LabApp.workspaces_dir={self._tmp / 'workspaces'}",
+            f"--{app}.user_settings_dir={settings}",
+            f"--{app}.workspaces_dir={self._tmp / 'workspaces'}",
         ]  # fmt: skip
-        if self.own_settings:
+        if self.own_settings and self.app == "jupyterlab":  # Notebook 7 has none
             cmd.append("--LabApp.news_url=")
         if self.app_settings_dir is not None:
-            cmd.append(f"--LabApp.app_settings_dir={self.app_settings_dir}")
+            cmd.append(f"--{app}.app_settings_dir={self.app_settings_dir}")
         env = dict(os.environ)
         env["JUPYTER_RUNTIME_DIR"] = str(self._tmp / "runtime")
         env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
@@ -248,7 +253,7 @@ class LabServer:
             if self.proc is not None and self.proc.poll() is not None:
                 code = self.proc.returncode
                 raise RuntimeError(
-                    f"jupyter lab exited with {code}; log: {self.log_path}"
+                    f"jupyter {self.app} exited with {code}; log: {self.log_path}"
                 )
             try:
                 self.api("GET", "/api/status", timeout=2)
@@ -256,7 +261,8 @@ class LabServer:
             except (OSError, urllib.error.URLError):
                 time.sleep(0.5)  # polling interval, not a wait on a result
         raise RuntimeError(
-            f"jupyter lab did not answer /api/status within {SERVER_START_TIMEOUT} s; "
+            f"jupyter {self.app} did not answer /api/status within "
+            f"{SERVER_START_TIMEOUT} s; "
             f"log: {self.log_path}"
         )
 
@@ -284,12 +290,17 @@ class LabServer:
             for cookie in self._cookies:
                 if cookie.name == "_xsrf":
                     return cookie.value
-            with self._opener.open(self.base_url + "/lab", timeout=timeout) as resp:
+            page = "/lab" if self.app == "jupyterlab" else "/tree"  # sets the cookie
+            with self._opener.open(self.base_url + page, timeout=timeout) as resp:
                 resp.read()
         return None
 
     def lab_url(self, relpath: str) -> str:
         return f"{self.base_url}/lab/tree/{quote(relpath)}?reset"
+
+    def notebook_url(self, relpath: str) -> str:
+        """The notebook's page in Jupyter Notebook 7 (``app="notebook"``)."""
+        return f"{self.base_url}/notebooks/{quote(relpath)}"
 
     def shutdown_sessions(self, relpath: str | None = None) -> None:
         """Delete the sessions (and so shut down the kernels) of one path, or all."""
@@ -865,3 +876,15 @@ def _wait_kernel_frame(nb: OpenNotebook, frame: int) -> None:
             return
         nb.page.wait_for_timeout(200)
     raise nb.fail(f"no live view in the kernel came to frame {frame}")
+
+
+def click_thumb(page: Any, control: Any) -> None:
+    """Click a range input on its thumb: it takes the focus and keeps its value
+    (a click elsewhere on the track would move it there)."""
+    control.scroll_into_view_if_needed()  # a mouse click lands on the screen
+    box = control.bounding_box()
+    v = control.evaluate("(i) => [+i.value, +i.min, +i.max]")
+    thumb = 16  # Chromium's range thumb, CSS px
+    t = (v[0] - v[1]) / max(v[2] - v[1], 1)
+    page.mouse.click(box["x"] + thumb / 2 + t * (box["width"] - thumb),
+                     box["y"] + box["height"] / 2)  # fmt: skip
