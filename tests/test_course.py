@@ -838,7 +838,10 @@ _GO = """([h, v]) => new Promise(ok => require(
         slide: box(s.getBoundingClientRect()), scale: R.getScale(),
         title: (s.innerText.trim().split('\\n')[0] || '').slice(0, 50),
         player: player && {box: box(player.getBoundingClientRect()),
-                           id: player.id,
+                           // the element has no id: the page's
+                           // n-th player, for page.locator(...).nth(n)
+                           index: [...document.querySelectorAll(
+                             '.convgrad-scene')].indexOf(player),
                            font: Math.min(...[...player.querySelectorAll(
                              '.cgs-nums[font-size], .cgs-labels')].map(
                              g => parseFloat(g.getAttribute('font-size'))))}});
@@ -892,7 +895,7 @@ def _check_player(page, m: dict, where: str) -> list[str]:
     if not m["player"]["font"] >= SLIDE_FONT_MIN:
         problems.append(f"{where}: smallest text {m['player']['font']} px, "
                         f"below {SLIDE_FONT_MIN}")  # fmt: skip
-    player = page.locator(f"#{m['player']['id']}")
+    player = page.locator(f".{PLAYER_CLASS}").nth(m["player"]["index"])
     try:
         player.locator(".cgs-caption").wait_for(state="visible", timeout=30_000)
     except Exception:  # noqa: BLE001 - reported as a problem
