@@ -1,4 +1,4 @@
-"""The kernel table, use_backend, the CONVGRAD_BACKEND variable, warmup."""
+"""The backend objects, use_backend, the CONVGRAD_BACKEND variable, warmup."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def test_default_is_numba(fresh):
 def test_env_var_overrides_the_default(fresh):
     fresh.setenv("CONVGRAD_BACKEND", "numpy")
     assert backend.get_backend() == "numpy"
-    assert backend.kernel("col2im") is backend.KERNELS["numpy"]["col2im"]
+    assert backend.kernel("col2im") is backend.get("numpy").kernels["col2im"]
 
 
 def test_bad_env_var_names_the_variable(fresh):

@@ -13,7 +13,7 @@ import pytest
 
 import convgrad as cg
 from convgrad import F
-from convgrad.kernels import conv_fast
+from convgrad.kernels import SETTINGS, conv_fast
 
 # x shape, weight shape, stride, padding, dilation, groups
 GEOMS = [
@@ -130,7 +130,7 @@ OP_CASES = [
 def test_the_medium_layers_strided_conv_takes_the_path_and_matches_torch(monkeypatch):
     """As run: 16 input channels in float32, no settings changed."""
     torch = pytest.importorskip("torch")
-    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    monkeypatch.setattr(SETTINGS, "min_work", 0)
     seen = []
     real = conv_fast._conv2d_backward_cl
     monkeypatch.setattr(conv_fast, "_conv2d_backward_cl",
@@ -153,7 +153,7 @@ def test_the_medium_layers_strided_conv_takes_the_path_and_matches_torch(monkeyp
 
 @pytest.fixture
 def fast_path(monkeypatch, any_channels):
-    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    monkeypatch.setattr(SETTINGS, "min_work", 0)
     calls = []
     for name in ("_conv2d_forward_cl", "_conv2d_backward_cl"):
         real = getattr(conv_fast, name)

@@ -2,7 +2,7 @@
 
 The Numba backend runs 3×3 stride-1 float32 convolutions (conv2d, its
 gradients, conv_transpose2d and its gradients) through Winograd's transforms
-once they are big enough. Here every call takes that path (``MIN_WORK = 0``)
+once they are big enough. Here every call takes that path (``min_work = 0``)
 and is checked against torch and against the direct fast path, for random
 geometries: padding 0-4 (past the kernel), dilation 1-3 (its phases), groups,
 odd and tiny planes, one image or several per block, bands of tile rows,
@@ -18,14 +18,14 @@ import pytest
 
 import convgrad as cg
 from convgrad import F
-from convgrad.kernels import conv_fast, winograd
+from convgrad.kernels import SETTINGS, conv_fast, winograd
 
 torch = pytest.importorskip("torch")
 
 
 @pytest.fixture(autouse=True)
 def winograd_always(monkeypatch):
-    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    monkeypatch.setattr(SETTINGS, "min_work", 0)
     monkeypatch.setattr(conv_fast, "WINOGRAD", True)
     monkeypatch.setattr(winograd, "MAX_DILATION", 3)  # the phases too
     monkeypatch.setattr(winograd, "MIN_OUT_WIDTH", 1)  # and the narrowest planes
@@ -361,9 +361,11 @@ def _spy(monkeypatch):
 @pytest.mark.parametrize("padding", [0, 1, 2, 3])
 def test_bias_and_its_gradient_in_the_kernels_threads_match_torch(ci, co, groups,
                                                                   padding, monkeypatch):
-    """The bias added as each block is written, db summed per thread, and the
-    transposed conv in either form (flipped conv2d when C_in <= C_out, else
-    conv2d's adjoint; padding 3 has no flipped form), over two threads."""
+    """The bias added as each block is written, and the transposed conv in
+    either form (flipped conv2d when C_in <= C_out, else conv2d's adjoint;
+    padding 3 has no flipped form), over two threads. A gradient is two
+    more forwards (issue 43): dx the other conv, dw the pipeline's backward
+    pass asked for dw alone; db is the rule's sum of dy."""
     monkeypatch.setattr(conv_fast, "THREAD_MIN_WORK", 0)
     rng = np.random.default_rng(ci * 100 + co * 10 + padding + groups)
     calls = _spy(monkeypatch)
@@ -387,11 +389,13 @@ def test_bias_and_its_gradient_in_the_kernels_threads_match_torch(ci, co, groups
         for t, r, what in zip(ts, tt, ("dx", "dw", "db"), strict=True):
             assert t.grad.dtype == np.float32, what
             _close(t.grad, r.grad.numpy(), what)
-    flipped = ci <= co and padding <= 2
-    # conv2d: forward, backward; the transposed conv: its two passes
-    assert calls[:2] == ["forward", "backward"]
-    want = ["forward", "backward"] if flipped else ["backward", "forward"]
-    assert calls[2:] == want
+    def transposed_conv(c_in, c_out):  # its Winograd driver
+        return "forward" if c_in <= c_out and padding <= 2 else "backward"
+
+    # conv2d: forward; dx, a transposed conv co -> ci; dw
+    assert calls[:3] == ["forward", transposed_conv(co, ci), "backward"]
+    # the transposed conv: forward; dx, a conv2d; dw
+    assert calls[3:] == [transposed_conv(ci, co), "forward", "backward"]
 
 
 def _column_split(a, d):

@@ -53,13 +53,6 @@ from .placement import blas_controller as _blas_controller
 #: (:mod:`.winograd`); False keeps the direct pixel-major GEMMs for all
 WINOGRAD = True
 
-#: multiply-adds (forward) below which the ops keep the textbook path. On
-#: lesson 9's digits CNN (convs of 0.3M and 2.4M multiply-adds, 4x4 and
-#: 8x8 planes) the fast path made training 1.2-1.4x slower: im2row's loop
-#: set-up per 4-pixel run, and the saved ``x`` being fingerprinted
-#: (function.py) where the textbook path saves its own ``col``.
-MIN_WORK = 1 << 23
-
 #: bytes of one block's rows; a block holds at least one image. 1 MiB is
 #: the L2 of one core here; measured with benchmarks/probe_conv_fast.py
 #: (removed in issue 27; benchmarks/RESULTS.md, issue 16).

@@ -9,13 +9,15 @@ flows through forward and backward, as in torch.
 
 Each rule here has one body, its ``vjp``, written with the ops here
 (:mod:`convgrad.function`): first order runs it recording nothing, double
-backward recording. A backend may bring whole rules of its own for these
-ops (the Numba backend's blocked, pixel-major
-pipeline, ``kernels/conv_rules.py``, saves ``x``, not ``col``); which rule
-runs a call is chosen in one place, :func:`~convgrad.backend.apply_rule`,
-by the callers (``functional.py``, and the ``vjp`` s below, so a gradient's
-graph is built from the same choice). Nothing here asks which backend is
-active.
+backward recording. A backend may bring a **forward** of its own for the
+three convs (the Numba backend's blocked, pixel-major pipeline,
+``kernels/forwards.py``): each forward asks
+:func:`~convgrad.backend.forward` for one, for a call of its multiply-adds
+(:func:`macs`), runs it if it gets one (saving ``x``, not ``col``), else
+the textbook im2col + GEMM below. The rules are the same either way, and
+since they are written in these ops, a gradient's convs ask again, each
+for its own size. Nothing here asks which backend is active, and a
+result's ``grad_fn`` is the same Function whichever forward ran.
 
 **The rules are convs.** Each ``vjp`` writes the rule with the other
 Functions here, so the gradient has a graph and every pair is closed under
@@ -40,9 +42,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import rules
 from .. import tensor as _t
-from ..backend import apply_rule, kernel
+from ..backend import forward, kernel
 from ..function import Function
 from ..geometry import ConvGeometry, TransposeGeometry
 
@@ -90,11 +91,26 @@ class Fold(Function):
         return Unfold.apply(dy, ctx.win), None, None, None
 
 
+def macs(n: int, geom) -> int:
+    """Multiply-adds of a conv's forward pass on ``n`` images,
+    ``N·OH·OW·KH·KW·C_in·C_out/G``, from its geometry (a conv2d's, or a
+    transposed conv's, whose ``win.out`` is its input's plane): the same
+    count for conv2d, its ``dw`` op and the transposed conv, and 0 for an
+    empty conv. The size a backend's forward is asked for."""
+    oh, ow = geom.win.out
+    kh, kw = geom.win.k
+    return n * oh * ow * kh * kw * geom.c_in * (geom.c_out // geom.groups)
+
+
 class Conv2d(Function):
     """``y = w · col + b`` per group; backward through col2im."""
 
     @staticmethod
     def forward(ctx, x, w, b, geom):
+        fast = forward("conv2d", macs(x.shape[0], geom))
+        if fast is not None:  # the backend's own: it saves x, not col
+            ctx.geom, ctx.x, ctx.w = geom, x, w  # what the rule reads: checked
+            return fast(x, w, b, geom)
         eh, ew = geom.extra
         if eh or ew:  # 'same' with an even kernel: one more row/col at the end
             x = np.pad(x, ((0, 0), (0, 0), (0, eh), (0, ew)))
@@ -124,11 +140,11 @@ class Conv2d(Function):
         dx = conv2d_dx(dy, w, x.shape, geom) if need[0] else None
         dw = None
         if need[1]:
-            col = getattr(ctx, "col", None)  # (a backend's own conv saves none)
+            col = getattr(ctx, "col", None)  # (a backend's forward saves none)
             if col is not None:  # the textbook conv's dw, from its columns
                 dw = ConvWeightGrad.apply(x, dy, geom, col=col)
             else:
-                dw = apply_rule("conv2d_weight", x, dy, geom)
+                dw = ConvWeightGrad.apply(x, dy, geom)
         db = dy.sum(axis=(0, 2, 3)) if need[2] else None
         return dx, dw, db, None
 
@@ -156,7 +172,7 @@ def conv2d_dx(dy, w, x_shape, geom: ConvGeometry):
     back = TransposeGeometry(
         geom.win, geom.groups, geom.c_out, geom.c_in, (h + eh, w_ + ew)
     )
-    dx = apply_rule("conv_transpose2d", dy, w, None, back)
+    dx = ConvTranspose2d.apply(dy, w, None, back)
     return ZeroPadCrop.apply(dx, (h, w_)) if eh or ew else dx
 
 
@@ -174,6 +190,10 @@ class ConvWeightGrad(Function):
     def forward(ctx, x, dy, geom, col=None):
         # ``col``: conv2d's columns of this ``x``, when its forward made them
         ctx.geom, ctx.x, ctx.dy = geom, x, dy  # what the rule reads: checked
+        fast = None if col is not None else forward(
+            "conv2d_weight", macs(x.shape[0], geom))
+        if fast is not None:
+            return fast(x, dy, geom)
         if col is not None:
             n, g = x.shape[0], geom.groups
             dy_g = dy.reshape(n, g, geom.c_out // g, geom.win.out[0] * geom.win.out[1])
@@ -195,7 +215,7 @@ class ConvWeightGrad(Function):
         x, dy, geom = inputs
         need = ctx.needs_input_grad
         dx = conv2d_dx(dy, ddw, x.shape, geom) if need[0] else None
-        ddy = apply_rule("conv2d", x, ddw, None, geom) if need[1] else None
+        ddy = Conv2d.apply(x, ddw, None, geom) if need[1] else None
         return dx, ddy, None
 
 
@@ -226,6 +246,10 @@ class ConvTranspose2d(Function):
 
     @staticmethod
     def forward(ctx, x, w, b, geom):
+        fast = forward("conv_transpose2d", macs(x.shape[0], geom))
+        if fast is not None:  # the backend's own
+            ctx.geom, ctx.x, ctx.w = geom, x, w  # what the rule reads: checked
+            return fast(x, w, b, geom)
         n, c_in, h, w_ = x.shape
         g = geom.groups
         ctx.geom, ctx.x = geom, x.reshape(n, g, c_in // g, h * w_)
@@ -243,14 +267,7 @@ class ConvTranspose2d(Function):
         x, w, b, geom = inputs
         need = ctx.needs_input_grad
         conv = _conv_of(geom)
-        dx = apply_rule("conv2d", dy, w, None, conv) if need[0] else None
-        dw = apply_rule("conv2d_weight", dy, x, conv) if need[1] else None
+        dx = Conv2d.apply(dy, w, None, conv) if need[0] else None
+        dw = ConvWeightGrad.apply(dy, x, conv) if need[1] else None
         db = dy.sum(axis=(0, 2, 3)) if need[2] else None
         return dx, dw, db, None
-
-
-# the textbook rules, by name: a backend's own rules subclass these, and
-# the backend runs these where it has none (convgrad.rules)
-rules.register(
-    conv2d=Conv2d, conv_transpose2d=ConvTranspose2d, conv2d_weight=ConvWeightGrad
-)
