@@ -13,6 +13,8 @@ What this backend offers ``backend.py`` besides its kernels, by name:
   place of the textbook forward for a call of at least
   ``SETTINGS.min_work`` multiply-adds;
 - :data:`SETTINGS`: what is tuned to a machine (:mod:`.settings`);
+- :data:`EXAMPLES`: the warm-up's calls that compile this backend's own
+  kernels (:mod:`.examples`);
 - :data:`HOOKS`: ``backend.hook("checksum")`` gives
   :func:`convgrad.function.fingerprint` its one-pass checksum.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 from numba import config as _numba_config
 
 from . import checksum as _checksum
+from .examples import examples as EXAMPLES
 from .forwards import FORWARDS
 from .im2col import col2im, im2col
 from .pool import (
@@ -41,6 +44,7 @@ from .settings import SETTINGS
 HOOKS = {} if _numba_config.DISABLE_JIT else {"checksum": _checksum.checksum}
 
 __all__ = [
+    "EXAMPLES",
     "FORWARDS",
     "HOOKS",
     "SETTINGS",

@@ -539,24 +539,27 @@ def _conv2d_forward_cl(x, w, args, groups, out_hw, bias):
     return y
 
 
-def _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, need_db):
+def _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, need_db,
+                        x_shape=None):
     """:func:`conv2d_backward`'s direct path on channels-last rows (see
     :func:`_conv2d_forward_cl`); ``dx`` by :func:`row2im_cl` into a zeroed
-    channels-last block, copied back."""
-    n, c, h, w_ = x.shape
+    channels-last block, copied back. ``x`` may be None when only ``dx``
+    is asked for; ``x_shape`` then gives its shape (the transposed conv's
+    forward)."""
+    n, c, h, w_ = x_shape = x.shape if x is not None else x_shape
     co, cg, kh, kw = w.shape
     oh, ow = dy.shape[2:]
     k, cog, p = cg * kh * kw, co // groups, oh * ow
-    dx = np.empty_like(x) if need_dx else None
+    dx = np.empty(x_shape, dy.dtype) if need_dx else None
     wg = _taps_last(w, groups)
     dyg = dy.reshape(n, groups, cog, p)
     sums = {}  # each thread's share of db, by its first image
 
     def part(lo, hi):
-        dw = np.zeros((groups, cog, k), x.dtype) if need_dw else None
-        dwb = workspace.get("dw", (cog, k), x.dtype)
-        for n0, b in _blocks(lo, hi, groups * p * k * x.itemsize):
-            rows = workspace.get("rows", (groups, b * p, k), x.dtype)
+        dw = np.zeros((groups, cog, k), dy.dtype) if need_dw else None
+        dwb = workspace.get("dw", (cog, k), dy.dtype)
+        for n0, b in _blocks(lo, hi, groups * p * k * dy.itemsize):
+            rows = workspace.get("rows", (groups, b * p, k), dy.dtype)
             if need_dw:
                 im2row_cl(_block_cl(x, n0, b, "xcl"), *args, oh, ow, rows)
             for g in range(groups):
@@ -567,7 +570,7 @@ def _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, need_db):
                 if need_dx:
                     np.matmul(d.T, wg[g], out=rows[g])
             if need_dx:
-                dxc = workspace.get("dxcl", (b, h, w_, c), x.dtype)
+                dxc = workspace.get("dxcl", (b, h, w_, c), dy.dtype)
                 dxc.fill(0)
                 row2im_cl(rows, *args, oh, ow, dxc)
                 from_cl(dxc, n0, dx)
@@ -604,6 +607,11 @@ def conv_transpose2d_forward(x, w, args, groups, out_hw, bias=None):
                                          shape, check=True, bias=bias)
         if ok:
             return y
+    if _cl(args, cog, x.dtype):  # conv2d's dx pass on channels-last rows
+        y = _conv2d_backward_cl(None, w, x, args, groups, True, False, False,
+                                (n, cog * groups, *out_hw))[0]
+        _add_bias(y, bias, 0, n)
+        return y
     k, p = cog * kh * kw, h * w_
     y = np.zeros((n, cog * groups, *out_hw), x.dtype)
     wg = w.reshape(groups, ci // groups, k)
