@@ -32,6 +32,7 @@ def fast_path_always(request, monkeypatch):
     monkeypatch.setattr(conv_fast, "WINOGRAD", request.param == "winograd")
     monkeypatch.setattr(winograd, "MIN_OUT_WIDTH", 1)
     monkeypatch.setattr(winograd, "MAX_DILATION", 4)
+    monkeypatch.setattr(conv_fast, "WINOGRAD_GRAD_MAX_DILATION", 4)
     with cg.use_backend("numba"):
         yield
 

@@ -28,6 +28,7 @@ def winograd_always(monkeypatch):
     monkeypatch.setattr(SETTINGS, "min_work", 0)
     monkeypatch.setattr(conv_fast, "WINOGRAD", True)
     monkeypatch.setattr(winograd, "MAX_DILATION", 3)  # the phases too
+    monkeypatch.setattr(conv_fast, "WINOGRAD_GRAD_MAX_DILATION", 3)  # dx, dw too
     monkeypatch.setattr(winograd, "MIN_OUT_WIDTH", 1)  # and the narrowest planes
     with cg.use_backend("numba"):
         yield
@@ -496,3 +497,24 @@ def test_a_wide_kernel_transform_runs_on_one_blas_thread(monkeypatch):
         u, want_u.transpose(0, 3, 2, 1).astype(np.float32))
     want_dw = du.astype(np.float64).transpose(0, 3, 2, 1).reshape(4096, 16) @ gg
     np.testing.assert_array_equal(dw, want_dw.reshape(w.shape).astype(np.float32))
+
+
+def test_dilated_gradient_passes_take_winograd_only_up_to_their_setting(monkeypatch):
+    """conv2d's forward at dilation 2 runs Winograd; its dx (the transposed
+    conv's forward) and dw (the dw-only backward pass) run the direct GEMMs
+    unless ``winograd_grad_max_dilation`` lets them (issue 43), with the
+    same gradients either way."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 4, 10, 10)).astype(np.float32)
+    w = rng.standard_normal((6, 4, 3, 3)).astype(np.float32)
+    dy = rng.standard_normal((2, 6, 10, 10)).astype(np.float32)
+    grads = []
+    for limit, want in ((1, ["forward"]), (2, ["forward", "backward", "backward"])):
+        monkeypatch.setattr(SETTINGS, "winograd_grad_max_dilation", limit)
+        calls = _spy(monkeypatch)
+        cx, cw = cg.Tensor(x, requires_grad=True), cg.Tensor(w, requires_grad=True)
+        F.conv2d(cx, cw, padding=2, dilation=2).backward(dy)
+        assert calls == want
+        grads.append((cx.grad, cw.grad))
+    for a, b in zip(*grads, strict=True):
+        _close(a, b.astype(np.float64), "grad")

@@ -338,10 +338,26 @@ def _store(t: np.ndarray, out: np.ndarray, n0: int, b: int) -> None:
     )
 
 
-def _winograd(w, args, out_w, dtype) -> bool:
+def _winograd(w, args, out_w, dtype, grad=False) -> bool:
     """Run this call through :mod:`.winograd` first? Its geometry, the
-    conv2d output's width ``out_w`` and the dtype must suit."""
+    conv2d output's width ``out_w`` and the dtype must suit; a pass on
+    the gradient's side (``grad``: conv2d's backward pass, the transposed
+    conv's forward) also its dilation (:data:`WINOGRAD_GRAD_MAX_DILATION`)."""
+    if grad and max(args[6], args[7]) > WINOGRAD_GRAD_MAX_DILATION:
+        return False
     return WINOGRAD and winograd.eligible(w.shape, args, dtype, out_w)
+
+
+#: the largest dilation a gradient-side pass (conv2d's dx or dw alone, the
+#: transposed conv's forward) takes through Winograd; conv2d's forward
+#: takes it to ``winograd.MAX_DILATION``. Past dilation 1 these passes
+#: read dy's phases through ``grad_tiles``, which the fused backward
+#: shared between dx and dw; alone (issue 43: a gradient is two forwards),
+#: the medium layer at dilation 2, one thread, interleaved, took 0.46 (dx)
+#: and 0.43 (dw) of the fused backward's time by the direct GEMMs against
+#: 0.56 and 0.68 by Winograd; at dilation 1 Winograd kept the lead (0.51
+#: against 0.79, 0.67 against 0.80)
+WINOGRAD_GRAD_MAX_DILATION = 1
 
 
 def _bias_of(bias, dtype):
@@ -435,7 +451,7 @@ def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,
     what is not needed): ``dw = Σ dy · rows``; ``dx = row2im(dyᵀ · w)``.
     With ``need_db``, ``(dx, dw, db)``: the bias gradient too, each thread
     summing ``dy`` over its own images."""
-    if _winograd(w, args, dy.shape[3], x.dtype):
+    if _winograd(w, args, dy.shape[3], x.dtype, grad=True):
         *grads, ok = winograd.backward(x, w, dy, args, groups, need_dx, need_dw,
                                        _split, need_db=need_db, check=True)
         if ok:
@@ -596,7 +612,7 @@ def conv_transpose2d_forward(x, w, args, groups, out_hw, bias=None):
     n, ci, h, w_ = x.shape
     _, cog, kh, kw = w.shape
     bias = _bias_of(bias, x.dtype)
-    if _winograd(w, args, x.shape[3], x.dtype):
+    if _winograd(w, args, x.shape[3], x.dtype, grad=True):
         flipped = _as_conv2d(args, ci, cog * groups)
         if flipped:  # a conv2d of x with the flipped kernel
             y, _, ok = winograd.forward(x, _flip(w, groups), flipped, groups, out_hw,
