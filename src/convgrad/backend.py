@@ -122,7 +122,7 @@ class Backend:
         if op not in FORWARD_NAMES:
             raise ValueError(f"op must be one of {FORWARD_NAMES}, got {op!r}")
         fn = self.load().forwards.get(op)
-        if fn is None or work <= 0 or work < self.settings.min_work:
+        if fn is None or work <= 0 or work < getattr(self.settings, "min_work", 0):
             return None
         return fn
 

@@ -1,7 +1,11 @@
 """The fast convolution path: a per-block pipeline in pixel-major columns.
 
-The textbook path (``ops/conv.py`` with :mod:`.im2col`, what the lessons
-teach and the NumPy backend runs) gathers the whole batch's columns
+The Numba backend's forwards of the three convs (:mod:`.forwards`) run
+here; a gradient is made of those forwards again (issue 43), so
+:func:`conv2d_backward` serves the ops as the ``dw``-only pass, and
+conv2d's ``dx`` is :func:`conv_transpose2d_forward`. The textbook path
+(``ops/conv.py`` with :mod:`.im2col`, what the lessons teach and the
+NumPy backend runs) gathers the whole batch's columns
 ``col (N, C*KH*KW, OH*OW)`` once, keeps them for the backward pass, and
 runs ``w · col`` per image. This path computes the same sums, differently:
 
