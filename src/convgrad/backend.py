@@ -50,6 +50,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
+
 BACKENDS = ("numba", "numpy")
 DEFAULT = "numba"
 
@@ -68,6 +70,49 @@ KERNEL_NAMES = (
 #: ``forward(x, w, b, geom)`` for the two convs, ``forward(x, dy, geom)``
 #: for ``"conv2d_weight"`` (conv2d's ``dw`` as an op)
 FORWARD_NAMES = ("conv2d", "conv_transpose2d", "conv2d_weight")
+
+class Shared:
+    """What one conv gradient's two convs of the same ``dy`` may share.
+
+    A conv's ``vjp`` asks for ``dx`` and then ``dw``, two forwards that
+    read the same ``dy`` (conv2d's: ``conv_transpose2d(dy, w)``, then
+    ``conv2d_weight(x, dy)``; the transposed conv's: ``conv2d(dy, w)``,
+    then ``conv2d_weight(dy, x)``). When it needs both it hands both the
+    same ``Shared``, naming the second one's other operand (``other``:
+    that ``x``). A backend's forward of the first that can produce the
+    second's result in the same pass (the Numba backend: ``dy``'s Winograd
+    tiles, made once, feed the ``dx`` and the ``dw`` GEMMs) leaves it
+    here (:meth:`give`); the second's forward takes it (:meth:`take`) only
+    if it is asked for the very arrays it was made from, else computes its
+    own. Any other forward ignores it (the textbook ones have no
+    parameter for it). Made by the ``vjp`` for one call and dropped with
+    it: no other thread sees it, nothing is kept past the call, and
+    nothing runs between the two forwards but the ``vjp``'s own ops."""
+
+    __slots__ = ("other", "_key", "_value")
+
+    def __init__(self, other: Any) -> None:
+        self.other = other
+        self._key: tuple = ()
+        self._value: Any = None
+
+    def give(self, key: tuple, value: Any) -> None:
+        """Leave ``value``, the result of the second forward for the
+        operands ``key`` (arrays, compared by identity, and the window)."""
+        self._key, self._value = key, value
+
+    def take(self, key: tuple) -> Any:
+        """The value given for exactly ``key``, once (then dropped), or
+        None."""
+        mine = self._key
+        if len(mine) != len(key) or not all(
+            a is b or (not isinstance(a, np.ndarray) and a == b)
+            for a, b in zip(mine, key, strict=True)
+        ):
+            return None
+        value, self._key, self._value = self._value, (), None
+        return value
+
 
 #: what a backend may hand the engine besides kernels: ``"checksum"``, the
 #: saved arrays' fingerprint in one pass (``checksum(words, cols,

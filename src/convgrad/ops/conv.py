@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import tensor as _t
-from ..backend import forward, kernel
+from ..backend import Shared, forward, kernel
 from ..function import Function
 from ..geometry import ConvGeometry, TransposeGeometry
 
@@ -106,11 +106,12 @@ class Conv2d(Function):
     """``y = w · col + b`` per group; backward through col2im."""
 
     @staticmethod
-    def forward(ctx, x, w, b, geom):
+    def forward(ctx, x, w, b, geom, share=None):
+        # ``share``: a gradient's hint for a backend's forward (Shared)
         fast = forward("conv2d", macs(x.shape[0], geom))
         if fast is not None:  # the backend's own: it saves x, not col
             ctx.geom, ctx.x, ctx.w = geom, x, w  # what the rule reads: checked
-            return fast(x, w, b, geom)
+            return fast(x, w, b, geom, share)
         eh, ew = geom.extra
         if eh or ew:  # 'same' with an even kernel: one more row/col at the end
             x = np.pad(x, ((0, 0), (0, 0), (0, eh), (0, ew)))
@@ -137,14 +138,16 @@ class Conv2d(Function):
                 _zeros(t.shape, dy.dtype) if t is not None and need[i] else None
                 for i, t in enumerate((x, w, b))
             ) + (None,)
-        dx = conv2d_dx(dy, w, x.shape, geom) if need[0] else None
+        col = getattr(ctx, "col", None)  # (a backend's forward saves none)
+        # dx and dw read the same dy: a backend may make them in one pass
+        share = Shared(x.data) if need[0] and need[1] and col is None else None
+        dx = conv2d_dx(dy, w, x.shape, geom, share) if need[0] else None
         dw = None
         if need[1]:
-            col = getattr(ctx, "col", None)  # (a backend's forward saves none)
             if col is not None:  # the textbook conv's dw, from its columns
                 dw = ConvWeightGrad.apply(x, dy, geom, col=col)
             else:
-                dw = ConvWeightGrad.apply(x, dy, geom)
+                dw = ConvWeightGrad.apply(x, dy, geom, share=share)
         db = dy.sum(axis=(0, 2, 3)) if need[2] else None
         return dx, dw, db, None
 
@@ -164,15 +167,16 @@ def _zeros(shape, dtype):
     return _t.Tensor.wrap(np.zeros(shape, dtype))
 
 
-def conv2d_dx(dy, w, x_shape, geom: ConvGeometry):
+def conv2d_dx(dy, w, x_shape, geom: ConvGeometry, share=None):
     """conv2d's ``dx`` as a Tensor op: ``conv_transpose2d(dy, w)`` onto
-    the (padded) input's plane, then the 'same' extra row/col cropped."""
+    the (padded) input's plane, then the 'same' extra row/col cropped
+    (``share``: :class:`~convgrad.backend.Shared`, when ``dw`` follows)."""
     _, _, h, w_ = x_shape
     eh, ew = geom.extra
     back = TransposeGeometry(
         geom.win, geom.groups, geom.c_out, geom.c_in, (h + eh, w_ + ew)
     )
-    dx = ConvTranspose2d.apply(dy, w, None, back)
+    dx = ConvTranspose2d.apply(dy, w, None, back, share=share)
     return ZeroPadCrop.apply(dx, (h, w_)) if eh or ew else dx
 
 
@@ -187,13 +191,14 @@ class ConvWeightGrad(Function):
     Bilinear in ``(x, dy)``, so its vjp is two convs."""
 
     @staticmethod
-    def forward(ctx, x, dy, geom, col=None):
-        # ``col``: conv2d's columns of this ``x``, when its forward made them
+    def forward(ctx, x, dy, geom, col=None, share=None):
+        # ``col``: conv2d's columns of this ``x``, when its forward made them;
+        # ``share``: what the gradient's dx forward may have left (Shared)
         ctx.geom, ctx.x, ctx.dy = geom, x, dy  # what the rule reads: checked
         fast = None if col is not None else forward(
             "conv2d_weight", macs(x.shape[0], geom))
         if fast is not None:
-            return fast(x, dy, geom)
+            return fast(x, dy, geom, share)
         if col is not None:
             n, g = x.shape[0], geom.groups
             dy_g = dy.reshape(n, g, geom.c_out // g, geom.win.out[0] * geom.win.out[1])
@@ -245,11 +250,11 @@ class ConvTranspose2d(Function):
     """The adjoint of conv2d: its forward **is** ``col2im(wᵀ · x)``."""
 
     @staticmethod
-    def forward(ctx, x, w, b, geom):
+    def forward(ctx, x, w, b, geom, share=None):
         fast = forward("conv_transpose2d", macs(x.shape[0], geom))
         if fast is not None:  # the backend's own
             ctx.geom, ctx.x, ctx.w = geom, x, w  # what the rule reads: checked
-            return fast(x, w, b, geom)
+            return fast(x, w, b, geom, share)
         n, c_in, h, w_ = x.shape
         g = geom.groups
         ctx.geom, ctx.x = geom, x.reshape(n, g, c_in // g, h * w_)
@@ -267,7 +272,8 @@ class ConvTranspose2d(Function):
         x, w, b, geom = inputs
         need = ctx.needs_input_grad
         conv = _conv_of(geom)
-        dx = Conv2d.apply(dy, w, None, conv) if need[0] else None
-        dw = ConvWeightGrad.apply(dy, x, conv) if need[1] else None
+        share = Shared(x.data) if need[0] and need[1] else None  # as conv2d's
+        dx = Conv2d.apply(dy, w, None, conv, share=share) if need[0] else None
+        dw = ConvWeightGrad.apply(dy, x, conv, share=share) if need[1] else None
         db = dy.sum(axis=(0, 2, 3)) if need[2] else None
         return dx, dw, db, None
