@@ -31,8 +31,9 @@ TEXTBOOK = {"conv2d": conv.Conv2d, "conv_transpose2d": conv.ConvTranspose2d,
 # --------------------------------------------------------------------------
 
 #: what ops/ may take from convgrad.backend: the twin-kernel table (same
-#: algorithm, same signatures in every backend) and the one seam
-ALLOWED_FROM_BACKEND = {"kernel", "forward"}
+#: algorithm, same signatures in every backend), the one seam, and the
+#: handle a gradient gives its two forwards of one dy (read by none of ops/)
+ALLOWED_FROM_BACKEND = {"kernel", "forward", "Shared"}
 
 #: names that would let a rule see, or act on, the active backend
 #: (generic words such as ``forward`` may be locals; importing them from
@@ -284,16 +285,18 @@ def test_the_fast_forwards_gradients_become_grad_without_a_copy(
     (no serial copy), owning its memory; a second backward adds into it, and a
     rule that hands back its own dy (textbook add) is still copied."""
     made = []
-    # x's gradient is the other conv's forward
-    name = "conv2d_forward" if transposed else "conv_transpose2d_forward"
-    real = getattr(conv_fast, name)
+    # x's gradient is the other conv's forward: its entry, or the fused
+    # pass it runs when w's gradient is asked for too
+    for name in ("conv2d_forward", "conv_transpose2d_forward", "conv2d_backward",
+                 "conv_transpose2d_backward"):
+        real = getattr(conv_fast, name)
 
-    def spy(*args, **kwargs):
-        out = real(*args, **kwargs)
-        made.append(out)
-        return out
+        def spy(*args, _real=real, **kwargs):
+            out = _real(*args, **kwargs)
+            made.extend(out if isinstance(out, tuple) else (out,))
+            return out
 
-    monkeypatch.setattr(conv_fast, name, spy)
+        monkeypatch.setattr(conv_fast, name, spy)
     monkeypatch.setattr(SETTINGS, "min_work", 0)
     rng = np.random.default_rng(7)
     xa = rng.standard_normal((2, 3, 6, 6))
@@ -303,7 +306,8 @@ def test_the_fast_forwards_gradients_become_grad_without_a_copy(
     x, w = cg.Tensor(xa, requires_grad=True), cg.Tensor(wa, requires_grad=True)
     with cg.use_backend("numba"):
         op(x, w, padding=1).backward(dy)
-        assert x.grad is made[-1] and x.grad.flags.owndata and x.grad.flags.writeable
+        assert any(x.grad is m for m in made)
+        assert x.grad.flags.owndata and x.grad.flags.writeable
         first = x.grad.copy()
         op(x, w, padding=1).backward(dy)
     np.testing.assert_allclose(x.grad, 2 * first, rtol=1e-12)
@@ -327,3 +331,123 @@ def test_a_cropped_same_padding_dx_is_copied_into_grad(monkeypatch):
     with cg.use_backend("numba"):
         F.conv2d(x, w, padding="same").backward(rng.standard_normal((2, 3, 5, 5)))
     assert x.grad.base is None and x.grad.flags.owndata and x.grad.shape == (2, 2, 5, 5)
+
+
+# --------------------------------------------------------------------------
+# one pass over dy for a gradient's dx and dw (backend.Shared)
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("transposed, ws, padding", [
+    (False, (6, 4, 3, 3), 1),  # Winograd
+    (False, (6, 4, 2, 3), "same"),  # direct, x padded by the extra row
+    (True, (4, 6, 3, 3), 1),  # Winograd, the flipped conv2d's
+    (True, (4, 3, 3, 3), 1),  # Winograd, as conv2d's adjoint (C_in > C_out)
+], ids=str)
+def test_a_gradient_reads_dy_once_for_dx_and_dw(monkeypatch, transposed, ws, padding):
+    """With x and w both needing a gradient, the dx forward runs the
+    pipeline's fused pass (dy's tiles or rows made once for both GEMMs) and
+    the weight-gradient forward takes the dw it left, running nothing; with
+    w alone, dw is its own pass. The numbers are those of the NumPy
+    backend's textbook forwards either way."""
+    fused = "conv_transpose2d_backward" if transposed else "conv2d_backward"
+    asked = []
+    for name in ("conv2d_forward", "conv2d_backward", "conv_transpose2d_forward",
+                 "conv_transpose2d_backward"):
+        real = getattr(conv_fast, name)
+
+        def spy(*args, _name=name, _real=real, **kwargs):
+            flags = args[5:7] if "backward" in _name else ()
+            asked.append((_name, *flags))
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(conv_fast, name, spy)
+    ran = _spy_forwards(monkeypatch)
+    monkeypatch.setattr(SETTINGS, "min_work", 0)
+    rng = np.random.default_rng(11)
+    xa = rng.standard_normal((3, 4, 7, 6)).astype(np.float32)
+    wa = rng.standard_normal(ws).astype(np.float32)
+    op = F.conv_transpose2d if transposed else F.conv2d
+    dy = None
+    grads = {}
+    for who, both in (("numba", True), ("numba", False), ("numpy", True)):
+        x = cg.Tensor(xa, requires_grad=both)
+        w = cg.Tensor(wa, requires_grad=True)
+        asked.clear()
+        ran.clear()
+        with cg.use_backend(who):
+            y = op(x, w, padding=padding)
+            if dy is None:
+                dy = rng.standard_normal(y.shape).astype(np.float32)
+            asked.clear()
+            y.backward(dy)
+        if who == "numba" and both:
+            assert asked == [(fused, True, True)], asked
+            assert sorted(ran[1:]) == sorted(
+                ["conv2d" if transposed else "conv_transpose2d", "conv2d_weight"])
+        elif who == "numba":  # dw alone: its own pass, dw only
+            assert asked == [("conv2d_backward", False, True)], asked
+        grads[who, both] = w.grad
+        if both:
+            grads[who, "dx"] = x.grad
+    np.testing.assert_allclose(grads["numba", True], grads["numba", False],
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(grads["numba", True], grads["numpy", True],
+                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(grads["numba", "dx"], grads["numpy", "dx"],
+                               rtol=1e-4, atol=1e-4)
+
+
+def test_shared_hands_its_value_once_and_only_for_the_same_arrays():
+    x, dy = np.ones((1, 1, 3, 3)), np.ones((1, 1, 3, 3))
+    share = backend.Shared(x)
+    assert share.take((x, dy, (3, 3), 1)) is None  # nothing given yet
+    dw = np.arange(9.0)
+    share.give((x, dy, (3, 3), 1), dw)
+    assert share.take((x.copy(), dy, (3, 3), 1)) is None  # equal, not the same
+    assert share.take((x, dy[...], (3, 3), 1)) is None  # a view is another array
+    assert share.take((x, dy, (3, 3), 2)) is None  # another geometry
+    assert share.take((x, dy, (3, 3), 1)) is dw
+    assert share.take((x, dy, (3, 3), 1)) is None  # dropped once taken
+
+
+def test_gradients_in_threads_at_once_are_each_their_own(monkeypatch):
+    """Each vjp makes its own handle: convs of other shapes and values
+    differentiated in two threads at once get the gradients each gets
+    alone."""
+    import threading
+
+    monkeypatch.setattr(SETTINGS, "min_work", 0)
+    rng = np.random.default_rng(12)
+    cases = [(rng.standard_normal((2, 3, 8, 8)), rng.standard_normal((5, 3, 3, 3))),
+             (rng.standard_normal((3, 5, 6, 6)), rng.standard_normal((4, 5, 3, 3)))]
+    dys = [rng.standard_normal((2, 5, 8, 8)), rng.standard_normal((3, 4, 6, 6))]
+
+    def grads(i):
+        x, w = (cg.Tensor(a, requires_grad=True) for a in cases[i])
+        F.conv2d(x, w, padding=1).backward(dys[i])
+        return x.grad, w.grad
+
+    with cg.use_backend("numba"):
+        alone = [grads(0), grads(1)]
+    got = [[] for _ in cases]
+    errors = []
+
+    def work(i):
+        try:
+            with cg.use_backend("numba"):
+                for _ in range(20):
+                    got[i].append(grads(i))
+        except Exception as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    for i in range(2):
+        for dx, dw in got[i]:
+            np.testing.assert_allclose(dx, alone[i][0], rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(dw, alone[i][1], rtol=1e-12, atol=1e-12)

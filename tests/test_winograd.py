@@ -365,8 +365,9 @@ def test_bias_and_its_gradient_in_the_kernels_threads_match_torch(ci, co, groups
     """The bias added as each block is written, and the transposed conv in
     either form (flipped conv2d when C_in <= C_out, else conv2d's adjoint;
     padding 3 has no flipped form), over two threads. A gradient is two
-    more forwards (issue 43): dx the other conv, dw the pipeline's backward
-    pass asked for dw alone; db is the rule's sum of dy."""
+    more forwards (issue 43): dx the other conv, dw the weight-gradient op,
+    which share one pass over dy's tiles (the dx forward runs the fused
+    backward and leaves dw); db is the rule's sum of dy."""
     monkeypatch.setattr(conv_fast, "THREAD_MIN_WORK", 0)
     rng = np.random.default_rng(ci * 100 + co * 10 + padding + groups)
     calls = _spy(monkeypatch)
@@ -393,10 +394,14 @@ def test_bias_and_its_gradient_in_the_kernels_threads_match_torch(ci, co, groups
     def transposed_conv(c_in, c_out):  # its Winograd driver
         return "forward" if c_in <= c_out and padding <= 2 else "backward"
 
-    # conv2d: forward; dx, a transposed conv co -> ci; dw
-    assert calls[:3] == ["forward", transposed_conv(co, ci), "backward"]
-    # the transposed conv: forward; dx, a conv2d; dw
-    assert calls[3:] == [transposed_conv(ci, co), "forward", "backward"]
+    def fused(c_in, c_out):  # the transposed conv's dx and dw in one pass
+        return "backward" if transposed_conv(c_in, c_out) == "forward" else "forward"
+
+    # conv2d: forward; dx and dw, one pass over dy's tiles
+    assert calls[:2] == ["forward", "backward"]
+    # the transposed conv: forward; dx and dw: the flipped conv2d's
+    # backward, or conv2d's forward of dy with dw from the same tiles
+    assert calls[2:] == [transposed_conv(ci, co), fused(ci, co)]
 
 
 def _column_split(a, d):
@@ -500,21 +505,25 @@ def test_a_wide_kernel_transform_runs_on_one_blas_thread(monkeypatch):
 
 
 def test_dilated_gradient_passes_take_winograd_only_up_to_their_setting(monkeypatch):
-    """conv2d's forward at dilation 2 runs Winograd; its dx (the transposed
-    conv's forward) and dw (the dw-only backward pass) run the direct GEMMs
-    unless ``winograd_grad_max_dilation`` lets them (issue 43), with the
-    same gradients either way."""
+    """conv2d's forward at dilation 2 runs Winograd; a gradient pass for dx
+    or dw alone (here dw: x needs none) runs the direct GEMMs unless
+    ``winograd_grad_max_dilation`` lets it (issue 43); the pass for both,
+    which shares dy's tiles, keeps Winograd. The same gradients either
+    way."""
     rng = np.random.default_rng(11)
     x = rng.standard_normal((2, 4, 10, 10)).astype(np.float32)
     w = rng.standard_normal((6, 4, 3, 3)).astype(np.float32)
     dy = rng.standard_normal((2, 6, 10, 10)).astype(np.float32)
     grads = []
-    for limit, want in ((1, ["forward"]), (2, ["forward", "backward", "backward"])):
+    for limit in (1, 2):
         monkeypatch.setattr(SETTINGS, "winograd_grad_max_dilation", limit)
-        calls = _spy(monkeypatch)
-        cx, cw = cg.Tensor(x, requires_grad=True), cg.Tensor(w, requires_grad=True)
-        F.conv2d(cx, cw, padding=2, dilation=2).backward(dy)
-        assert calls == want
-        grads.append((cx.grad, cw.grad))
-    for a, b in zip(*grads, strict=True):
-        _close(a, b.astype(np.float64), "grad")
+        for both in (False, True):
+            calls = _spy(monkeypatch)
+            cx = cg.Tensor(x, requires_grad=both)
+            cw = cg.Tensor(w, requires_grad=True)
+            F.conv2d(cx, cw, padding=2, dilation=2).backward(dy)
+            assert calls == (["forward"] if limit == 1 and not both
+                             else ["forward", "backward"]), (limit, both)
+            grads.append(cw.grad)
+    for a in grads[1:]:
+        _close(a, grads[0].astype(np.float64), "dw")

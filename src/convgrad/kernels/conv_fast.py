@@ -353,8 +353,9 @@ def _winograd(w, args, out_w, dtype, grad=False) -> bool:
 
 
 #: the largest dilation a gradient-side pass (conv2d's dx or dw alone, the
-#: transposed conv's forward) takes through Winograd; conv2d's forward
-#: takes it to ``winograd.MAX_DILATION``. Past dilation 1 these passes
+#: transposed conv's forward) takes through Winograd; conv2d's forward, and
+#: its backward for dx and dw together (one transform of dy for both),
+#: take it to ``winograd.MAX_DILATION``. Past dilation 1 these passes
 #: read dy's phases through ``grad_tiles``, which the fused backward
 #: shared between dx and dw; alone (issue 43: a gradient is two forwards),
 #: the medium layer at dilation 2, one thread, interleaved, took 0.46 (dx)
@@ -454,8 +455,10 @@ def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,
     """``(dx, dw)`` of :func:`conv2d_forward` for upstream ``dy`` (None for
     what is not needed): ``dw = Σ dy · rows``; ``dx = row2im(dyᵀ · w)``.
     With ``need_db``, ``(dx, dw, db)``: the bias gradient too, each thread
-    summing ``dy`` over its own images."""
-    if _winograd(w, args, dy.shape[3], x.dtype, grad=True):
+    summing ``dy`` over its own images. Both ``dx`` and ``dw`` share ``dy``'s
+    Winograd tiles, so only a pass for one of them is held to
+    :data:`WINOGRAD_GRAD_MAX_DILATION`."""
+    if _winograd(w, args, dy.shape[3], x.dtype, grad=not (need_dx and need_dw)):
         *grads, ok = winograd.backward(x, w, dy, args, groups, need_dx, need_dw,
                                        _split, need_db=need_db, check=True)
         if ok:
@@ -647,6 +650,14 @@ def conv_transpose2d_forward(x, w, args, groups, out_hw, bias=None):
 
     _split(n, n * p * k * ci, part)
     return y
+
+
+def transposed_backward_shares(w, args, x_w, dtype) -> bool:
+    """Does :func:`conv_transpose2d_backward` make ``dy``'s transform once
+    for both ``dx`` and ``dw`` (Winograd, ``x`` ``x_w`` wide)? Else its
+    direct pass shares nothing that the two forwards alone would not do as
+    fast (strided ones on channels-last rows, which it has not)."""
+    return _winograd(w, args, x_w, dtype)
 
 
 def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,

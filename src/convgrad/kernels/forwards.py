@@ -66,7 +66,9 @@ def conv2d(x, w, b, geom, share=None):
     With ``share`` (the transposed conv's gradient: ``x`` is its ``dy``,
     ``share.other`` its ``x``), also ``conv2d_weight(x, share.other)``,
     left in ``share``."""
-    if _pairs(share, b, x, w) and geom.extra == (0, 0):
+    if (_pairs(share, b, x, w) and geom.extra == (0, 0)
+            and conv_fast.transposed_backward_shares(w, geom.win.args,
+                                                     share.other.shape[3], x.dtype)):
         other = share.other
         y, dw = conv_fast.conv_transpose2d_backward(
             np.ascontiguousarray(other), np.ascontiguousarray(w),

@@ -65,8 +65,8 @@ class Settings:
     cl_min_channels = _Constant(conv_fast, "CL_MIN_CHANNELS", """... for
         groups of at least this many input channels""")
     winograd_grad_max_dilation = _Constant(conv_fast, "WINOGRAD_GRAD_MAX_DILATION",
-        """the largest dilation a gradient-side pass (dx, dw, the transposed
-        conv's forward) takes through Winograd""")
+        """the largest dilation a gradient-side pass for one result (dx or
+        dw alone, the transposed conv's forward) takes through Winograd""")
     winograd_block_tiles = _Constant(_winograd, "BLOCK_TILES", """Winograd
         tile slots per block (one 32×32 image's planes in L2)""")
     winograd_block_bytes = _Constant(_winograd, "BLOCK_BYTES", """and at most
