@@ -148,7 +148,7 @@ class Conv2d(Function):
                 dw = ConvWeightGrad.apply(x, dy, geom, col=col)
             else:
                 dw = ConvWeightGrad.apply(x, dy, geom, share=share)
-        db = dy.sum(axis=(0, 2, 3)) if need[2] else None
+        db = _bias_grad(dy) if need[2] else None
         return dx, dw, db, None
 
 
@@ -161,6 +161,14 @@ def _dw_from_col(col, dy_g, geom):
     return dw.transpose(0, 2, 1).reshape(
         geom.c_out, geom.c_in // geom.groups, *geom.win.k
     )
+
+
+def _bias_grad(dy):
+    """``db = Σ dy`` over images and pixels: each plane's pixels first (one
+    contiguous run each), then the images; NumPy's one reduction over axes
+    (0, 2, 3) strides through ``dy`` and took about twice as long (0.26
+    against 0.15 ms on the medium layer's 4 MB ``dy``, issue 43)."""
+    return dy.sum(axis=(2, 3)).sum(axis=0)
 
 
 def _zeros(shape, dtype):
@@ -275,5 +283,5 @@ class ConvTranspose2d(Function):
         share = Shared(x.data) if need[0] and need[1] else None  # as conv2d's
         dx = Conv2d.apply(dy, w, None, conv, share=share) if need[0] else None
         dw = ConvWeightGrad.apply(dy, x, conv, share=share) if need[1] else None
-        db = dy.sum(axis=(0, 2, 3)) if need[2] else None
+        db = _bias_grad(dy) if need[2] else None
         return dx, dw, db, None
