@@ -12,6 +12,7 @@ the first contender::
     git worktree add --detach /tmp/cg-base <commit>
     python benchmarks/ab_trees.py /tmp/cg-base . [--threads 1|2]
         [--case medium|tconv|dil2|s2|groups4|large|h16|h8|h6|h4] [--rounds 15]
+        [--dtype float32|float64]
 
 A contender may carry settings after ``::``, module attributes of
 ``convgrad.kernels`` set before timing (comma-separated), e.g.
@@ -60,7 +61,7 @@ import numpy as np
 import numba
 import convgrad as cg
 from convgrad import functional as F
-threads, who = int(sys.argv[2]), sys.argv[4]
+threads, who, dtype = int(sys.argv[2]), sys.argv[4], np.dtype(sys.argv[5])
 n, ci, co, hw, kw, transposed = json.loads(sys.argv[3])
 numba.set_num_threads(threads)
 from threadpoolctl import threadpool_limits
@@ -71,14 +72,14 @@ for item in filter(None, sets.split(",")):
     setattr(importlib.import_module("convgrad.kernels." + mod), attr, eval(val))
 rng = np.random.default_rng(0)
 g = kw.get("groups", 1)
-x = rng.standard_normal((n, ci, hw, hw), dtype=np.float32)
+x = rng.standard_normal((n, ci, hw, hw)).astype(dtype)
 shape = (ci, co // g, 3, 3) if transposed else (co, ci // g, 3, 3)
-w = rng.standard_normal(shape, dtype=np.float32) / 10
-b = rng.standard_normal(co, dtype=np.float32)
+w = (rng.standard_normal(shape) / 10).astype(dtype)
+b = rng.standard_normal(co).astype(dtype)
 op = F.conv_transpose2d if transposed else F.conv2d
 with cg.no_grad():
-    dy = rng.standard_normal(op(cg.Tensor(x), cg.Tensor(w), cg.Tensor(b), **kw).shape,
-                             dtype=np.float32)
+    dy = rng.standard_normal(op(cg.Tensor(x), cg.Tensor(w), cg.Tensor(b),
+                                **kw).shape).astype(dtype)
 if who == "torch":
     import torch
     torch.set_num_threads(threads)
@@ -113,6 +114,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--torch", action="store_true")
+    ap.add_argument("--dtype", default="float32", choices=("float32", "float64"))
     ns = ap.parse_args()
     case = json.dumps(CASES[ns.case])
     names = list(ns.contenders) + (["torch"] if ns.torch else [])
@@ -124,7 +126,7 @@ def main() -> None:
         kids.append(subprocess.Popen(
             [sys.executable, "-c", CHILD, str(Path(spec.split("::")[0]).resolve())
              + ("::" + spec.split("::", 1)[1] if "::" in spec else ""),
-             str(ns.threads), case, who],
+             str(ns.threads), case, who, ns.dtype],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=plain_env()))
     times: dict[str, list[float]] = {n: [] for n in names}
     for r in range(ns.rounds):
@@ -138,7 +140,8 @@ def main() -> None:
         kid.stdin.close()
         kid.wait()
     base = times[names[0]]
-    print(f"{ns.case}, {ns.threads} thread(s), {ns.rounds} rounds of {ns.reps} calls")
+    print(f"{ns.case} {ns.dtype}, {ns.threads} thread(s), {ns.rounds} rounds of "
+          f"{ns.reps} calls")
     for name in names:
         ratio = statistics.median(a / b for a, b in zip(times[name], base, strict=True))
         print(f"{name:48s} median {statistics.median(times[name]) * 1e3:8.2f} ms"

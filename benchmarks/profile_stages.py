@@ -95,8 +95,7 @@ def instrument(stages: Stages) -> None:
     for name in ("im2row", "row2im", "im2row_cl", "row2im_cl", "to_cl", "from_cl"):
         if hasattr(conv_fast, name):
             setattr(conv_fast, name, stages.wrap(name, getattr(conv_fast, name)))
-    backend.table("numba")  # its hooks too
-    hooks = backend.HOOKS["numba"]
+    hooks = backend.get("numba").load().hooks
     if hooks.get("checksum") is not None:
         hooks["checksum"] = stages.wrap("fingerprint", hooks["checksum"])
 

@@ -1,4 +1,4 @@
-"""The kernel table, use_backend, the CONVGRAD_BACKEND variable, warmup."""
+"""The backend objects, use_backend, the CONVGRAD_BACKEND variable, warmup."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def test_default_is_numba(fresh):
 def test_env_var_overrides_the_default(fresh):
     fresh.setenv("CONVGRAD_BACKEND", "numpy")
     assert backend.get_backend() == "numpy"
-    assert backend.kernel("col2im") is backend.KERNELS["numpy"]["col2im"]
+    assert backend.kernel("col2im") is backend.get("numpy").kernels["col2im"]
 
 
 def test_bad_env_var_names_the_variable(fresh):
@@ -81,11 +81,55 @@ def test_the_two_tables_hold_different_functions():
 
 
 def test_importing_convgrad_does_not_import_numba():
-    code = "import sys, convgrad; print('numba' in sys.modules)"
+    code = ("import sys, convgrad; from convgrad import backend; "
+            "print('numba' in sys.modules, "
+            "[b.loaded for b in backend.REGISTRY.values()])")
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "False [False, False]"
+
+
+# --------------------------------------------------------------------------
+# one object per backend
+# --------------------------------------------------------------------------
+
+
+def test_one_object_per_backend_holds_all_it_brings():
+    assert list(backend.REGISTRY) == list(backend.BACKENDS)
+    for name in backend.BACKENDS:
+        b = backend.get(name)
+        assert b is backend.REGISTRY[name] and b.name == name
+        assert b.load() is b and b.loaded
+        assert b.kernels is backend.table(name)
+    numba, numpy = backend.get("numba"), backend.get("numpy")
+    from convgrad import kernels
+
+    assert set(numba.forwards) == set(backend.FORWARD_NAMES)
+    assert numba.settings is kernels.SETTINGS and numba.examples is kernels.EXAMPLES
+    assert (numpy.forwards, numpy.hooks, numpy.settings, numpy.examples) == (
+        {}, {}, None, None)
+    with pytest.raises(ValueError, match="backend must be one of"):
+        backend.get("cuda")
+
+
+def test_the_numba_settings_are_the_constants_the_drivers_read(monkeypatch):
+    """A setting reads and writes the constant its driver reads at each
+    call, so either way of setting it is the one that runs."""
+    from convgrad.kernels import conv_fast, winograd
+
+    s = backend.get("numba").load().settings
+    assert s.block_bytes == conv_fast.BLOCK_BYTES
+    monkeypatch.setattr(s, "thread_min_work", 123)
+    assert conv_fast.THREAD_MIN_WORK == 123
+    monkeypatch.setattr(winograd, "BLOCK_TILES", 17)
+    assert s.winograd_block_tiles == 17
+    monkeypatch.setattr(s, "min_work", 1 << 30)  # the backend's own threshold
+    assert backend.get("numba").forward("conv2d", (1 << 30) - 1) is None
+    text = repr(s)
+    for key in ("min_work=1073741824", "thread_min_work=123", "threads=",
+                "winograd=", "channels_last=", "block_bytes="):
+        assert key in text
 
 
 # --------------------------------------------------------------------------
@@ -97,10 +141,17 @@ def test_warmup_covers_every_kernel_and_reports_each():
     import numpy as np
 
     from convgrad import warmup
+    from convgrad.kernels import conv_fast
 
     assert {name for name, _ in warmup.examples(np.float32)} == set(
         backend.KERNEL_NAMES
     )
+    # the Numba backend's own kernels, from the examples its object holds
+    own = warmup.own_names()
+    assert {"im2row", "row2im", "winograd", "checksum"} <= set(own)
+    assert not set(own) & set(backend.KERNEL_NAMES)
+    for name in own:
+        assert name in ("winograd", "checksum") or hasattr(conv_fast, name)
     lines: list[str] = []
     total = warmup.warm_up(("maxunpool2d",), jobs=1, print_fn=lines.append)
     assert total > 0

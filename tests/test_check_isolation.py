@@ -626,10 +626,10 @@ def test_convgrads_threaded_kernels_run_in_the_answers_process(monkeypatch):
     # threads, still computes, and the same numbers
     numba = pytest.importorskip("numba")
     from convgrad import F
-    from convgrad.kernels import conv_fast
+    from convgrad.kernels import SETTINGS, conv_fast
     from convgrad.kernels import pool_threads as PT
 
-    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    monkeypatch.setattr(SETTINGS, "min_work", 0)
     monkeypatch.setattr(conv_fast, "THREAD_MIN_WORK", 0)
     monkeypatch.setattr(PT, "MIN_ELEMENTS", 0)
     monkeypatch.setattr(PT, "CHUNK_ELEMENTS", 1)

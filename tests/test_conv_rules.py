@@ -1,6 +1,7 @@
-"""The fast path as a backend of its own (issue 27): the rule table, the
-one place a conv is routed, and rules in ``ops/`` that never ask which
-backend is active.
+"""The fast path as a backend's own forwards (issues 27 and 43): one
+seam, ``backend.forward(op, work)``, that the conv Functions of ``ops/``
+ask; the rules are theirs alone, written in the same ops, so a gradient's
+convs ask again; and nothing in ``ops/`` asks which backend is active.
 
 Small shapes: these also run with ``NUMBA_DISABLE_JIT=1``.
 """
@@ -16,12 +17,12 @@ import pytest
 import convgrad as cg
 from convgrad import F, backend
 from convgrad.geometry import conv2d_geometry, conv_transpose2d_geometry
-from convgrad.kernels import conv_fast, conv_rules
+from convgrad.kernels import SETTINGS, conv_fast, forwards
 from convgrad.ops import conv
 
 OPS = Path(conv.__file__).parent
 
-#: the textbook rule of each op, as ops/conv.py names them
+#: the Function of each op, as ops/conv.py names them
 TEXTBOOK = {"conv2d": conv.Conv2d, "conv_transpose2d": conv.ConvTranspose2d,
             "conv2d_weight": conv.ConvWeightGrad}
 
@@ -30,16 +31,17 @@ TEXTBOOK = {"conv2d": conv.Conv2d, "conv_transpose2d": conv.ConvTranspose2d,
 # --------------------------------------------------------------------------
 
 #: what ops/ may take from convgrad.backend: the twin-kernel table (same
-#: algorithm, same signatures in every backend) and the one router
-ALLOWED_FROM_BACKEND = {"kernel", "apply_rule"}
+#: algorithm, same signatures in every backend), the one seam, and the
+#: handle a gradient gives its two forwards of one dy (read by none of ops/)
+ALLOWED_FROM_BACKEND = {"kernel", "forward", "Shared"}
 
 #: names that would let a rule see, or act on, the active backend
-#: (generic words such as ``rule`` may be locals; importing them from
+#: (generic words such as ``forward`` may be locals; importing them from
 #: backend is caught by the import check)
 BACKEND_NAMES = {
-    "fast_kernel", "get_backend", "set_backend", "use_backend",
-    "FAST_KERNELS", "FAST_NAMES", "RULE_NAMES", "conv_macs", "MIN_WORK",
-    "conv_fast", "conv_rules", "winograd", "numba", "CONVGRAD_BACKEND",
+    "get_backend", "set_backend", "use_backend", "REGISTRY", "FORWARD_NAMES",
+    "SETTINGS", "min_work", "conv_fast", "forwards", "winograd", "numba",
+    "CONVGRAD_BACKEND",
 }
 
 
@@ -68,7 +70,7 @@ def _problems(source: str) -> list[str]:
               and isinstance(node.ctx, ast.Load)):
             found.append(f"{where}: names {node.id}")
         elif isinstance(node, ast.Attribute) and (
-            node.attr in BACKEND_NAMES or node.attr in {"fast", "backend"}
+            node.attr in BACKEND_NAMES or node.attr in {"fast", "backend", "settings"}
         ):
             found.append(f"{where}: reads .{node.attr}")
         elif isinstance(node, ast.Constant) and node.value in ("numba", "numpy"):
@@ -82,36 +84,46 @@ def test_no_rule_in_ops_branches_on_the_backend(path):
 
 
 @pytest.mark.parametrize("snippet", [
-    "from ..backend import fast_kernel",
+    "from ..backend import REGISTRY",
     "from ..backend import kernel, get_backend",
     "from .. import backend",
     "import convgrad.backend",
     "from ..kernels import conv_fast",
-    "from ..kernels.conv_fast import conv2d_forward",
+    "from ..kernels.forwards import conv2d",
     "import numba",
     "def f(ctx):\n    if ctx.fast:\n        pass",
     "def f():\n    return backend.get_backend() == 'numba'",
-    "def f(work):\n    return fast_kernel('conv2d_forward', work)",
-    "def f():\n    return conv_fast.MIN_WORK",
+    "def f(b):\n    return b.settings.min_work",
+    "def f():\n    return SETTINGS.min_work",
 ])
 def test_the_check_catches_each_way_of_branching(snippet):
     assert _problems(snippet), snippet
 
 
-def test_the_textbook_rules_ignore_the_backend(monkeypatch):
-    """Called directly, every rule of ops/conv.py runs its forward on
-    either backend: never the pipeline (its drivers raise here, even with
-    the size threshold off), bit for bit the same sums (the kernels are
-    twins). Its gradient is made of convs routed by size (issue 43), here
-    below the threshold: the textbook's again, on both backends alike.
-    (ConvWeightGrad's forward only: its rule is two routed convs.)"""
-    def boom(*args, **kwargs):
-        raise AssertionError("a textbook rule ran the fast pipeline")
+def _spy_forwards(monkeypatch) -> list[str]:
+    """Record each op whose Numba forward runs (the real one still runs)."""
+    ran: list[str] = []
+    own = backend.get("numba").load().forwards
+    for op, fn in list(own.items()):
+        def spy(*args, _op=op, _fn=fn):
+            ran.append(_op)
+            return _fn(*args)
 
-    for name in backend.FAST_NAMES:
+        monkeypatch.setitem(own, op, spy)
+    return ran
+
+
+def test_below_the_threshold_numba_runs_the_textbook_forwards(monkeypatch):
+    """Every Function of ops/conv.py, with the Numba backend active and
+    the calls below its threshold, runs the textbook forward: never the
+    pipeline (its entries raise here), bit for bit the NumPy backend's
+    sums (the kernels are twins), forward and gradient alike."""
+    def boom(*args, **kwargs):
+        raise AssertionError("the pipeline ran below the threshold")
+
+    for name in ("conv2d_forward", "conv2d_backward", "conv_transpose2d_forward"):
         monkeypatch.setattr(conv_fast, name, boom)
-    threshold = conv_fast.MIN_WORK
-    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    monkeypatch.setattr(SETTINGS, "min_work", 1 << 40)
     rng = np.random.default_rng(0)
     x, w = rng.standard_normal((2, 4, 6, 5)), rng.standard_normal((6, 2, 3, 3))
     b, dy = rng.standard_normal(6), rng.standard_normal((2, 6, 3, 3))
@@ -128,12 +140,7 @@ def test_the_textbook_rules_ignore_the_backend(monkeypatch):
                 ts = [cg.Tensor(a, requires_grad=True)
                       if isinstance(a, np.ndarray) else a for a in args]
                 y = rule.apply(*ts)
-                if rule is conv.ConvWeightGrad:
-                    out.append(y.data)
-                    continue
-                monkeypatch.setattr(conv_fast, "MIN_WORK", threshold)
                 y.backward(rng.standard_normal(y.shape))
-                monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
                 out += [y.data] + [t.grad for t in ts if isinstance(t, cg.Tensor)]
             runs[name] = out
     for a, b_ in zip(runs["numpy"], runs["numba"], strict=True):
@@ -141,89 +148,115 @@ def test_the_textbook_rules_ignore_the_backend(monkeypatch):
 
 
 # --------------------------------------------------------------------------
-# the rule table and the one choice
+# the backend objects and the one choice
 # --------------------------------------------------------------------------
 
 
-def test_the_numba_backend_has_whole_rules_and_numpy_none():
-    assert set(backend.rules("numba")) == set(backend.RULE_NAMES)
-    assert backend.rules("numpy") == {}
-    for name in backend.RULE_NAMES:
-        own, ref = backend.rules("numba")[name], backend.textbook(name)
-        assert own is conv_rules.RULES[name] and ref is TEXTBOOK[name]
-        assert own.__module__ == "convgrad.kernels.conv_rules"
-        assert ref.__module__ == "convgrad.ops.conv"
-        assert own.__name__ == ref.__name__  # grad_fn reads the same
-        # one rule each, its vjp: the convs' run the fused backward at first
-        # order and are the textbook's under create_graph (issue 43)
-        assert "backward" not in vars(own) and "backward" not in vars(ref)
-        if name == "conv2d_weight":
-            assert own.vjp is ref.vjp  # the same graph for double backward
+def test_the_numba_backend_has_forwards_and_numpy_none():
+    numba, numpy = backend.get("numba").load(), backend.get("numpy").load()
+    assert set(numba.forwards) == set(backend.FORWARD_NAMES)
+    assert numpy.forwards == {} and numpy.settings is None
+    assert numba.settings is SETTINGS
+    for name in backend.FORWARD_NAMES:
+        own = numba.forwards[name]
+        assert own is forwards.FORWARDS[name]
+        assert own.__module__ == "convgrad.kernels.forwards"
+        # a forward on arrays, not a rule: the ops' Functions keep theirs,
+        # one body each
+        assert not isinstance(own, type)
+        assert "backward" not in vars(TEXTBOOK[name])
+        assert "vjp" in vars(TEXTBOOK[name])
 
 
-def test_the_rule_is_chosen_by_backend_and_size(monkeypatch):
-    monkeypatch.setattr(conv_fast, "MIN_WORK", 1000)
-    for name in backend.RULE_NAMES:
-        with cg.use_backend("numba"):
-            assert backend.rule(name, 1000) is conv_rules.RULES[name]
-            assert backend.rule(name, 999) is TEXTBOOK[name]
-        monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
-        with cg.use_backend("numba"):  # an empty conv: nothing to speed up
-            assert backend.rule(name, 0) is TEXTBOOK[name]
+def test_the_forward_is_chosen_by_backend_and_size(monkeypatch):
+    numba = backend.get("numba").load()
+    monkeypatch.setattr(SETTINGS, "min_work", 1000)
+    for name in backend.FORWARD_NAMES:
+        assert numba.forward(name, 1000) is numba.forwards[name]
+        assert numba.forward(name, 999) is None
+        with cg.use_backend("numba"):  # the module's seam: the thread's backend
+            assert backend.forward(name, 1000) is numba.forwards[name]
         with cg.use_backend("numpy"):
-            assert backend.rule(name, 1 << 40) is TEXTBOOK[name]
-        monkeypatch.setattr(conv_fast, "MIN_WORK", 1000)
-    with pytest.raises(ValueError, match="rule must be one of .*'conv3d'"):
-        backend.rule("conv3d", 1)
-    with pytest.raises(ValueError, match="rule must be one of"):
-        backend.apply_rule("conv3d", np.ones((1, 1, 1, 1)))
+            assert backend.forward(name, 1 << 40) is None
+        monkeypatch.setattr(SETTINGS, "min_work", 0)
+        assert numba.forward(name, 0) is None  # an empty conv: nothing to speed up
+        assert numba.forward(name, 1) is numba.forwards[name]
+        monkeypatch.setattr(SETTINGS, "min_work", 1000)
+    with pytest.raises(ValueError, match="op must be one of .*'conv3d'"):
+        numba.forward("conv3d", 1)
+    with pytest.raises(ValueError, match="op must be one of"):
+        backend.forward("conv3d", 1)
 
 
-def test_the_multiply_adds_are_counted_once_for_every_rule():
+def test_the_multiply_adds_are_counted_once_for_every_op():
     """N·OH·OW·KH·KW·C_in·C_out/G: conv2d's forward, its dw op (same
     geometry), and the transposed conv (its input's plane)."""
     geom = conv2d_geometry((2, 4, 9, 8), (6, 2, 3, 2), None, 2, 1, 1, 2)
     oh, ow = geom.win.out
-    assert backend.conv_macs(2, geom) == 2 * 6 * oh * ow * 2 * 3 * 2
+    assert conv.macs(2, geom) == 2 * 6 * oh * ow * 2 * 3 * 2
     t = conv_transpose2d_geometry((2, 4, 5, 6), (4, 3, 3, 3), None, 2, 1, 1, 2, 1)
     assert t.win.out == (5, 6)
-    assert backend.conv_macs(2, t) == 2 * 4 * 5 * 6 * (3 * 2 // 2) * 3 * 3
+    assert conv.macs(2, t) == 2 * 4 * 5 * 6 * (3 * 2 // 2) * 3 * 3
+    assert conv.macs(0, geom) == 0
 
 
-@pytest.mark.parametrize("where", ["functional", "vjp"])
-def test_functional_and_the_vjps_route_through_the_choice(monkeypatch, where):
-    """F.conv2d and the gradient graphs the vjps build ask the one router:
-    above the threshold on the Numba backend every node is the backend's
-    rule, below it every node is the textbook's."""
+@pytest.mark.parametrize("transposed", [False, True])
+def test_a_big_call_and_its_gradient_run_the_numba_forwards(monkeypatch, transposed):
+    """Above the threshold the op and each conv of its gradient run the
+    backend's forward (dx: the other conv; dw: the weight-gradient op),
+    and save ``x``, not ``col``; below it none does, and the forward
+    saves its columns. The result's grad_fn is the same Function either
+    way, and so are the numbers."""
+    ran = _spy_forwards(monkeypatch)
+    rng = np.random.default_rng(1)
+    xa, wa = rng.standard_normal((2, 3, 6, 6)), rng.standard_normal((3, 3, 3, 3))
+    dy = rng.standard_normal((2, 3, 6, 6))
+    op = F.conv_transpose2d if transposed else F.conv2d
+    fn = conv.ConvTranspose2d if transposed else conv.Conv2d
+    dx_op = "conv2d" if transposed else "conv_transpose2d"
+    grads = {}
+    for min_work in (0, 1 << 40):
+        monkeypatch.setattr(SETTINGS, "min_work", min_work)
+        x, w = cg.Tensor(xa, requires_grad=True), cg.Tensor(wa, requires_grad=True)
+        ran.clear()
+        with cg.use_backend("numba"):
+            y = op(x, w, padding=1)
+            assert y.node.fn is fn
+            saved = dict(vars(y.node.ctx))  # before backward frees it
+            y.backward(dy)
+        if min_work == 0:
+            assert sorted(ran) == sorted(
+                [op.__name__, dx_op, "conv2d_weight"]), ran
+            assert "col" not in saved and saved["x"] is x.data
+        else:
+            assert ran == []
+            assert transposed or saved["col"] is not None
+        grads[min_work] = (y.data, x.grad, w.grad)
+    for a, b in zip(*grads.values(), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_create_graph_builds_the_same_functions_on_both_paths(monkeypatch):
+    """Double backward: the gradient's graph is made of the ops' own
+    Functions whichever forward ran, and asks the backend again."""
+    ran = _spy_forwards(monkeypatch)
     rng = np.random.default_rng(1)
     x = cg.Tensor(rng.standard_normal((2, 3, 6, 6)), requires_grad=True)
     w = cg.Tensor(rng.standard_normal((4, 3, 3, 3)), requires_grad=True)
-    for min_work, table in ((0, conv_rules.RULES), (1 << 40, TEXTBOOK)):
-        monkeypatch.setattr(conv_fast, "MIN_WORK", min_work)
+    for min_work in (0, 1 << 40):
+        monkeypatch.setattr(SETTINGS, "min_work", min_work)
+        ran.clear()
         with cg.use_backend("numba"):
             y = F.conv2d(x, w, padding=1)
-            nodes = [y.node]
-            if where == "vjp":
-                dx, dw = cg.grad((y * y).sum(), [x, w], create_graph=True)
-                nodes = [dx.node, dw.node]
-        kinds = {n.fn for n in nodes}
-        assert kinds <= set(table.values()), (min_work, kinds)
+            dx, dw = cg.grad((y * y).sum(), [x, w], create_graph=True)
+        assert {dx.node.fn, dw.node.fn} == {conv.ConvTranspose2d, conv.ConvWeightGrad}
+        assert (len(ran) == 3) is (min_work == 0), ran
 
 
-def test_the_fast_rules_save_x_not_col(monkeypatch):
-    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
-    x = cg.Tensor(np.ones((1, 1, 3, 3)), requires_grad=True)
-    w = cg.Tensor(np.ones((1, 1, 2, 2)), requires_grad=True)
-    geom = conv2d_geometry(x.shape, w.shape, None, 1, 0, 1, 1)
-    _, fast = conv_rules.Conv2d.apply_with_ctx(x, w, None, geom)
-    _, ref = conv.Conv2d.apply_with_ctx(x, w, None, geom)
-    assert "col" not in vars(fast) and fast.x.shape == (1, 1, 3, 3)
-    assert ref.col.shape == (1, 1, 4, 4) and "x" not in vars(ref)
-
-
-def test_the_fast_rules_compute_only_the_gradients_asked_for(monkeypatch):
+def test_the_fast_forwards_compute_only_the_gradients_asked_for(monkeypatch):
     """needs_input_grad reaches the pipeline: with only w requiring a
-    gradient, conv2d's backward is asked for dw alone."""
+    gradient, the rule asks for dw alone (the pipeline's backward pass,
+    dw only), and no conv runs for dx."""
     asked = []
     real = conv_fast.conv2d_backward
 
@@ -232,7 +265,8 @@ def test_the_fast_rules_compute_only_the_gradients_asked_for(monkeypatch):
         return real(x, w, dy, args, groups, need_dx, need_dw, need_db)
 
     monkeypatch.setattr(conv_fast, "conv2d_backward", spy)
-    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    ran = _spy_forwards(monkeypatch)
+    monkeypatch.setattr(SETTINGS, "min_work", 0)
     rng = np.random.default_rng(2)
     x = cg.Tensor(rng.standard_normal((2, 2, 5, 5)))
     w = cg.Tensor(rng.standard_normal((3, 2, 3, 3)), requires_grad=True)
@@ -240,25 +274,30 @@ def test_the_fast_rules_compute_only_the_gradients_asked_for(monkeypatch):
     with cg.use_backend("numba"):
         F.conv2d(x, w, b, padding=1).backward(rng.standard_normal((2, 3, 5, 5)))
     assert asked == [(False, True, False)]
+    assert ran == ["conv2d", "conv2d_weight"]
     assert x.grad is None and w.grad.shape == (3, 2, 3, 3)
 
 
 @pytest.mark.parametrize("transposed", [False, True])
-def test_the_fast_rules_gradients_become_grad_without_a_copy(monkeypatch, transposed):
-    """The walk's own: a leaf's first .grad is the array the fast rule made (no
-    serial copy), owning its memory; a second backward adds into it, and a
+def test_the_fast_forwards_gradients_become_grad_without_a_copy(
+        monkeypatch, transposed):
+    """The walk's own: a leaf's first .grad is the array the fast forward made
+    (no serial copy), owning its memory; a second backward adds into it, and a
     rule that hands back its own dy (textbook add) is still copied."""
     made = []
-    name = "conv_transpose2d_backward" if transposed else "conv2d_backward"
-    real = getattr(conv_fast, name)
+    # x's gradient is the other conv's forward: its entry, or the fused
+    # pass it runs when w's gradient is asked for too
+    for name in ("conv2d_forward", "conv_transpose2d_forward", "conv2d_backward",
+                 "conv_transpose2d_backward"):
+        real = getattr(conv_fast, name)
 
-    def spy(*args, **kwargs):
-        out = real(*args, **kwargs)
-        made.append(out[0])
-        return out
+        def spy(*args, _real=real, **kwargs):
+            out = _real(*args, **kwargs)
+            made.extend(out if isinstance(out, tuple) else (out,))
+            return out
 
-    monkeypatch.setattr(conv_fast, name, spy)
-    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+        monkeypatch.setattr(conv_fast, name, spy)
+    monkeypatch.setattr(SETTINGS, "min_work", 0)
     rng = np.random.default_rng(7)
     xa = rng.standard_normal((2, 3, 6, 6))
     wa = rng.standard_normal((3, 4, 3, 3) if transposed else (4, 3, 3, 3))
@@ -267,7 +306,8 @@ def test_the_fast_rules_gradients_become_grad_without_a_copy(monkeypatch, transp
     x, w = cg.Tensor(xa, requires_grad=True), cg.Tensor(wa, requires_grad=True)
     with cg.use_backend("numba"):
         op(x, w, padding=1).backward(dy)
-        assert x.grad is made[0] and x.grad.flags.owndata and x.grad.flags.writeable
+        assert any(x.grad is m for m in made)
+        assert x.grad.flags.owndata and x.grad.flags.writeable
         first = x.grad.copy()
         op(x, w, padding=1).backward(dy)
     np.testing.assert_allclose(x.grad, 2 * first, rtol=1e-12)
@@ -282,12 +322,132 @@ def test_the_fast_rules_gradients_become_grad_without_a_copy(monkeypatch, transp
 
 
 def test_a_cropped_same_padding_dx_is_copied_into_grad(monkeypatch):
-    """'same' with an even kernel crops the fast rule's dx: a view, so the
-    walk copies it and .grad still owns its memory."""
-    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    """'same' with an even kernel crops the fast forward's dx: the walk's
+    .grad still owns its memory."""
+    monkeypatch.setattr(SETTINGS, "min_work", 0)
     rng = np.random.default_rng(8)
     x = cg.Tensor(rng.standard_normal((2, 2, 5, 5)), requires_grad=True)
     w = cg.Tensor(rng.standard_normal((3, 2, 2, 2)))
     with cg.use_backend("numba"):
         F.conv2d(x, w, padding="same").backward(rng.standard_normal((2, 3, 5, 5)))
     assert x.grad.base is None and x.grad.flags.owndata and x.grad.shape == (2, 2, 5, 5)
+
+
+# --------------------------------------------------------------------------
+# one pass over dy for a gradient's dx and dw (backend.Shared)
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("transposed, ws, padding", [
+    (False, (6, 4, 3, 3), 1),  # Winograd
+    (False, (6, 4, 2, 3), "same"),  # direct, x padded by the extra row
+    (True, (4, 6, 3, 3), 1),  # Winograd, the flipped conv2d's
+    (True, (4, 3, 3, 3), 1),  # Winograd, as conv2d's adjoint (C_in > C_out)
+], ids=str)
+def test_a_gradient_reads_dy_once_for_dx_and_dw(monkeypatch, transposed, ws, padding):
+    """With x and w both needing a gradient, the dx forward runs the
+    pipeline's fused pass (dy's tiles or rows made once for both GEMMs) and
+    the weight-gradient forward takes the dw it left, running nothing; with
+    w alone, dw is its own pass. The numbers are those of the NumPy
+    backend's textbook forwards either way."""
+    fused = "conv_transpose2d_backward" if transposed else "conv2d_backward"
+    asked = []
+    for name in ("conv2d_forward", "conv2d_backward", "conv_transpose2d_forward",
+                 "conv_transpose2d_backward"):
+        real = getattr(conv_fast, name)
+
+        def spy(*args, _name=name, _real=real, **kwargs):
+            flags = args[5:7] if "backward" in _name else ()
+            asked.append((_name, *flags))
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(conv_fast, name, spy)
+    ran = _spy_forwards(monkeypatch)
+    monkeypatch.setattr(SETTINGS, "min_work", 0)
+    rng = np.random.default_rng(11)
+    xa = rng.standard_normal((3, 4, 7, 6)).astype(np.float32)
+    wa = rng.standard_normal(ws).astype(np.float32)
+    op = F.conv_transpose2d if transposed else F.conv2d
+    dy = None
+    grads = {}
+    for who, both in (("numba", True), ("numba", False), ("numpy", True)):
+        x = cg.Tensor(xa, requires_grad=both)
+        w = cg.Tensor(wa, requires_grad=True)
+        asked.clear()
+        ran.clear()
+        with cg.use_backend(who):
+            y = op(x, w, padding=padding)
+            if dy is None:
+                dy = rng.standard_normal(y.shape).astype(np.float32)
+            asked.clear()
+            y.backward(dy)
+        if who == "numba" and both:
+            assert asked == [(fused, True, True)], asked
+            assert sorted(ran[1:]) == sorted(
+                ["conv2d" if transposed else "conv_transpose2d", "conv2d_weight"])
+        elif who == "numba":  # dw alone: its own pass, dw only
+            assert asked == [("conv2d_backward", False, True)], asked
+        grads[who, both] = w.grad
+        if both:
+            grads[who, "dx"] = x.grad
+    np.testing.assert_allclose(grads["numba", True], grads["numba", False],
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(grads["numba", True], grads["numpy", True],
+                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(grads["numba", "dx"], grads["numpy", "dx"],
+                               rtol=1e-4, atol=1e-4)
+
+
+def test_shared_hands_its_value_once_and_only_for_the_same_arrays():
+    x, dy = np.ones((1, 1, 3, 3)), np.ones((1, 1, 3, 3))
+    share = backend.Shared(x)
+    assert share.take((x, dy, (3, 3), 1)) is None  # nothing given yet
+    dw = np.arange(9.0)
+    share.give((x, dy, (3, 3), 1), dw)
+    assert share.take((x.copy(), dy, (3, 3), 1)) is None  # equal, not the same
+    assert share.take((x, dy[...], (3, 3), 1)) is None  # a view is another array
+    assert share.take((x, dy, (3, 3), 2)) is None  # another geometry
+    assert share.take((x, dy, (3, 3), 1)) is dw
+    assert share.take((x, dy, (3, 3), 1)) is None  # dropped once taken
+
+
+def test_gradients_in_threads_at_once_are_each_their_own(monkeypatch):
+    """Each vjp makes its own handle: convs of other shapes and values
+    differentiated in two threads at once get the gradients each gets
+    alone."""
+    import threading
+
+    monkeypatch.setattr(SETTINGS, "min_work", 0)
+    rng = np.random.default_rng(12)
+    cases = [(rng.standard_normal((2, 3, 8, 8)), rng.standard_normal((5, 3, 3, 3))),
+             (rng.standard_normal((3, 5, 6, 6)), rng.standard_normal((4, 5, 3, 3)))]
+    dys = [rng.standard_normal((2, 5, 8, 8)), rng.standard_normal((3, 4, 6, 6))]
+
+    def grads(i):
+        x, w = (cg.Tensor(a, requires_grad=True) for a in cases[i])
+        F.conv2d(x, w, padding=1).backward(dys[i])
+        return x.grad, w.grad
+
+    with cg.use_backend("numba"):
+        alone = [grads(0), grads(1)]
+    got = [[] for _ in cases]
+    errors = []
+
+    def work(i):
+        try:
+            with cg.use_backend("numba"):
+                for _ in range(20):
+                    got[i].append(grads(i))
+        except Exception as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    for i in range(2):
+        for dx, dw in got[i]:
+            np.testing.assert_allclose(dx, alone[i][0], rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(dw, alone[i][1], rtol=1e-12, atol=1e-12)

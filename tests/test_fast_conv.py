@@ -15,13 +15,13 @@ import pytest
 
 import convgrad as cg
 from convgrad import F, backend
-from convgrad.kernels import conv_fast, conv_rules, workspace
+from convgrad.kernels import SETTINGS, conv_fast, workspace
 
 
 @pytest.fixture(autouse=True)
 def fast_path_always(monkeypatch):
-    """Tiny convs keep the textbook path (``MIN_WORK``); not here."""
-    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    """Tiny convs keep the textbook path (``settings.min_work``); not here."""
+    monkeypatch.setattr(SETTINGS, "min_work", 0)
 
 
 CASES = [  # x shape, w shape, kwargs
@@ -88,22 +88,22 @@ def test_the_numba_backend_runs_the_fast_path_and_numpy_the_textbook_one():
     w = cg.Tensor(np.ones((1, 1, 2, 2)), requires_grad=True)
     for name, fast in (("numba", True), ("numpy", False)):
         with cg.use_backend(name):
-            assert (backend.fast_kernel("conv2d_forward") is not None) is fast
+            assert (backend.forward("conv2d", 4) is not None) is fast
             y = F.conv2d(x, w)
-        rule = y.node.fn
-        assert (rule is conv_rules.Conv2d) is fast
-        assert (rule is cg.ops.conv.Conv2d) is not fast
-        # the fast path saves x, not col
+        # the same Function either way (grad_fn reads the same) ...
+        assert y.node.fn is cg.ops.conv.Conv2d
+        # ... but the fast path saves x, not col
         assert ("col" in vars(y.node.ctx)) is not fast
-    with pytest.raises(ValueError, match="fast kernel must be one of"):
-        backend.fast_kernel("conv3d")
+        assert ("x" in vars(y.node.ctx)) is fast
+    with pytest.raises(ValueError, match="op must be one of"):
+        backend.forward("conv3d", 1)
 
 
 def test_small_convs_keep_the_textbook_path(monkeypatch):
-    monkeypatch.setattr(conv_fast, "MIN_WORK", 1000)
+    monkeypatch.setattr(SETTINGS, "min_work", 1000)
     with cg.use_backend("numba"):
-        assert backend.fast_kernel("conv2d_forward", 999) is None
-        assert backend.fast_kernel("conv2d_forward", 1000) is not None
+        assert backend.forward("conv2d", 999) is None
+        assert backend.forward("conv2d", 1000) is not None
 
 
 def test_blocks_cover_the_batch_whatever_the_block_size(monkeypatch):

@@ -1,9 +1,10 @@
 """The conv oracle suites (test_conv.py, test_edges.py) once more, on the
 Numba backend's fast path with its size threshold off.
 
-The ops keep the textbook path for convs below ``conv_fast.MIN_WORK``
-multiply-adds, which every oracle case is; here ``MIN_WORK = 0`` sends every
-case down the fast path, against torch, with the suites' own tolerances:
+The ops keep the textbook forwards for convs below the Numba backend's
+``settings.min_work`` multiply-adds, which every oracle case is; here
+``min_work = 0`` sends every case (and each conv of its gradient) down the
+fast path, against torch, with the suites' own tolerances:
 once through its direct GEMMs and once with Winograd taking every 3×3
 stride-1 float32 case (kernels/winograd.py).
 """
@@ -17,7 +18,7 @@ from test_edges import *  # noqa: F403
 
 import convgrad as cg
 from convgrad.geometry import conv2d_geometry, conv_transpose2d_geometry
-from convgrad.kernels import conv_fast, conv_rules, winograd
+from convgrad.kernels import SETTINGS, conv_fast, winograd
 from convgrad.ops import conv as conv_ops
 
 pytestmark = [pytest.mark.torch]
@@ -27,10 +28,11 @@ pytestmark = [pytest.mark.torch]
 def fast_path_always(request, monkeypatch):
     """Every case down the fast path, twice: its direct GEMMs, and (for 3×3
     stride-1 float32 cases, whatever their size or dilation) Winograd."""
-    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    monkeypatch.setattr(SETTINGS, "min_work", 0)
     monkeypatch.setattr(conv_fast, "WINOGRAD", request.param == "winograd")
     monkeypatch.setattr(winograd, "MIN_OUT_WIDTH", 1)
     monkeypatch.setattr(winograd, "MAX_DILATION", 4)
+    monkeypatch.setattr(conv_fast, "WINOGRAD_GRAD_MAX_DILATION", 4)
     with cg.use_backend("numba"):
         yield
 
@@ -39,11 +41,12 @@ def test_the_cases_here_run_the_fast_path():
     x = cg.Tensor(np.ones((1, 1, 3, 3)), requires_grad=True)
     w = cg.Tensor(np.ones((1, 1, 2, 2)), requires_grad=True)
     y = cg.F.conv2d(x, w)
-    assert y.node.fn is conv_rules.Conv2d and "col" not in vars(y.node.ctx)
+    assert y.node.fn is conv_ops.Conv2d
+    assert "col" not in vars(y.node.ctx) and "x" in vars(y.node.ctx)
 
 
 # --------------------------------------------------------------------------
-# the backend's rules against the textbook rules, called side by side
+# the backend's forwards against the textbook's, called side by side
 # --------------------------------------------------------------------------
 
 CONV_RULE_CASES = [  # x shape, w shape, stride, padding, dilation, groups
@@ -74,21 +77,26 @@ def _tol(dtype):
 
 def _side_by_side(name, args, dtype, rng):
     """Forward and backward (random upstream gradient, every input needing a
-    gradient) of the backend's rule and the textbook rule on the same
-    inputs."""
+    gradient) of op ``name``'s Function on the Numba backend (its forwards,
+    and each conv of the gradient's) and on the NumPy backend (the
+    textbook's), on the same inputs."""
     out = {}
     up = None
-    for which, rule in (("fast", conv_rules.RULES[name]),
-                        ("textbook", TEXTBOOK[name])):
+    rule = TEXTBOOK[name]
+    for which in ("numba", "numpy"):
         ts = [cg.Tensor(a.astype(dtype), requires_grad=True)
               if isinstance(a, np.ndarray) else a for a in args]
-        y = rule.apply(*ts)
-        assert y.node.fn is rule
-        if up is None:
-            up = rng.standard_normal(y.shape).astype(dtype)
-        y.backward(up)
+        with cg.use_backend(which):
+            y = rule.apply(*ts)
+            assert y.node.fn is rule
+            # the textbook conv2d keeps its columns; the fast one, x
+            assert ("col" in vars(y.node.ctx)) is (
+                which == "numpy" and rule is conv_ops.Conv2d)
+            if up is None:
+                up = rng.standard_normal(y.shape).astype(dtype)
+            y.backward(up)
         out[which] = [y.data] + [t.grad for t in ts if isinstance(t, cg.Tensor)]
-    for got, want in zip(out["fast"], out["textbook"], strict=True):
+    for got, want in zip(out["numba"], out["numpy"], strict=True):
         assert got.dtype == want.dtype == np.dtype(dtype)
         np.testing.assert_allclose(got, want, **_tol(dtype))
 
@@ -120,8 +128,8 @@ def test_conv_transpose2d_rules_agree_forward_and_backward(case, dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_rules_agree_on_second_derivatives(dtype):
-    """Double backward through the backend's rules (their vjps route back
-    to them here) against the textbook rules on the NumPy backend."""
+    """Double backward with the backend's forwards (the rules' convs ask
+    for them again) against the textbook forwards on the NumPy backend."""
     rng = np.random.default_rng(9)
     x, w = rng.standard_normal((2, 4, 6, 6)), rng.standard_normal((4, 2, 3, 3))
     up = rng.standard_normal((2, 4, 6, 6))
@@ -137,8 +145,7 @@ def test_rules_agree_on_second_derivatives(dtype):
             kinds |= {dx.node.fn, dw.node.fn}
             z = (dx * dx).sum() + (dw * dw * dw).sum()
             got[name] = [t.data for t in cg.grad(z, [xt, wt])]
-        table = conv_rules.RULES if name == "numba" else TEXTBOOK
-        assert kinds <= set(table.values())
+        assert kinds <= set(TEXTBOOK.values())
     for a, b in zip(got["numba"], got["numpy"], strict=True):
         # sums of products of sums: the error scales with the largest value
         tol = _tol(dtype)

@@ -20,7 +20,7 @@ import pytest
 
 import convgrad as cg
 from convgrad import F
-from convgrad.kernels import conv_fast
+from convgrad.kernels import SETTINGS, conv_fast
 from convgrad.kernels import pool_threads as PT
 
 pytestmark = [
@@ -39,7 +39,7 @@ def threaded(monkeypatch):
     pools are what is tested), every conv takes the fast path and splits
     over two threads; every pool call splits over two threads, a plane per
     chunk."""
-    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    monkeypatch.setattr(SETTINGS, "min_work", 0)
     monkeypatch.setattr(conv_fast, "THREAD_MIN_WORK", 0)
     monkeypatch.setattr(PT, "MIN_ELEMENTS", 0)
     monkeypatch.setattr(PT, "CHUNK_ELEMENTS", 1)

@@ -451,3 +451,18 @@ def test_bad_arguments_name_themselves():
         grade("col2im", own("col2im"), seed=-1)
     with pytest.raises(ValueError, match="points must be"):
         grade("col2im", own("col2im"), seed=SEED, points=-2)
+
+
+def test_the_watch_covers_the_numba_backends_forwards_and_pipeline():
+    """An answer that calls the Numba backend's conv forwards or the
+    pipeline under them (conv_fast's entries) uses the library: both are
+    watched by their code, and the watch's names are real functions."""
+    from convgrad.exercises import graded as graded_mode
+    from convgrad.kernels import conv_fast, forwards
+
+    watched = graded_mode._watched_codes("conv2d_backward")
+    for key in graded_mode.PIPELINE:
+        assert graded_mode._code(getattr(conv_fast, key)) in watched, key
+    for op, fn in forwards.FORWARDS.items():
+        assert graded_mode._code(fn) in watched, op
+        assert op in graded_mode._kernel_names()

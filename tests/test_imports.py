@@ -46,9 +46,8 @@ PACKAGE = "convgrad"
 #: module -> what its computed ``importlib.import_module`` calls can load
 COMPUTED = {
     "convgrad": {"convgrad.trace", "convgrad.viz"},  # __getattr__
-    "convgrad.backend": {  # the kernel tables, filled on first use
-        "convgrad.kernels", "convgrad.reference", "convgrad.kernels.conv_fast",
-        "convgrad.kernels.conv_rules",  # the backend's own conv rules
+    "convgrad.backend": {  # each backend's module, loaded on first use
+        "convgrad.kernels", "convgrad.reference",
     },
     "convgrad.exercises.graded": {"convgrad.reference"},  # reference.<key>
     # one module per exercise, found by walking the package
@@ -238,18 +237,7 @@ def test_src_convgrad_has_no_import_cycle():
 
 # ------------------------------------------------ the layers' direction
 #: imports that run up a layer, each with why it stands and until when
-UPWARD = {
-    ("convgrad.kernels.conv_rules", "convgrad.rules"): (
-        "issue 43: the Numba backend's conv rules subclass the textbook rules "
-        "rules.py names; the import goes with rules.py, when a backend becomes "
-        "one object (ops/ is being restructured: not changed here)"
-    ),
-    ("convgrad.kernels.conv_rules", "convgrad.tensor"): (
-        "issue 43, item 1: the Numba conv rules run their fused backward as "
-        "their vjp with grad mode off and wrap its arrays as Tensors; it goes "
-        "with item 2, when the backend becomes one object overriding forwards"
-    ),
-}
+UPWARD: dict[tuple[str, str], str] = {}
 
 
 def layers(text: str) -> list[tuple[str, list[str]]]:

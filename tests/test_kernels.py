@@ -372,7 +372,7 @@ def test_numba_backend_really_runs_the_compiled_kernels(monkeypatch, rng):
         seen.append(True)
         return real(*args)
 
-    monkeypatch.setitem(backend.KERNELS["numba"], "col2im", spy)
+    monkeypatch.setitem(backend.get("numba").kernels, "col2im", spy)
     _run("numba", OPS["fold"][0], [rng.standard_normal(OPS["fold"][1][0])])
     assert seen
 

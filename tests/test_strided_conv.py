@@ -13,7 +13,7 @@ import pytest
 
 import convgrad as cg
 from convgrad import F
-from convgrad.kernels import conv_fast
+from convgrad.kernels import SETTINGS, conv_fast
 
 # x shape, weight shape, stride, padding, dilation, groups
 GEOMS = [
@@ -130,7 +130,7 @@ OP_CASES = [
 def test_the_medium_layers_strided_conv_takes_the_path_and_matches_torch(monkeypatch):
     """As run: 16 input channels in float32, no settings changed."""
     torch = pytest.importorskip("torch")
-    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    monkeypatch.setattr(SETTINGS, "min_work", 0)
     seen = []
     real = conv_fast._conv2d_backward_cl
     monkeypatch.setattr(conv_fast, "_conv2d_backward_cl",
@@ -146,14 +146,14 @@ def test_the_medium_layers_strided_conv_takes_the_path_and_matches_torch(monkeyp
         cx, cw = cg.Tensor(x, requires_grad=True), cg.Tensor(w, requires_grad=True)
         y = F.conv2d(cx, cw, stride=2, padding=1)
         y.backward(dy)
-    assert seen == [1]
+    assert seen == [1]  # dx and dw in one pass (the dx forward, sharing dy)
     for got, want in ((y.data, ty), (cx.grad, tx.grad), (cw.grad, tw.grad)):
         np.testing.assert_allclose(got, want.detach().numpy(), rtol=1e-4, atol=1e-4)
 
 
 @pytest.fixture
 def fast_path(monkeypatch, any_channels):
-    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    monkeypatch.setattr(SETTINGS, "min_work", 0)
     calls = []
     for name in ("_conv2d_forward_cl", "_conv2d_backward_cl"):
         real = getattr(conv_fast, name)
@@ -188,12 +188,44 @@ def test_strided_conv2d_matches_torch(fast_path, xs, ws, kw, dtype, contiguous):
     cx, cw, cb = (cg.Tensor(a, requires_grad=True) for a in (x, w, b))
     y = F.conv2d(cx, cw, cb, **kw)
     y.backward(dy)
+    # forward; dx and dw in one pass (the transposed conv's forward, told
+    # that dw of the same dy follows: conv2d's fused backward)
     assert fast_path == ["_conv2d_forward_cl", "_conv2d_backward_cl"]
     tol = dict(rtol=1e-4, atol=1e-4) if dtype == np.float32 else dict(rtol=1e-10,
                                                                      atol=1e-10)
     for got, want, what in ((y.data, ty, "y"), (cx.grad, tx.grad, "dx"),
                             (cw.grad, tw.grad, "dw"), (cb.grad, tb.grad, "db")):
         assert got.dtype == np.dtype(dtype), what
+        np.testing.assert_allclose(got, want.detach().numpy(), err_msg=what, **tol)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("xs, ws, kw", OP_CASES, ids=str)
+def test_strided_conv_transpose2d_matches_torch(fast_path, xs, ws, kw, dtype):
+    """The transposed conv's forward is conv2d's dx pass: channels-last too
+    (issue 43), with its bias added after, and its own gradients."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(6)
+    c_in, c_out = ws[0], ws[1] * kw.get("groups", 1)
+    x = rng.standard_normal((xs[0], c_in, 4, 5)).astype(dtype)
+    w = rng.standard_normal(ws).astype(dtype)
+    b = rng.standard_normal(c_out).astype(dtype)
+    tx, tw, tb = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
+    ty = torch.nn.functional.conv_transpose2d(tx, tw, tb, **kw)
+    dy = rng.standard_normal(tuple(ty.shape)).astype(dtype)
+    ty.backward(torch.from_numpy(dy))
+    cx, cw, cb = (cg.Tensor(a, requires_grad=True) for a in (x, w, b))
+    y = F.conv_transpose2d(cx, cw, cb, **kw)
+    y.backward(dy)
+    # forward; dx (conv2d's forward); dw (conv2d's dw pass): a strided
+    # transposed conv's gradient shares no transform, so it runs them apart
+    assert fast_path == ["_conv2d_backward_cl", "_conv2d_forward_cl",
+                         "_conv2d_backward_cl"]
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == np.float32 else dict(rtol=1e-10,
+                                                                     atol=1e-10)
+    for got, want, what in ((y.data, ty, "y"), (cx.grad, tx.grad, "dx"),
+                            (cw.grad, tw.grad, "dw"), (cb.grad, tb.grad, "db")):
         np.testing.assert_allclose(got, want.detach().numpy(), err_msg=what, **tol)
 
 

@@ -2,7 +2,7 @@
 
 The Numba backend runs 3×3 stride-1 float32 convolutions (conv2d, its
 gradients, conv_transpose2d and its gradients) through Winograd's transforms
-once they are big enough. Here every call takes that path (``MIN_WORK = 0``)
+once they are big enough. Here every call takes that path (``min_work = 0``)
 and is checked against torch and against the direct fast path, for random
 geometries: padding 0-4 (past the kernel), dilation 1-3 (its phases), groups,
 odd and tiny planes, one image or several per block, bands of tile rows,
@@ -18,16 +18,17 @@ import pytest
 
 import convgrad as cg
 from convgrad import F
-from convgrad.kernels import conv_fast, winograd
+from convgrad.kernels import SETTINGS, conv_fast, winograd
 
 torch = pytest.importorskip("torch")
 
 
 @pytest.fixture(autouse=True)
 def winograd_always(monkeypatch):
-    monkeypatch.setattr(conv_fast, "MIN_WORK", 0)
+    monkeypatch.setattr(SETTINGS, "min_work", 0)
     monkeypatch.setattr(conv_fast, "WINOGRAD", True)
     monkeypatch.setattr(winograd, "MAX_DILATION", 3)  # the phases too
+    monkeypatch.setattr(conv_fast, "WINOGRAD_GRAD_MAX_DILATION", 3)  # dx, dw too
     monkeypatch.setattr(winograd, "MIN_OUT_WIDTH", 1)  # and the narrowest planes
     with cg.use_backend("numba"):
         yield
@@ -361,9 +362,12 @@ def _spy(monkeypatch):
 @pytest.mark.parametrize("padding", [0, 1, 2, 3])
 def test_bias_and_its_gradient_in_the_kernels_threads_match_torch(ci, co, groups,
                                                                   padding, monkeypatch):
-    """The bias added as each block is written, db summed per thread, and the
-    transposed conv in either form (flipped conv2d when C_in <= C_out, else
-    conv2d's adjoint; padding 3 has no flipped form), over two threads."""
+    """The bias added as each block is written, and the transposed conv in
+    either form (flipped conv2d when C_in <= C_out, else conv2d's adjoint;
+    padding 3 has no flipped form), over two threads. A gradient is two
+    more forwards (issue 43): dx the other conv, dw the weight-gradient op,
+    which share one pass over dy's tiles (the dx forward runs the fused
+    backward and leaves dw); db is the rule's sum of dy."""
     monkeypatch.setattr(conv_fast, "THREAD_MIN_WORK", 0)
     rng = np.random.default_rng(ci * 100 + co * 10 + padding + groups)
     calls = _spy(monkeypatch)
@@ -387,11 +391,17 @@ def test_bias_and_its_gradient_in_the_kernels_threads_match_torch(ci, co, groups
         for t, r, what in zip(ts, tt, ("dx", "dw", "db"), strict=True):
             assert t.grad.dtype == np.float32, what
             _close(t.grad, r.grad.numpy(), what)
-    flipped = ci <= co and padding <= 2
-    # conv2d: forward, backward; the transposed conv: its two passes
+    def transposed_conv(c_in, c_out):  # its Winograd driver
+        return "forward" if c_in <= c_out and padding <= 2 else "backward"
+
+    def fused(c_in, c_out):  # the transposed conv's dx and dw in one pass
+        return "backward" if transposed_conv(c_in, c_out) == "forward" else "forward"
+
+    # conv2d: forward; dx and dw, one pass over dy's tiles
     assert calls[:2] == ["forward", "backward"]
-    want = ["forward", "backward"] if flipped else ["backward", "forward"]
-    assert calls[2:] == want
+    # the transposed conv: forward; dx and dw: the flipped conv2d's
+    # backward, or conv2d's forward of dy with dw from the same tiles
+    assert calls[2:] == [transposed_conv(ci, co), fused(ci, co)]
 
 
 def _column_split(a, d):
@@ -492,3 +502,28 @@ def test_a_wide_kernel_transform_runs_on_one_blas_thread(monkeypatch):
         u, want_u.transpose(0, 3, 2, 1).astype(np.float32))
     want_dw = du.astype(np.float64).transpose(0, 3, 2, 1).reshape(4096, 16) @ gg
     np.testing.assert_array_equal(dw, want_dw.reshape(w.shape).astype(np.float32))
+
+
+def test_dilated_gradient_passes_take_winograd_only_up_to_their_setting(monkeypatch):
+    """conv2d's forward at dilation 2 runs Winograd; a gradient pass for dx
+    or dw alone (here dw: x needs none) runs the direct GEMMs unless
+    ``winograd_grad_max_dilation`` lets it (issue 43); the pass for both,
+    which shares dy's tiles, keeps Winograd. The same gradients either
+    way."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 4, 10, 10)).astype(np.float32)
+    w = rng.standard_normal((6, 4, 3, 3)).astype(np.float32)
+    dy = rng.standard_normal((2, 6, 10, 10)).astype(np.float32)
+    grads = []
+    for limit in (1, 2):
+        monkeypatch.setattr(SETTINGS, "winograd_grad_max_dilation", limit)
+        for both in (False, True):
+            calls = _spy(monkeypatch)
+            cx = cg.Tensor(x, requires_grad=both)
+            cw = cg.Tensor(w, requires_grad=True)
+            F.conv2d(cx, cw, padding=2, dilation=2).backward(dy)
+            assert calls == (["forward"] if limit == 1 and not both
+                             else ["forward", "backward"]), (limit, both)
+            grads.append(cw.grad)
+    for a in grads[1:]:
+        _close(a, grads[0].astype(np.float64), "dw")

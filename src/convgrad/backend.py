@@ -1,33 +1,39 @@
-"""The kernel table and the rule table: the only places ops are routed.
+"""The backends, one object each, and the calling thread's choice.
 
-``KERNELS`` is a plain dict from backend name to a dict of kernel name →
-function::
+A backend is a plug-in, one :class:`Backend` object, registered in
+:data:`REGISTRY` by name. It holds everything the rest of the package
+asks of it:
 
-    KERNELS["numpy"]["col2im"]   # the readable NumPy twin
-    KERNELS["numba"]["col2im"]   # the compiled kernel
+- its **kernels** (:data:`KERNEL_NAMES`: the same names and signatures in
+  every backend), which :func:`kernel` hands the ops::
 
-Every backend provides the same names with the same signatures.
+      REGISTRY["numpy"].kernels["col2im"]   # the readable NumPy twin
+      REGISTRY["numba"].kernels["col2im"]   # the compiled kernel
 
-``RULES`` maps a backend to the **whole rules** it brings of its own
-(:data:`RULE_NAMES`: ``Function`` classes that run an op another way). Only
-the Numba backend has any: its conv pipeline (``kernels/conv_rules.py``
-over ``kernels/conv_fast.py`` and ``kernels/winograd.py``, blocked and
-pixel-major). :func:`apply_rule` is the one place a conv is routed: it
-counts the call's multiply-adds once and runs the backend's rule when the
-backend has one and the call is big enough (its ``MIN_WORK``), else the
-textbook rule of ``ops/conv.py`` (im2col/col2im + GEMM), the one the
-lessons teach and the NumPy backend always runs. The rules in ``ops/``
-never ask which backend is active.
+- its own **forwards** of ops, where it has a faster way
+  (:data:`FORWARD_NAMES`: the three convs), on arrays, with the threshold
+  and the routing that decide when one runs (:meth:`Backend.forward`).
+  ``ops/conv.py``'s Functions ask :func:`forward`; they run the backend's
+  forward if they get one, else the textbook im2col + GEMM. A backend never
+  brings a rule: the gradients are the ops' own, written in the same ops,
+  so they ask again. Only the Numba backend has forwards (its blocked,
+  pixel-major pipeline, ``kernels/forwards.py``);
+- its **hooks** (:data:`HOOK_NAMES`), what it hands the engine besides
+  kernels: ``"checksum"``, the saved arrays' fingerprint in one pass;
+- its **settings**: what is tuned to a machine, as documented attributes
+  of one object (the Numba backend's: ``kernels/settings.py``), e.g.
+  ``REGISTRY["numba"].settings.min_work``;
+- its **warm-up examples**: small calls that compile each of its kernels
+  (``python -m convgrad.warmup``).
 
-``HOOKS`` maps a backend to what it hands the engine besides kernels
-(:data:`HOOK_NAMES`); :func:`hook` reads the active backend's. The engine
-asks; a backend's module never reaches up to install anything.
+A backend's module (``convgrad.kernels``, ``convgrad.reference``) offers
+these as names (the kernels by their own names, ``FORWARDS``, ``HOOKS``,
+``SETTINGS``, ``EXAMPLES``); its object loads them the first time one is
+needed, so ``import convgrad`` does not import numba. The module never
+reaches up to install anything.
 
-A backend's dicts are filled the first time one of its kernels or rules is
-needed, so ``import convgrad`` does not import numba. The default backend
-is ``"numba"``; the ``CONVGRAD_BACKEND`` environment variable overrides it
-and :func:`use_backend` switches it for a block.
-
+The default backend is ``"numba"``; the ``CONVGRAD_BACKEND`` environment
+variable overrides it and :func:`use_backend` switches it for a block.
 The choice follows grad mode's rules (``no_grad``): it belongs to the
 thread. Every thread starts on the default; :func:`use_backend` and
 :func:`set_backend` change only the calling thread's choice, and a block
@@ -44,7 +50,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from . import rules as _rules
+import numpy as np
 
 BACKENDS = ("numba", "numpy")
 DEFAULT = "numba"
@@ -60,42 +66,117 @@ KERNEL_NAMES = (
     "maxunpool2d",
 )
 
-#: the Numba backend's whole-op kernels on arrays, under its conv rules
-#: (``kernels/conv_fast.py``; :func:`fast_kernel` hands them out)
-FAST_NAMES = (
-    "conv2d_forward",
-    "conv2d_backward",
-    "conv_transpose2d_forward",
-    "conv_transpose2d_backward",
-)
+#: the ops a backend may bring a forward of its own for, on arrays:
+#: ``forward(x, w, b, geom)`` for the two convs, ``forward(x, dy, geom)``
+#: for ``"conv2d_weight"`` (conv2d's ``dw`` as an op)
+FORWARD_NAMES = ("conv2d", "conv_transpose2d", "conv2d_weight")
 
-#: backend name -> {kernel name -> function}; filled on first use
-KERNELS: dict[str, dict[str, Callable]] = {name: {} for name in BACKENDS}
+class Shared:
+    """What one conv gradient's two convs of the same ``dy`` may share.
 
-_MODULES = {"numba": "convgrad.kernels", "numpy": "convgrad.reference"}
+    A conv's ``vjp`` asks for ``dx`` and then ``dw``, two forwards that
+    read the same ``dy`` (conv2d's: ``conv_transpose2d(dy, w)``, then
+    ``conv2d_weight(x, dy)``; the transposed conv's: ``conv2d(dy, w)``,
+    then ``conv2d_weight(dy, x)``). When it needs both it hands both the
+    same ``Shared``, naming the second one's other operand (``other``:
+    that ``x``). A backend's forward of the first that can produce the
+    second's result in the same pass (the Numba backend: ``dy``'s Winograd
+    tiles, made once, feed the ``dx`` and the ``dw`` GEMMs) leaves it
+    here (:meth:`give`); the second's forward takes it (:meth:`take`) only
+    if it is asked for the very arrays it was made from, else computes its
+    own. Any other forward ignores it (the textbook ones have no
+    parameter for it). Made by the ``vjp`` for one call and dropped with
+    it: no other thread sees it, nothing is kept past the call, and
+    nothing runs between the two forwards but the ``vjp``'s own ops."""
 
-#: what a backend's module may hand the engine besides kernels, in its
-#: ``HOOKS`` dict: ``"checksum"``, the saved arrays' fingerprint in one
-#: pass (``checksum(words, cols, row_weights)``, see
-#: :func:`convgrad.function.fingerprint`)
+    __slots__ = ("other", "_key", "_value")
+
+    def __init__(self, other: Any) -> None:
+        self.other = other
+        self._key: tuple = ()
+        self._value: Any = None
+
+    def give(self, key: tuple, value: Any) -> None:
+        """Leave ``value``, the result of the second forward for the
+        operands ``key`` (arrays, compared by identity, and the window)."""
+        self._key, self._value = key, value
+
+    def take(self, key: tuple) -> Any:
+        """The value given for exactly ``key``, once (then dropped), or
+        None."""
+        mine = self._key
+        if len(mine) != len(key) or not all(
+            a is b or (not isinstance(a, np.ndarray) and a == b)
+            for a, b in zip(mine, key, strict=True)
+        ):
+            return None
+        value, self._key, self._value = self._value, (), None
+        return value
+
+
+#: what a backend may hand the engine besides kernels: ``"checksum"``, the
+#: saved arrays' fingerprint in one pass (``checksum(words, cols,
+#: row_weights)``, see :func:`convgrad.function.fingerprint`)
 HOOK_NAMES = ("checksum",)
 
-#: backend name -> {hook name -> function}; filled with its kernels
-HOOKS: dict[str, dict[str, Callable]] = {name: {} for name in BACKENDS}
 
-#: backend name -> {fast path name -> function}: only the Numba backend has any
-FAST_KERNELS: dict[str, dict[str, Callable]] = {name: {} for name in BACKENDS}
+class Backend:
+    """One backend: its kernels, forwards, hooks, settings and warm-up
+    examples, loaded from its module (``module``) on first use."""
 
-_FAST_MODULES = {"numba": "convgrad.kernels.conv_fast"}
-_FAST_MODULE: dict[str, object] = {}
+    def __init__(self, name: str, module: str) -> None:
+        self.name, self.module = name, module
+        self._loaded = False
+        self.kernels: dict[str, Callable] = {}
+        self.forwards: dict[str, Callable] = {}
+        self.hooks: dict[str, Callable] = {}
+        self.settings: Any = None
+        self.examples: Callable[..., Iterator] | None = None
 
-#: ops a backend may run with a whole rule of its own (:mod:`convgrad.rules`)
-RULE_NAMES = _rules.NAMES
+    def __repr__(self) -> str:
+        state = "loaded" if self._loaded else "not loaded"
+        return f"<backend {self.name!r} from {self.module} ({state})>"
 
-#: backend name -> {rule name -> Function class}: only the Numba backend has any
-RULES: dict[str, dict[str, type]] = {name: {} for name in BACKENDS}
+    @property
+    def loaded(self) -> bool:
+        """Whether its module has been imported (:meth:`load`)."""
+        return self._loaded
 
-_RULE_MODULES = {"numba": "convgrad.kernels.conv_rules"}
+    def load(self) -> Backend:
+        """Import the module and take what it offers, once; return self."""
+        if not self._loaded:
+            module = importlib.import_module(self.module)
+            self.kernels.update({k: getattr(module, k) for k in KERNEL_NAMES
+                                 if hasattr(module, k)})
+            offered = getattr(module, "FORWARDS", {})
+            self.forwards.update({k: offered[k] for k in FORWARD_NAMES
+                                  if k in offered})
+            offered = getattr(module, "HOOKS", {})
+            self.hooks.update({k: offered[k] for k in HOOK_NAMES if k in offered})
+            self.settings = getattr(module, "SETTINGS", None)
+            self.examples = getattr(module, "EXAMPLES", None)
+            self._loaded = True
+        return self
+
+    def forward(self, op: str, work: int) -> Callable | None:
+        """This backend's own forward of ``op`` for a call of ``work``
+        multiply-adds, or None: the op then runs its textbook forward.
+        None when the backend has no forward of ``op``, for an empty call
+        (``work`` 0: nothing to speed up), and below the backend's
+        ``settings.min_work``. The one place this is decided."""
+        if op not in FORWARD_NAMES:
+            raise ValueError(f"op must be one of {FORWARD_NAMES}, got {op!r}")
+        fn = self.load().forwards.get(op)
+        if fn is None or work <= 0 or work < getattr(self.settings, "min_work", 0):
+            return None
+        return fn
+
+
+#: the backends, by name: one object each
+REGISTRY: dict[str, Backend] = {
+    "numba": Backend("numba", "convgrad.kernels"),
+    "numpy": Backend("numpy", "convgrad.reference"),
+}
 
 #: the process default: None until first read from CONVGRAD_BACKEND
 _current: str | None = None
@@ -119,27 +200,23 @@ def _check(name: object, what: str = "backend") -> str:
     return name
 
 
+def get(name: str) -> Backend:
+    """Backend ``name``'s object (not loaded: see :meth:`Backend.load`)."""
+    return REGISTRY[_check(name)]
+
+
 def table(name: str) -> dict[str, Callable]:
-    """Backend ``name``'s kernel dict, filled from its module on first use."""
-    kernels = KERNELS[_check(name)]
-    if not kernels:
-        module = importlib.import_module(_MODULES[name])
-        for kname in KERNEL_NAMES:
-            fn = getattr(module, kname, None)
-            if fn is not None:
-                kernels[kname] = fn
-        offered = getattr(module, "HOOKS", {})
-        HOOKS[name].update({h: offered[h] for h in HOOK_NAMES if h in offered})
-    return kernels
+    """Backend ``name``'s kernels, by name (its module loaded on first use)."""
+    return get(name).load().kernels
 
 
 def hook(name: str) -> Callable | None:
     """The active backend's hook ``name`` (one of :data:`HOOK_NAMES`), or
-    None when it offers none or its kernels are not loaded yet: asking
-    loads nothing (a graph of matrix products never imports numba)."""
+    None when it offers none or is not loaded yet: asking loads nothing (a
+    graph of matrix products never imports numba)."""
     if name not in HOOK_NAMES:
         raise ValueError(f"hook must be one of {HOOK_NAMES}, got {name!r}")
-    return HOOKS[get_backend()].get(name)
+    return REGISTRY[get_backend()].hooks.get(name)
 
 
 def get_backend() -> str:
@@ -204,83 +281,8 @@ def kernel(name: str) -> Callable:
         ) from None
 
 
-def _fast_module(backend: str):
-    """The fast kernels' module of ``backend`` (None if it has none),
-    loaded into :data:`FAST_KERNELS` on first use."""
-    kernels = FAST_KERNELS[backend]
-    if not kernels and backend in _FAST_MODULES:
-        table(backend)  # a backend loads whole: its kernels and hooks too
-        module = importlib.import_module(_FAST_MODULES[backend])
-        kernels.update({k: getattr(module, k) for k in FAST_NAMES})
-        _FAST_MODULE[backend] = module
-    return _FAST_MODULE.get(backend)
-
-
-def fast_kernel(name: str, work: int | None = None) -> Callable | None:
-    """The active backend's whole-op kernel ``name`` on arrays (one of
-    :data:`FAST_NAMES`), or None when it has none, or when ``work``
-    (multiply-adds of the forward pass) is below the fast module's
-    ``MIN_WORK``. For callers that want the pipeline on arrays; the ops
-    never ask: :func:`apply_rule` picks whole rules."""
-    if name not in FAST_NAMES:
-        raise ValueError(f"fast kernel must be one of {FAST_NAMES}, got {name!r}")
-    backend = get_backend()
-    module = _fast_module(backend)
-    if work is not None and work < getattr(module, "MIN_WORK", 0):
-        return None
-    return FAST_KERNELS[backend].get(name)
-
-
-# --------------------------------------------------------------------------
-# the rule table: which Function runs a conv
-# --------------------------------------------------------------------------
-
-
-def rules(name: str) -> dict[str, type]:
-    """Backend ``name``'s own rules (rule name → Function class), filled
-    from its module on first use; empty for a backend without any."""
-    own = RULES[_check(name)]
-    if not own and name in _RULE_MODULES:
-        table(name)  # a backend loads whole: its kernels and hooks too
-        own.update(importlib.import_module(_RULE_MODULES[name]).RULES)
-    return own
-
-
-def textbook(name: str) -> type:
-    """The textbook rule of op ``name`` (``ops/conv.py``, which registers
-    it in :mod:`convgrad.rules`)."""
-    return _rules.textbook(name)
-
-
-def conv_macs(n: int, geom) -> int:
-    """Multiply-adds of a conv's forward pass on ``n`` images,
-    ``N·OH·OW·KH·KW·C_in·C_out/G``, from its geometry (a conv2d's, or a
-    transposed conv's, whose ``win.out`` is its input's plane): the same
-    count for conv2d, its ``dw`` op and the transposed conv."""
-    oh, ow = geom.win.out
-    kh, kw = geom.win.k
-    return n * oh * ow * kh * kw * geom.c_in * (geom.c_out // geom.groups)
-
-
-def rule(name: str, work: int) -> type:
-    """The Function class that runs op ``name`` for a call of ``work``
-    multiply-adds: the active backend's own rule, if it has one and
-    ``work`` is not below its ``MIN_WORK`` (nor 0: an empty conv has nothing
-    to speed up), else the textbook rule. The one place this is decided."""
-    _rules.check(name)
-    backend = get_backend()
-    own = rules(backend).get(name)
-    if own is not None and work > 0:
-        if work >= getattr(_fast_module(backend), "MIN_WORK", 0):
-            return own
-    return textbook(name)
-
-
-def apply_rule(name: str, *args: Any) -> Any:
-    """Apply op ``name`` to ``args``, its Function's inputs (``x, w, b,
-    geom``; for ``"conv2d_weight"``, ``x, dy, geom``), through :func:`rule`,
-    with the multiply-adds counted once here (:func:`conv_macs`).
-    ``functional.py`` calls it, and so do the rules' ``vjp`` s, so a
-    gradient's graph is routed as the forward pass is."""
-    _rules.check(name)
-    return rule(name, conv_macs(args[0].shape[0], args[-1])).apply(*args)
+def forward(op: str, work: int) -> Callable | None:
+    """The active backend's own forward of ``op`` (one of
+    :data:`FORWARD_NAMES`) for a call of ``work`` multiply-adds, or None
+    (:meth:`Backend.forward`): what ``ops/conv.py``'s forwards ask."""
+    return REGISTRY[get_backend()].forward(op, work)

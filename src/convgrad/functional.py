@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from . import backend
 from . import geometry as geo
 from .ops import basic, conv, loss
 from .ops import norm as _norm
@@ -177,7 +176,7 @@ def conv2d(
         itemsize=x.dtype.itemsize,
     )
     _same_dtype(x, w, b)
-    return backend.apply_rule("conv2d", x, w, b, geom)
+    return conv.Conv2d.apply(x, w, b, geom)
 
 
 @accepts_unbatched(4, "N, C_in, H, W")
@@ -212,7 +211,7 @@ def conv_transpose2d(
         itemsize=x.dtype.itemsize,
     )
     _same_dtype(x, w, b)
-    return backend.apply_rule("conv_transpose2d", x, w, b, geom)
+    return conv.ConvTranspose2d.apply(x, w, b, geom)
 
 
 # --------------------------------------------------------------------------

@@ -1,13 +1,14 @@
 """Compile every Numba kernel once, so the first lesson does not wait.
 
 Run ``python -m convgrad.warmup`` after installing (Binder's ``postBuild``
-does, and CI). Every kernel is compiled for float32 and float64, in its
-serial and its parallel build (the fast conv path's ``im2row``/``row2im``
-and their channels-last kin ``im2row_cl``/``row2im_cl``/``to_cl``/``from_cl``:
-serial only; its Winograd transforms, ``winograd``: float32 only, the one
-dtype they run in; ``checksum``, the fingerprint of saved arrays: 4- and
-8-byte words), and written to Numba's cache; the timing of
-each is printed. A second run only loads the cache and takes a moment.
+does, and CI). Every kernel of ``backend.KERNEL_NAMES`` is compiled for
+float32 and float64, in its serial and its parallel build (from
+:func:`examples`, the same calls in every backend), and so is each of the
+Numba backend's own kernels, from the examples its object hands over
+(``backend.get("numba").examples``, ``kernels/examples.py``: the fast conv
+path's row kernels, its Winograd transforms, the saved arrays' checksum).
+Everything is written to Numba's cache; the timing of each is printed. A
+second run only loads the cache and takes a moment.
 
 Set ``NUMBA_CPU_NAME=generic`` at build time *and* run time when the cache
 is built on one machine and used on another. The last line says where the
@@ -28,11 +29,6 @@ import numpy as np
 
 BUILDS = ("serial", "parallel")
 DTYPES = (np.float32, np.float64)
-#: the fast conv path's kernels (kernels/conv_fast.py): serial builds only;
-#: "winograd" is kernels/winograd.py's transforms, together; "checksum" the
-#: one-pass fingerprint of saved arrays (kernels/checksum.py)
-FAST = ("im2row", "row2im", "im2row_cl", "row2im_cl", "to_cl", "from_cl", "winograd",
-        "checksum")
 
 
 def examples(dtype) -> Iterator[tuple[str, tuple]]:
@@ -52,37 +48,21 @@ def examples(dtype) -> Iterator[tuple[str, tuple]]:
     yield "maxunpool2d", (out, argmax, np.zeros_like(x))
 
 
-def fast_examples(dtype) -> Iterator[tuple[str, tuple]]:
-    """(kernel name, arguments) for one small call of each fast-path kernel."""
-    x = np.ones((1, 2, 5, 5), dtype)
-    rows = np.zeros((1, 9, 18), dtype)  # (G, B*OH*OW, C/G*KH*KW)
-    win = (3, 3, 2, 2, 1, 1, 1, 1)
-    yield "im2row", (x, 0, *win, 3, 3, rows)
-    yield "row2im", (rows, 0, *win, 3, 3, np.zeros_like(x))
-    xc = np.ones((1, 5, 5, 2), dtype)  # channels-last (B, H, W, C)
-    yield "im2row_cl", (xc, *win, 3, 3, rows)
-    yield "row2im_cl", (rows, *win, 3, 3, np.zeros_like(xc))
-    yield "to_cl", (x, 0, xc)
-    yield "from_cl", (xc, 0, np.zeros_like(x))
+def _own_examples() -> list[tuple[str, Callable[[], object]]]:
+    """The Numba backend's examples for its own kernels: ``(label, call)``,
+    the label naming the kernel first."""
+    from .backend import get
+
+    return list(get("numba").load().examples())
 
 
-def _winograd_example() -> None:
-    """One forward and backward through every Winograd transform (float32;
-    dilations 2 and 3 too, whose phases the transforms read and write in
-    place), and the transposed conv's pair."""
-    from .kernels import conv_fast, winograd
+def _name(label: str) -> str:
+    return label.split(" [")[0]
 
-    x = np.ones((2, 2, 6, 6), np.float32)
-    w = np.ones((2, 2, 3, 3), np.float32)
-    b = np.ones(2, np.float32)
-    for d in (1, 2, 3):
-        args = (3, 3, 1, 1, d, d, d, d)
-        # with the bias and the checks, as conv_fast calls them
-        winograd.forward(x, w, args, 1, (6, 6), conv_fast._split, bias=b, check=True)
-        winograd.backward(x, w, x, args, 1, True, True, conv_fast._split,
-                          need_db=True, check=True)
-        winograd.forward(x, w, args, 1, (6, 6), conv_fast._split, g=x, check=True,
-                         sum_x=True)
+
+def own_names() -> tuple[str, ...]:
+    """The Numba backend's own kernels that :func:`warm_up` compiles."""
+    return tuple(dict.fromkeys(_name(label) for label, _ in _own_examples()))
 
 
 def _cpu_seconds() -> float:
@@ -93,28 +73,14 @@ def _cpu_seconds() -> float:
 def _compile(names: tuple[str, ...]) -> list[tuple[str, float]]:
     """Compile the named kernels in this process; (label, seconds) each."""
     from . import kernels
-    from .kernels import conv_fast
 
     done = []
-    if "checksum" in names:
-        from .kernels import checksum
-
-        t = time.perf_counter()
-        for words in (np.ones(5, np.uint32), np.ones(5, np.uint64)):
-            checksum.checksum(words, np.ones(checksum.BLOCK, words.dtype),
-                              np.ones(1, words.dtype))
-        done.append(("checksum [uint32, uint64, serial]", time.perf_counter() - t))
-    if "winograd" in names:
-        t = time.perf_counter()
-        _winograd_example()
-        done.append(("winograd [float32, serial]", time.perf_counter() - t))
+    for label, call in _own_examples():
+        if _name(label) in names:
+            t = time.perf_counter()
+            call()
+            done.append((label, time.perf_counter() - t))
     for dtype in DTYPES:
-        for name, args in fast_examples(dtype):
-            if name in names:
-                t = time.perf_counter()
-                getattr(conv_fast, name)(*args)
-                label = f"{name} [{np.dtype(dtype).name}, serial]"
-                done.append((label, time.perf_counter() - t))
         for name, args in examples(dtype):
             if name not in names:
                 continue
@@ -138,7 +104,7 @@ def warm_up(
     """
     from .backend import KERNEL_NAMES
 
-    names = tuple(names or KERNEL_NAMES + FAST)
+    names = tuple(names or KERNEL_NAMES + own_names())
     start, cpu0, start_wall = time.perf_counter(), _cpu_seconds(), time.time()
     if jobs <= 1:
         results = [_compile(names)]
@@ -207,11 +173,10 @@ def main(argv: list[str] | None = None) -> int:
     ns = parser.parse_args(argv)
     from .backend import KERNEL_NAMES
 
-    unknown = sorted(set(ns.kernels) - set(KERNEL_NAMES + FAST))
+    known = KERNEL_NAMES + own_names()
+    unknown = sorted(set(ns.kernels) - set(known))
     if unknown:
-        parser.error(
-            f"unknown kernel(s) {unknown}; choose from {KERNEL_NAMES + FAST}"
-        )
+        parser.error(f"unknown kernel(s) {unknown}; choose from {known}")
     from .kernels._jit import cache_place
 
     cpu = os.environ.get("NUMBA_CPU_NAME", "host")

@@ -392,7 +392,7 @@ def _watched_codes(name: str) -> dict[types.CodeType, str]:
         for key, fn in _functions(module):
             add(fn, f"convgrad.reference.{key}")
     add(backend.kernel, "convgrad's kernels (through convgrad's ops)")
-    add(backend.fast_kernel, "convgrad's kernels (through convgrad's ops)")
+    add(backend.forward, "convgrad's kernels (through convgrad's ops)")
     for module in _kernel_modules():
         for key in _kernel_names():
             fn = getattr(module, key, None)
@@ -401,10 +401,19 @@ def _watched_codes(name: str) -> dict[types.CodeType, str]:
     return codes
 
 
+#: the Numba backend's conv pipeline on arrays (``kernels/conv_fast.py``),
+#: under its forwards: entry points an answer could call by name
+PIPELINE = ("conv2d_forward", "conv2d_backward", "conv_transpose2d_forward",
+            "conv_transpose2d_backward")
+
+
 def _kernel_names() -> tuple[str, ...]:
+    """The names of what an answer may not call in a kernel module: the
+    kernels, a backend's forwards (``kernels/forwards.py``) and the
+    pipeline's entry points."""
     from convgrad import backend
 
-    return backend.KERNEL_NAMES + backend.FAST_NAMES
+    return backend.KERNEL_NAMES + backend.FORWARD_NAMES + PIPELINE
 
 
 def _kernel_entries(name: str) -> tuple[dict[int, str], set[types.CodeType]]:

@@ -1,7 +1,11 @@
 """The fast convolution path: a per-block pipeline in pixel-major columns.
 
-The textbook path (``ops/conv.py`` with :mod:`.im2col`, what the lessons
-teach and the NumPy backend runs) gathers the whole batch's columns
+The Numba backend's forwards of the three convs (:mod:`.forwards`) run
+here; a gradient is made of those forwards again (issue 43), so
+:func:`conv2d_backward` serves the ops as the ``dw``-only pass, and
+conv2d's ``dx`` is :func:`conv_transpose2d_forward`. The textbook path
+(``ops/conv.py`` with :mod:`.im2col`, what the lessons teach and the
+NumPy backend runs) gathers the whole batch's columns
 ``col (N, C*KH*KW, OH*OW)`` once, keeps them for the backward pass, and
 runs ``w · col`` per image. This path computes the same sums, differently:
 
@@ -52,13 +56,6 @@ from .placement import blas_controller as _blas_controller
 #: run 3×3 stride-1 float32 convolutions through Winograd's F(2×2, 3×3)
 #: (:mod:`.winograd`); False keeps the direct pixel-major GEMMs for all
 WINOGRAD = True
-
-#: multiply-adds (forward) below which the ops keep the textbook path. On
-#: lesson 9's digits CNN (convs of 0.3M and 2.4M multiply-adds, 4x4 and
-#: 8x8 planes) the fast path made training 1.2-1.4x slower: im2row's loop
-#: set-up per 4-pixel run, and the saved ``x`` being fingerprinted
-#: (function.py) where the textbook path saves its own ``col``.
-MIN_WORK = 1 << 23
 
 #: bytes of one block's rows; a block holds at least one image. 1 MiB is
 #: the L2 of one core here; measured with benchmarks/probe_conv_fast.py
@@ -345,10 +342,27 @@ def _store(t: np.ndarray, out: np.ndarray, n0: int, b: int) -> None:
     )
 
 
-def _winograd(w, args, out_w, dtype) -> bool:
+def _winograd(w, args, out_w, dtype, grad=False) -> bool:
     """Run this call through :mod:`.winograd` first? Its geometry, the
-    conv2d output's width ``out_w`` and the dtype must suit."""
+    conv2d output's width ``out_w`` and the dtype must suit; a pass on
+    the gradient's side (``grad``: conv2d's backward pass, the transposed
+    conv's forward) also its dilation (:data:`WINOGRAD_GRAD_MAX_DILATION`)."""
+    if grad and max(args[6], args[7]) > WINOGRAD_GRAD_MAX_DILATION:
+        return False
     return WINOGRAD and winograd.eligible(w.shape, args, dtype, out_w)
+
+
+#: the largest dilation a gradient-side pass (conv2d's dx or dw alone, the
+#: transposed conv's forward) takes through Winograd; conv2d's forward, and
+#: its backward for dx and dw together (one transform of dy for both),
+#: take it to ``winograd.MAX_DILATION``. Past dilation 1 these passes
+#: read dy's phases through ``grad_tiles``, which the fused backward
+#: shared between dx and dw; alone (issue 43: a gradient is two forwards),
+#: the medium layer at dilation 2, one thread, interleaved, took 0.46 (dx)
+#: and 0.43 (dw) of the fused backward's time by the direct GEMMs against
+#: 0.56 and 0.68 by Winograd; at dilation 1 Winograd kept the lead (0.51
+#: against 0.79, 0.67 against 0.80)
+WINOGRAD_GRAD_MAX_DILATION = 1
 
 
 def _bias_of(bias, dtype):
@@ -441,8 +455,10 @@ def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,
     """``(dx, dw)`` of :func:`conv2d_forward` for upstream ``dy`` (None for
     what is not needed): ``dw = Σ dy · rows``; ``dx = row2im(dyᵀ · w)``.
     With ``need_db``, ``(dx, dw, db)``: the bias gradient too, each thread
-    summing ``dy`` over its own images."""
-    if _winograd(w, args, dy.shape[3], x.dtype):
+    summing ``dy`` over its own images. Both ``dx`` and ``dw`` share ``dy``'s
+    Winograd tiles, so only a pass for one of them is held to
+    :data:`WINOGRAD_GRAD_MAX_DILATION`."""
+    if _winograd(w, args, dy.shape[3], x.dtype, grad=not (need_dx and need_dw)):
         *grads, ok = winograd.backward(x, w, dy, args, groups, need_dx, need_dw,
                                        _split, need_db=need_db, check=True)
         if ok:
@@ -546,24 +562,27 @@ def _conv2d_forward_cl(x, w, args, groups, out_hw, bias):
     return y
 
 
-def _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, need_db):
+def _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, need_db,
+                        x_shape=None):
     """:func:`conv2d_backward`'s direct path on channels-last rows (see
     :func:`_conv2d_forward_cl`); ``dx`` by :func:`row2im_cl` into a zeroed
-    channels-last block, copied back."""
-    n, c, h, w_ = x.shape
+    channels-last block, copied back. ``x`` may be None when only ``dx``
+    is asked for; ``x_shape`` then gives its shape (the transposed conv's
+    forward)."""
+    n, c, h, w_ = x_shape = x.shape if x is not None else x_shape
     co, cg, kh, kw = w.shape
     oh, ow = dy.shape[2:]
     k, cog, p = cg * kh * kw, co // groups, oh * ow
-    dx = np.empty_like(x) if need_dx else None
+    dx = np.empty(x_shape, dy.dtype) if need_dx else None
     wg = _taps_last(w, groups)
     dyg = dy.reshape(n, groups, cog, p)
     sums = {}  # each thread's share of db, by its first image
 
     def part(lo, hi):
-        dw = np.zeros((groups, cog, k), x.dtype) if need_dw else None
-        dwb = workspace.get("dw", (cog, k), x.dtype)
-        for n0, b in _blocks(lo, hi, groups * p * k * x.itemsize):
-            rows = workspace.get("rows", (groups, b * p, k), x.dtype)
+        dw = np.zeros((groups, cog, k), dy.dtype) if need_dw else None
+        dwb = workspace.get("dw", (cog, k), dy.dtype)
+        for n0, b in _blocks(lo, hi, groups * p * k * dy.itemsize):
+            rows = workspace.get("rows", (groups, b * p, k), dy.dtype)
             if need_dw:
                 im2row_cl(_block_cl(x, n0, b, "xcl"), *args, oh, ow, rows)
             for g in range(groups):
@@ -574,7 +593,7 @@ def _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, need_db):
                 if need_dx:
                     np.matmul(d.T, wg[g], out=rows[g])
             if need_dx:
-                dxc = workspace.get("dxcl", (b, h, w_, c), x.dtype)
+                dxc = workspace.get("dxcl", (b, h, w_, c), dy.dtype)
                 dxc.fill(0)
                 row2im_cl(rows, *args, oh, ow, dxc)
                 from_cl(dxc, n0, dx)
@@ -600,7 +619,7 @@ def conv_transpose2d_forward(x, w, args, groups, out_hw, bias=None):
     n, ci, h, w_ = x.shape
     _, cog, kh, kw = w.shape
     bias = _bias_of(bias, x.dtype)
-    if _winograd(w, args, x.shape[3], x.dtype):
+    if _winograd(w, args, x.shape[3], x.dtype, grad=True):
         flipped = _as_conv2d(args, ci, cog * groups)
         if flipped:  # a conv2d of x with the flipped kernel
             y, _, ok = winograd.forward(x, _flip(w, groups), flipped, groups, out_hw,
@@ -611,6 +630,11 @@ def conv_transpose2d_forward(x, w, args, groups, out_hw, bias=None):
                                          shape, check=True, bias=bias)
         if ok:
             return y
+    if _cl(args, cog, x.dtype):  # conv2d's dx pass on channels-last rows
+        y = _conv2d_backward_cl(None, w, x, args, groups, True, False, False,
+                                (n, cog * groups, *out_hw))[0]
+        _add_bias(y, bias, 0, n)
+        return y
     k, p = cog * kh * kw, h * w_
     y = np.zeros((n, cog * groups, *out_hw), x.dtype)
     wg = w.reshape(groups, ci // groups, k)
@@ -626,6 +650,14 @@ def conv_transpose2d_forward(x, w, args, groups, out_hw, bias=None):
 
     _split(n, n * p * k * ci, part)
     return y
+
+
+def transposed_backward_shares(w, args, x_w, dtype) -> bool:
+    """Does :func:`conv_transpose2d_backward` make ``dy``'s transform once
+    for both ``dx`` and ``dw`` (Winograd, ``x`` ``x_w`` wide)? Else its
+    direct pass shares nothing that the two forwards alone would not do as
+    fast (strided ones on channels-last rows, which it has not)."""
+    return _winograd(w, args, x_w, dtype)
 
 
 def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,
