@@ -406,6 +406,25 @@ def _mutates_where(run: Run, output: str | None, label: str) -> str:
             f"{num(after[at])}")
 
 
+def _integer_evidence(run: Run, output: str) -> bool | None:
+    """An integer array returned where the answer has fractions, holding
+    the answer cut toward zero (or floored): the numbers were written into
+    an integer array (even when every one of them cut to 0)."""
+    got, want = run.out(output), run.expected(output)
+    if got is None or got.dtype.kind not in "iu" or got.shape != want.shape \
+            or want.dtype.kind != "f" or run.right(output) \
+            or np.all(want == np.trunc(want)):
+        return None
+    return bool(np.array_equal(got, np.trunc(want))
+                or np.array_equal(got, np.floor(want)))
+
+
+def _integer_where(run: Run, output: str, label: str) -> str:
+    return (f"on case {run.number} your {output} is an array of "
+            f"{run.out(output).dtype} holding the expected numbers cut to "
+            f"integers")
+
+
 def _zeros_evidence(run: Run, output: str) -> bool | None:
     got, want = run.out(output), run.expected(output)
     if got is None or got.shape != want.shape or got.size < 2 \
@@ -445,6 +464,7 @@ def _swapped_where(run: Run, output: str, label: str) -> str:
             f"expected {h} x {w} (H = {h} rows, W = {w} columns)")
 
 
+TRUNCATED = Rule("truncated", _integer_evidence, _integer_where)
 WRITES_TO_COPY = Rule("writes-to-copy", _zeros_evidence, _zeros_where,
                       fix=_copy_fix)
 HW_SWAPPED = Rule("hw-swapped", _swapped_evidence, _swapped_where)
@@ -453,5 +473,5 @@ SCALE = Rule("scale", lambda run, output: None, _scale_where,
 SHAPE = Rule("shape", _shape_evidence, _shape_where)
 MUTATES_INPUT = Rule("mutates-input", lambda run, _: bool(_changed(run)),
                      _mutates_where, any_case=True, integrity=True)
-GENERIC = (WRITES_TO_COPY, SCALE, HW_SWAPPED, *LOCALISE, *SPLIT, SHAPE,
+GENERIC = (TRUNCATED, WRITES_TO_COPY, SCALE, HW_SWAPPED, *LOCALISE, *SPLIT, SHAPE,
            MUTATES_INPUT)

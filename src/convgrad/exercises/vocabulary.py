@@ -70,7 +70,7 @@ flat-order           conv_matrix
 padding-ignored      conv_matrix, race_map
 parity               checkerboard_dx
 ones-upstream        grad_check, find_wrong_backward
-loose-tolerance      grad_check
+loose-tolerance      grad_check, find_wrong_backward
 one-gradient         grad_check
 inverse-test         adjoint_gap
 draw-order           adjoint_gap
@@ -100,6 +100,9 @@ update-order         sgd_momentum_step
 precedence           conv_output_size
 plane-offset         maxpool_backward
 input-for-output     conv2d_macs
+extra-term           linear_backward
+heuristic            find_wrong_backward
+nudged-together      numeric_grad
 ===================  ========================================================
 
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
@@ -250,9 +253,9 @@ CODES: dict[str, tuple[str, str]] = {
         "padding p adds p pixels on each side of the axis: size + 2*p",
     ),
     "rounds-up": (
-        "rounded up where the count rounds down",
+        "rounded up (or to the nearest) where the count rounds down",
         "a window that would stick out of the padded input does not count: "
-        "`//` (floor), not math.ceil",
+        "`//` (floor), not math.ceil or round",
     ),
     "taps-swapped": (
         "the tap indices (ki, kj) swapped: the kernel is used transposed",
@@ -665,6 +668,27 @@ CODES: dict[str, tuple[str, str]] = {
         "and for a conv the positions): the axes the exercise names, no "
         "more, no fewer",
     ),
+    "heuristic": (
+        "a suspect blamed by a heuristic (the largest gradient, say), "
+        "never compared with finite differences",
+        "a backward is wrong when it disagrees with finite differences: "
+        "run cg.gradcheck(fn, inputs, raise_exception=False) on each "
+        "suspect and return the index whose .ok is False",
+    ),
+    "nudged-together": (
+        "several elements nudged at once: a slope along a direction, not "
+        "one partial derivative",
+        "nudge one element at a time: loop over every index "
+        "(np.ndindex(x.shape)), not over the first axis or the whole array "
+        "at once",
+    ),
+    "extra-term": (
+        "a term added that does not belong: a path that does not go "
+        "through the input",
+        "a gradient collects only the paths from that input to the "
+        "output; a term that does not depend on it (a bias) sends nothing "
+        "back",
+    ),
     "sign-lost": (
         "the gap's sign thrown away (abs)",
         "return the signed difference <A x, r> - <x, At r>: its sign says "
@@ -675,9 +699,11 @@ CODES: dict[str, tuple[str, str]] = {
         "return the plain difference np.sum(A(x) * r) - np.sum(x * At(r))",
     ),
     "draw-kind": (
-        "the random numbers drawn from the wrong distribution",
-        "draw with rng.standard_normal(shape), as the exercise says: "
-        "rng.random gives uniform numbers in [0, 1)",
+        "the random vectors not drawn as the exercise says: from another "
+        "distribution, or not drawn at all",
+        "draw x = rng.standard_normal(x_shape), then r = "
+        "rng.standard_normal(y_shape): both random and independent (not "
+        "r = A(x), not ones; rng.random gives uniform numbers in [0, 1))",
     ),
     "own-random": (
         "random numbers from a generator of its own, not the rng given",

@@ -32,11 +32,18 @@ def cases(rng: np.random.Generator) -> list[dict]:
 
 
 def paths(run: Run, output: str):
+    """One piece kept of the three: what `=` for `+=` leaves."""
     x, dy = run.case["x"], run.case["dy"]
     return [("only +x's piece, dy (as `=` keeps the last)", dy),
-            ("only one piece of x*x, dy*x", dy * x),
-            ("x*x's two pieces without +x's, 2*dy*x", 2 * dy * x),
-            ("one piece of x*x and +x's, dy*x + dy", dy * x + dy)]
+            ("only one piece of x*x, dy*x", dy * x)]
+
+
+def dropped(run: Run, output: str):
+    """A use of x left out of the sum: two pieces of the three."""
+    x, dy = run.case["x"], run.case["dy"]
+    return [("x*x's two pieces without +x's, 2*dy*x", 2 * dy * x),
+            ("one piece of x*x and +x's, dy*x + dy: x*x counted as one "
+             "use of x", dy * x + dy)]
 
 
 def terms(case: dict) -> dict[str, list]:
@@ -60,6 +67,7 @@ def output_for_input(run: Run, output: str):
 
 
 MISTAKES = [model("overwrites", paths),
+            model("term-dropped", dropped),
             model("forward-for-derivative", output_for_input)]
 
 EXERCISE = Exercise(

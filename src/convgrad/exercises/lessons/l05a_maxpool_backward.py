@@ -126,6 +126,11 @@ def plane_offsets(run: Run, output: str):
         np.add.at(dx, flat[inside], dy.reshape(-1)[inside])
         out.append((label, dx.reshape(shape) if inside.all()
                     else CrashOr(dx.reshape(shape))))
+    every = np.bincount(argmax.reshape(-1), weights=dy.reshape(-1),
+                        minlength=h * w)[: h * w].reshape(h, w)
+    if argmax.max() < h * w:
+        out.append(("no plane offset: every plane gets the sum of all the "
+                    "planes' dy", np.broadcast_to(every, shape).copy()))
     return out
 
 

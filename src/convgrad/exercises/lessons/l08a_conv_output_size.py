@@ -84,6 +84,11 @@ def count_models(run: Run, output: str) -> dict[str, list]:
         "one-sided-padding": [("size + p, not size + 2*p",
                                (size + p - span) // s + 1)],
         "rounds-up": [("math.ceil(room / s) + 1", -(-room // s) + 1)],
+        # after the span's slips: a count of room + 1 often rounds alike
+        "rounds-nearest": [("round(room / s) + 1, rounded to the nearest",
+                            round(room / s) + 1),
+                           ("floor(room / s + 0.5) + 1, rounded half up",
+                            int(np.floor(room / s + 0.5)) + 1)],
         "precedence": [("size + 2*p - span // s + 1 (only the span "
                         "divided)", size + 2 * p - span // s + 1),
                        ("(size + 2*p - span) // (s + 1)",
@@ -115,6 +120,7 @@ MISTAKES = [
     model("dilation-ignored", lambda r, o: sizes(r, o)["dilation"]),
     model("span", lambda r, o: sizes(r, o)["span"]),
     model("stride-ignored", lambda r, o: sizes(r, o)["stride"]),
+    model("rounds-up", lambda r, o: count_models(r, o)["rounds-nearest"]),
     # last: a floor split over the terms agrees with other slips often
     model("precedence", lambda r, o: count_models(r, o)["precedence"],
           fix=precedence_fix),

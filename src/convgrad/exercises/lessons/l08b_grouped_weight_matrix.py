@@ -105,6 +105,10 @@ def group_rows(run: Run, output: str):
             _blocks(w, g, rows, lambda k: w[k * rows:(k + 1) * rows]
                     .reshape(rows, cols),
                     lambda k: (k * rows, (g - 1 - k) * cols)))]
+    # the whole weight as every group's block: np.kron(np.eye(groups), w2d)
+    out.append(("the whole weight as every group's block, "
+                "np.kron(np.eye(groups), w.reshape(C_out, -1))",
+                np.kron(np.eye(g), w.reshape(c_out, -1))))
     if cig != rows:
         out.append(("blocks of C_in/groups rows, not C_out/groups",
                     _blocks(w, g, cig, lambda k: w[k * cig:(k + 1) * cig]
