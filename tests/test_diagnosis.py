@@ -552,7 +552,6 @@ MISTAKES = [
     ("numeric_grad", "not-restored", ng_copy_no_restore),
     ("numeric_grad", "scale", ng_over_eps),
     ("square_plus_backward", "overwrites", sp_last_path),
-    ("square_plus_backward", "overwrites", sp_missing_path),
     ("square_plus_backward", "mutates-input", sp_in_place),
     ("im2col", "stride-ignored", _im2col(NO_STRIDE)),
     ("im2col", "dilation-ignored", _im2col(NO_DILATION)),
@@ -1938,6 +1937,211 @@ MISTAKES += [
     ("col2im", "hw-swapped", c2i_unpacked_hw_swapped),
     ("col2im", "hw-swapped", c2i_add_at_hw_swapped),
     ("im2col", "hw-swapped", i2c_slices_hw_swapped),
+]
+
+
+# session 15: the mistakes of the fourth blind corpus, each in two styles
+
+
+def lb_bias_in_dx(x, w, dy):
+    # "b is in y, so it is in dx too": dy summed over the outputs
+    return dy @ w + dy.sum(axis=1, keepdims=True), dy.T @ x, dy.sum(axis=0)
+
+
+def lb_bias_through_w(x, w, dy):
+    dx = np.zeros_like(x)
+    for n in range(x.shape[0]):
+        dx[n] = dy[n] @ w
+    db = dy.sum(axis=0)
+    return dx + db @ w, dy.T @ x, db
+
+
+def fwb_largest_gradient(layers):
+    sizes = []
+    for fn, inputs in layers:
+        ts = [cg.Tensor(np.array(a, dtype=float), requires_grad=True)
+              for a in inputs]
+        fn(*ts).sum().backward()
+        sizes.append(sum(float(np.abs(t.grad).sum()) for t in ts))
+    return int(np.argmax(sizes))
+
+
+def fwb_largest_norm(layers):
+    def norm(fn, inputs):
+        ts = [cg.Tensor(np.array(a, dtype=float), requires_grad=True)
+              for a in inputs]
+        fn(*ts).sum().backward()
+        return sum(np.linalg.norm(t.grad) for t in ts)
+    return int(np.argmax([norm(fn, inputs) for fn, inputs in layers]))
+
+
+def fwb_loose(layers):
+    for i, (fn, inputs) in enumerate(layers):
+        if not cg.gradcheck(fn, inputs, atol=1.0, rtol=1.0,
+                            raise_exception=False).ok:
+            return i
+    return -1
+
+
+def fwb_loose_list(layers):
+    oks = [cg.gradcheck(fn, inputs, atol=0.5, rtol=0.5,
+                        raise_exception=False).ok for fn, inputs in layers]
+    return oks.index(False) if False in oks else 0
+
+
+def ng_whole_vector(f, x, eps=1e-6):
+    slope = (f(x + eps) - f(x - eps)) / (2 * eps)
+    return np.full(x.shape, slope)
+
+
+def ng_rows(f, x, eps=1e-6):
+    x = np.array(x, dtype=float)
+    g = np.zeros_like(x)
+    for i in range(x.shape[0]):  # a whole row nudged when x is 2-D
+        old = x[i].copy()
+        x[i] = old + eps
+        fp = f(x)
+        x[i] = old - eps
+        fm = f(x)
+        x[i] = old
+        g[i] = (fp - fm) / (2 * eps)
+    return g
+
+
+def sp_one_factor(x, dy):
+    return dy * x + dy  # x*x counted as one use of x
+
+
+def mpf_index_in_sample(x, kernel_size, stride=None, padding=0):
+    y, argmax = F.max_pool2d(cg.Tensor(x), kernel_size, stride, padding,
+                             return_indices=True)
+    c, h, w = x.shape[1:]
+    return y.data, np.asarray(argmax) + np.arange(c)[:, None, None] * h * w
+
+
+def mpb_sum_of_planes(dy, argmax, input_shape):
+    n, c, h, w = input_shape
+    flat = np.bincount(argmax.ravel(), weights=dy.ravel(), minlength=h * w)
+    return np.broadcast_to(flat.reshape(h, w), input_shape).copy()
+
+
+def mpb_dy_column_order(dy, argmax, input_shape):
+    dx = np.zeros(input_shape)
+    for n, c in np.ndindex(*dy.shape[:2]):
+        np.add.at(dx[n, c].reshape(-1), argmax[n, c].ravel(),
+                  dy[n, c].T.ravel())
+    return dx
+
+
+def gwm_kron(w, groups):
+    return np.kron(np.eye(groups), w.reshape(w.shape[0], -1))
+
+
+def gwm_int(w, groups):
+    c_out, cig = w.shape[:2]
+    rows, cols = c_out // groups, cig * w.shape[2] * w.shape[3]
+    m = np.zeros((c_out, groups * cols), dtype=int)
+    for g in range(groups):
+        m[g * rows:(g + 1) * rows, g * cols:(g + 1) * cols] = \
+            w[g * rows:(g + 1) * rows].reshape(rows, -1)
+    return m
+
+
+def cos_nearest(size, kernel_size, stride=1, padding=0, dilation=1):
+    return round((size + 2 * padding - dilation * (kernel_size - 1) - 1)
+                 / stride) + 1
+
+
+def cos_spacings_swapped(size, kernel_size, stride=1, padding=0, dilation=1):
+    return (size + 2 * padding - stride * (kernel_size - 1) - 1) \
+        // dilation + 1
+
+
+def macs_stride_once(x_shape, w_shape, stride=1, padding=0):
+    n, _, h, w = x_shape
+    c_out, c_in, k, _ = w_shape
+    positions = (h + 2 * padding - k + 1) * (w + 2 * padding - k + 1)
+    return n * c_out * c_in * k * k * (positions // stride)
+
+
+def ag_sides_reversed(A, At, x_shape, y_shape, rng):
+    x = rng.standard_normal(x_shape)
+    r = rng.standard_normal(y_shape)
+    return float(np.vdot(x, At(r)) - np.vdot(A(x), r))
+
+
+def ag_r_from_a(A, At, x_shape, y_shape, rng):
+    x = rng.standard_normal(x_shape)
+    r = A(x)
+    return float(np.sum(A(x) * r) - np.sum(x * At(r)))
+
+
+def bn_times_sigma(dy, x_hat, gamma, sigma):
+    m = dy.shape[0] * dy.shape[2] * dy.shape[3]
+    db = dy.sum(axis=(0, 2, 3))
+    dg = (dy * x_hat).sum(axis=(0, 2, 3))
+    g = (gamma * sigma)[None, :, None, None]
+    return g * (dy - db[None, :, None, None] / m
+                - x_hat * dg[None, :, None, None] / m), dg, db
+
+
+def bn_unbiased_variance_term(dy, x_hat, gamma, sigma):
+    n, c, h, w = dy.shape
+    m = n * h * w
+    db = np.einsum("nchw->c", dy)
+    dg = np.einsum("nchw,nchw->c", dy, x_hat)
+    k = (gamma / sigma).reshape(1, c, 1, 1)
+    return k * (dy - db.reshape(1, c, 1, 1) / m
+                - x_hat * dg.reshape(1, c, 1, 1) / (m - 1)), dg, db
+
+
+def app_tiles(dy, input_shape, kernel_size, stride=None, padding=0,
+              count_include_pad=True):
+    k = kernel_size
+    n, c, h, w = input_shape
+    up = np.repeat(np.repeat(dy, k, axis=2), k, axis=3)[:, :, :h, :w] / (k * k)
+    out = np.zeros(input_shape)
+    out[:, :, :up.shape[2], :up.shape[3]] = up
+    return out
+
+
+def race_counts_swapped(input_size, kernel_size, stride=1, padding=0,
+                        split=1):
+    h, w = input_size
+    k, s, p = kernel_size, stride, padding
+    oh, ow = (w + 2 * p - k) // s + 1, (h + 2 * p - k) // s + 1
+    t = np.zeros((2, h + 2 * p, w + 2 * p), dtype=int)
+    for i in range(oh):
+        for j in range(ow):
+            t[0 if i < split else 1, i * s:i * s + k, j * s:j * s + k] = 1
+    return (t[0] * t[1])[p:p + h, p:p + w]
+
+
+MISTAKES += [
+    ("linear_backward", "extra-term", lb_bias_in_dx),
+    ("linear_backward", "extra-term", lb_bias_through_w),
+    ("find_wrong_backward", "heuristic", fwb_largest_gradient),
+    ("find_wrong_backward", "heuristic", fwb_largest_norm),
+    ("find_wrong_backward", "loose-tolerance", fwb_loose),
+    ("find_wrong_backward", "loose-tolerance", fwb_loose_list),
+    ("numeric_grad", "nudged-together", ng_whole_vector),
+    ("numeric_grad", "nudged-together", ng_rows),
+    ("square_plus_backward", "term-dropped", sp_missing_path),
+    ("square_plus_backward", "term-dropped", sp_one_factor),
+    ("maxpool_forward", "index-convention", mpf_index_in_sample),
+    ("maxpool_backward", "plane-offset", mpb_sum_of_planes),
+    ("maxpool_backward", "input-transposed", mpb_dy_column_order),
+    ("grouped_weight_matrix", "group-offset", gwm_kron),
+    ("grouped_weight_matrix", "truncated", gwm_int),
+    ("conv_output_size", "rounds-up", cos_nearest),
+    ("conv_output_size", "argument-mixed-up", cos_spacings_swapped),
+    ("conv2d_macs", "stride-misused", macs_stride_once),
+    ("adjoint_gap", "sign", ag_sides_reversed),
+    ("adjoint_gap", "draw-kind", ag_r_from_a),
+    ("batch_norm_backward", "misplaced-factor", bn_times_sigma),
+    ("batch_norm_backward", "wrong-count", bn_unbiased_variance_term),
+    ("avgpool_backward", "stride-ignored", app_tiles),
+    ("race_map", "hw-swapped", race_counts_swapped),
 ]
 
 
