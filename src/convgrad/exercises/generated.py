@@ -290,6 +290,9 @@ def _perms(ndim: int) -> list[tuple[int, ...]]:
             out.append(tuple(p))
     if ndim == 6:
         out.append((0, 1, 4, 5, 2, 3))
+        # the patches gathered per position, (N, OH, OW, C, K, K), and the
+        # reverse
+        out += [(0, 4, 5, 1, 2, 3), (0, 3, 4, 5, 1, 2)]
     return out
 
 

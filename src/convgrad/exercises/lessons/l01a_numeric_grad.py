@@ -125,6 +125,18 @@ def differences(run: Run, output: str):
     return out
 
 
+def unbracketed(run: Run, output: str):
+    """``/ 2 * eps`` for ``/ (2 * eps)``: divided by 2, then multiplied by
+    eps (and the like)."""
+    eps, central = run.case.get("eps", 1e-6), run.expected(output)
+    return [("/ 2 * eps for / (2 * eps): divided by 2, then multiplied by "
+             "eps", central * eps * eps)]
+
+
+def _unbracketed_fix(source: str, output: str | None, label: str) -> str:
+    return "divide by the whole step: (plus - minus) / (2 * eps)"
+
+
 def _moved(run: Run) -> tuple[str, int] | None:
     """Where the evidence of a nudge left in place is, if any."""
     x0, tol = run.case["x"], 1e-3 * run.case.get("eps", 1e-6)
@@ -204,7 +216,9 @@ LOW_PRECISION = Rule("low-precision", lambda run, _: _narrow(run) is not None,
                      _narrow_where, any_case=True, integrity=True)
 
 
-MISTAKES = [LOW_PRECISION, model("one-sided", differences), NUDGED_TOGETHER,
+MISTAKES = [LOW_PRECISION, model("one-sided", differences),
+            model("precedence", unbracketed, fix=_unbracketed_fix),
+            NUDGED_TOGETHER,
             NOT_RESTORED]
 
 EXERCISE = Exercise(

@@ -38,6 +38,14 @@ def paths(run: Run, output: str):
             ("only one piece of x*x, dy*x", dy * x)]
 
 
+def factor_ignored(run: Run, output: str):
+    """Every path handing dy on unchanged, as an addition does: the
+    product's pieces without their factor x."""
+    dy = run.case["dy"]
+    return [("each of the three paths passing dy on unchanged, 3*dy: the "
+             "factor x of the product's pieces left out", 3 * dy)]
+
+
 def dropped(run: Run, output: str):
     """A use of x left out of the sum: two pieces of the three."""
     x, dy = run.case["x"], run.case["dy"]
@@ -68,6 +76,7 @@ def output_for_input(run: Run, output: str):
 
 MISTAKES = [model("overwrites", paths),
             model("term-dropped", dropped),
+            model("input-ignored", factor_ignored),
             model("forward-for-derivative", output_for_input)]
 
 EXERCISE = Exercise(

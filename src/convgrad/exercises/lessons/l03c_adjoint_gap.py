@@ -170,6 +170,9 @@ def variants(run, output):
             "sign-lost": [("|gap|, the gap's absolute value", abs(gap))],
             "relative-gap": [("gap / |<A x, r>|, a relative gap",
                               gap / abs(ax_r)),
+                             ("gap / <A x, r>, a relative gap", gap / ax_r),
+                             ("gap / <x, At r>, a relative gap",
+                              gap / (ax_r - gap)),
                              ("the ratio <A x, r> / <x, At r>, not the "
                               "difference", ax_r / (ax_r - gap))],
             "draw-kind": [("x and r drawn with rng.random (uniform on [0, "

@@ -106,6 +106,20 @@ def per_image(run: Run, output: str):
             ("the last image's sum alone", sums[-1])]
 
 
+def other_axes(run: Run, output: str):
+    """dx with its two means taken over other axes than (N, H, W)."""
+    dy, x_hat = run.case["dy"], run.case["x_hat"]
+    out = []
+    for label, axes in (("every axis, the channels too", None),
+                        ("the batch axis only", (0,)),
+                        ("each row, axis 3 only", (3,))):
+        mean_dy = dy.mean(axis=axes, keepdims=True)
+        mean_dyx = (dy * x_hat).mean(axis=axes, keepdims=True)
+        out.append((f"dx's means over {label}",
+                    _scale(run.case) * (dy - mean_dy - x_hat * mean_dyx)))
+    return out
+
+
 def batch_fix(source: str, output: str | None, label: str) -> str:
     """The fix in batch norm's words: what every image shares."""
     return ("the batch shares the statistics, gamma and beta: every sum "
@@ -197,6 +211,7 @@ MISTAKES = [  # specific first
     model("stats-as-constants", constants, outputs=("dx",)),
     model("mean-term-only", mean_term_only, outputs=("dx",)),
     model("missing-batch-sum", per_image, fix=batch_fix),
+    model("sum-axes", other_axes, outputs=("dx",)),
     model("wrong-count", counts, outputs=("dx",)),
     model("misplaced-factor", placed, outputs=("dx",)),
     model("misplaced-factor", dgamma_scaled, outputs=("dgamma",)),
