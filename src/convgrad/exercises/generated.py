@@ -288,6 +288,12 @@ def _perms(ndim: int) -> list[tuple[int, ...]]:
             p = list(range(ndim))
             p[i], p[j] = p[j], p[i]
             out.append(tuple(p))
+    # the first axis moved last, or the last first (a (C_in, C_out, K, K)
+    # weight read as (C_out, K, K, C_in), say)
+    for shift in (1, ndim - 1):
+        p = tuple((i + shift) % ndim for i in range(ndim))
+        if p not in out:
+            out.append(p)
     if ndim == 6:
         out.append((0, 1, 4, 5, 2, 3))
         # the patches gathered per position, (N, OH, OW, C, K, K), and the
@@ -479,6 +485,8 @@ def _scattered(sc: Scatter) -> Iterator[tuple[str, str, np.ndarray]]:
     # (one image: then nothing is left)
     yield ("missing-batch-sum", "the last image left out (a batch loop "
            "that stops one short)", sc.output(keep=sc.batch < sc.batch.max()))
+    yield ("missing-batch-sum", "the first image left out (a batch loop "
+           "from 1)", sc.output(keep=sc.batch > 0))
     # an update placed after its loop: only the last output channel (or
     # image) of the sum kept
     for name, axis in _NAMED.findall(sc.label):

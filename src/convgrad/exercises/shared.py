@@ -383,6 +383,23 @@ def _shape_evidence(run: Run, output: str) -> bool | None:
     return got.shape != run.expected(output).shape
 
 
+def _square_evidence(run: Run, output: str) -> bool | None:
+    """A plane that is not square, returned square: one side's size used
+    for both."""
+    got, want = run.out(output), run.expected(output)
+    if got is None or want.ndim < 2 or want.shape[-1] == want.shape[-2]:
+        return None
+    h, w = want.shape[-2:]
+    return got.shape in ((*want.shape[:-2], h, h), (*want.shape[:-2], w, w))
+
+
+def _square_where(run: Run, output: str, label: str) -> str:
+    h, w = run.expected(output).shape[-2:]
+    g = run.out(output).shape[-1]
+    return (f"on case {run.number} your {output}'s plane is {g} x {g}, "
+            f"expected {h} x {w}: one side's size used for both")
+
+
 def _shape_where(run: Run, output: str, label: str) -> str:
     return (f"on case {run.number} your {output} has shape "
             f"{run.out(output).shape}, expected {run.expected(output).shape}")
@@ -468,10 +485,11 @@ TRUNCATED = Rule("truncated", _integer_evidence, _integer_where)
 WRITES_TO_COPY = Rule("writes-to-copy", _zeros_evidence, _zeros_where,
                       fix=_copy_fix)
 HW_SWAPPED = Rule("hw-swapped", _swapped_evidence, _swapped_where)
+SQUARE = Rule("square-assumed", _square_evidence, _square_where)
 SCALE = Rule("scale", lambda run, output: None, _scale_where,
              across=_scale_across)
 SHAPE = Rule("shape", _shape_evidence, _shape_where)
 MUTATES_INPUT = Rule("mutates-input", lambda run, _: bool(_changed(run)),
                      _mutates_where, any_case=True, integrity=True)
-GENERIC = (TRUNCATED, WRITES_TO_COPY, SCALE, HW_SWAPPED, *LOCALISE, *SPLIT, SHAPE,
+GENERIC = (TRUNCATED, WRITES_TO_COPY, SCALE, HW_SWAPPED, SQUARE, *LOCALISE, *SPLIT, SHAPE,
            MUTATES_INPUT)

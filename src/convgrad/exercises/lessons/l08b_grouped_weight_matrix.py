@@ -105,6 +105,11 @@ def group_rows(run: Run, output: str):
             _blocks(w, g, rows, lambda k: w[k * rows:(k + 1) * rows]
                     .reshape(rows, cols),
                     lambda k: (k * rows, (g - 1 - k) * cols)))]
+    tiled = np.zeros((c_out, g * cols))
+    for o in range(c_out):
+        tiled[o] = np.tile(w[o].reshape(-1), g)
+    out.append(("each filter repeated in every group's columns (dense), "
+                "not only its own group's", tiled))
     # the whole weight as every group's block: np.kron(np.eye(groups), w2d)
     out.append(("the whole weight as every group's block, "
                 "np.kron(np.eye(groups), w.reshape(C_out, -1))",
