@@ -145,6 +145,14 @@ def _arguments(case: dict) -> Iterator[Member]:
         yield ("argument-mixed-up", "the padding spread like the taps, "
                "padding*dilation",
                lambda c: _set(c, padding=c["padding"] * c["dilation"]), None)
+    full = case.get("kernel_size")
+    if not _int(full) and isinstance(case.get("w"), np.ndarray) \
+            and case["w"].ndim == 4:
+        full = case["w"].shape[-1]
+    if _int(case.get("padding")) and _int(full) and full - 1 != case["padding"]:
+        yield ("argument-mixed-up", "the full padding K - 1 (a transposed "
+               "conv's) where padding is meant",
+               lambda c, full=int(full): _set(c, padding=full - 1), None)
     k = case.get("kernel_size")
     if _int(k) and k > 1 and "input_size" not in case and (
             (_int(case.get("stride")) and case["stride"] != k)
@@ -186,6 +194,14 @@ def _inputs(case: dict) -> Iterator[Member]:
             yield ("input-ignored", f"{name} left out (taken as all ones)",
                    lambda c, name=name: _set(c, **{name: np.ones_like(c[name])}),
                    None)
+            if v.size > 1:
+                yield ("input-ignored", f"{name} replaced by its mean (every "
+                       f"entry the same)", lambda c, name=name: _set(c, **{
+                           name: np.full_like(c[name], c[name].mean())}), None)
+        if name == "dy" and np.any(v < 0):
+            yield ("negatives-dropped", "dy's negative entries dropped, "
+                   "np.maximum(dy, 0): a ReLU's rule where none belongs",
+                   lambda c: _set(c, dy=np.maximum(c["dy"], 0.0)), None)
         if name == "w" and v.ndim >= 2:
             flips = [("kernel-flipped", "the kernel flipped, w[..., ::-1, ::-1]",
                       (-2, -1)),
@@ -267,6 +283,22 @@ def _answers(case: dict, want: np.ndarray) -> Iterator[Member]:
                lambda a: np.full(a.shape, a.sum()))
         yield ("sum-axes", "the total of the right answer, one number "
                "(np.sum with no axis)", None, lambda a: np.asarray(a.sum()))
+    if want.ndim in (2, 3) and want.shape[0] > 1 and want.dtype.kind == "f":
+        yield ("batch-mixed", "every row given the whole batch's sum",
+               None, lambda a: np.broadcast_to(a.sum(0, keepdims=True),
+                                               a.shape).copy())
+    if want.ndim >= 2 and min(want.shape[-2:]) > 1:
+        # filled in row order, reshaped back in column order (or the reverse)
+        yield ("flat-order", "the right numbers in row order reshaped back "
+               "column by column (order='F')", None,
+               lambda a: a.ravel().reshape(a.shape, order="F"))
+        yield ("flat-order", "the right numbers flattened column by column "
+               "(order='F') and reshaped back in row order", None,
+               lambda a: a.ravel(order="F").reshape(a.shape))
+    if want.dtype.kind == "f" and want.size > 0 and not _whole(want):
+        yield ("result-off-by-one", "the right answer plus 1: an "
+               "accumulator started at 1 (np.ones), not 0", None,
+               lambda a: a + 1)
     if want.ndim == 4 and want.shape[0] > 1:
         yield ("batch-mixed", "every image given the whole batch's sum",
                None, lambda a: np.broadcast_to(a.sum(0, keepdims=True),
@@ -379,10 +411,12 @@ ORDER = ("stride-ignored", "padding-ignored", "dilation-ignored",
          "taps-swapped", "channels-swapped", "input-ignored",
          "input-transposed", "inputs-swapped", "outputs-swapped",
          "hw-swapped", "argument-mixed-up", "argument-sign",
-         "argument-off-by-one", "sign", "plane-transposed", "truncated",
+         "argument-off-by-one", "sign", "negatives-dropped",
+         "plane-transposed", "truncated",
          "batch-mixed", "averaged", "overwrites", "last-window-skipped",
          "term-dropped",
-         "term-sign", "term-doubled", "axes-order", "reshape-for-transpose",
+         "term-sign", "term-doubled", "axes-order", "flat-order",
+         "reshape-for-transpose",
          "sum-axes", "returns-input", "missing-batch-sum")
 # tried after the generic scale (a constant factor is the simpler story)
 LATE = ("count-factor", "result-off-by-one")

@@ -432,8 +432,12 @@ def _integer_evidence(run: Run, output: str) -> bool | None:
             or want.dtype.kind != "f" or run.right(output) \
             or np.all(want == np.trunc(want)):
         return None
+    # cut toward zero at the end, or at every `+=` into the integer array
+    # (then it is off by less than one per term): either way the fractions
+    # are gone, and the numbers are near the answer
     return bool(np.array_equal(got, np.trunc(want))
-                or np.array_equal(got, np.floor(want)))
+                or np.array_equal(got, np.floor(want))
+                or np.abs(got - want).max() <= max(1.0, np.abs(want).max()))
 
 
 def _integer_where(run: Run, output: str, label: str) -> str:

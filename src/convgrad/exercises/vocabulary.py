@@ -99,7 +99,7 @@ own-random           adjoint_gap
 update-order         sgd_momentum_step
 precedence           conv_output_size
 plane-offset         maxpool_backward
-input-for-output     conv2d_macs
+input-for-output     conv2d_macs, conv_output_size
 extra-term           linear_backward
 heuristic            find_wrong_backward
 nudged-together      numeric_grad
@@ -681,6 +681,12 @@ CODES: dict[str, tuple[str, str]] = {
         "nudge one element at a time: loop over every index "
         "(np.ndindex(x.shape)), not over the first axis or the whole array "
         "at once",
+    ),
+    "negatives-dropped": (
+        "the negative values dropped, as a ReLU would: only part of the "
+        "gradient flows",
+        "every value of dy flows back, whatever its sign: only a ReLU's "
+        "own backward zeroes anything, and by its input x, not by dy",
     ),
     "extra-term": (
         "a term added that does not belong: a path that does not go "

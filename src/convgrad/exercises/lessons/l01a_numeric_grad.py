@@ -129,8 +129,21 @@ def unbracketed(run: Run, output: str):
     """``/ 2 * eps`` for ``/ (2 * eps)``: divided by 2, then multiplied by
     eps (and the like)."""
     eps, central = run.case.get("eps", 1e-6), run.expected(output)
+    f, x = run.case["f"].fresh(), np.array(run.case["x"], dtype=np.float64)
+    plus, minus = np.zeros_like(x), np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        old = x[i]
+        x[i] = old + eps
+        plus[i] = f(x)
+        x[i] = old - eps
+        minus[i] = f(x)
+        x[i] = old
     return [("/ 2 * eps for / (2 * eps): divided by 2, then multiplied by "
-             "eps", central * eps * eps)]
+             "eps", central * eps * eps),
+            ("plus - minus / (2 * eps): only f(x - eps) divided",
+             plus - minus / (2 * eps)),
+            ("(plus - minus) / 2 * eps: divided by 2, then multiplied by "
+             "eps", (plus - minus) / 2 * eps)]
 
 
 def _unbracketed_fix(source: str, output: str | None, label: str) -> str:

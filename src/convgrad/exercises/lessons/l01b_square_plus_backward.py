@@ -46,6 +46,22 @@ def factor_ignored(run: Run, output: str):
              "factor x of the product's pieces left out", 3 * dy)]
 
 
+def doubled(run: Run, output: str):
+    """The square's derivative 2x given to each of its two factor paths."""
+    x, dy = run.case["x"], run.case["dy"]
+    return [("2*x for each of x*x's two paths: the square's derivative "
+             "counted twice, 4*x*dy + dy", 4 * x * dy + dy)]
+
+
+def multiplied(run: Run, output: str):
+    """The three paths' pieces multiplied, not added."""
+    x, dy = run.case["x"], run.case["dy"]
+    return [("the pieces multiplied, (dy*x)*(x*dy)*dy, not added",
+             (dy * x) * (x * dy) * dy),
+            ("the local derivatives multiplied, dy*x*x*1, not added",
+             dy * x * x)]
+
+
 def dropped(run: Run, output: str):
     """A use of x left out of the sum: two pieces of the three."""
     x, dy = run.case["x"], run.case["dy"]
@@ -76,6 +92,12 @@ def output_for_input(run: Run, output: str):
 
 MISTAKES = [model("overwrites", paths),
             model("term-dropped", dropped),
+            model("term-doubled", doubled),
+            model("misplaced-factor", multiplied,
+                  fix=lambda source, output, label: (
+                      "x reaches y by three paths: add their pieces, "
+                      "dx = dy*x + x*dy + dy; the chain rule multiplies "
+                      "along one path, the paths add")),
             model("input-ignored", factor_ignored),
             model("forward-for-derivative", output_for_input)]
 

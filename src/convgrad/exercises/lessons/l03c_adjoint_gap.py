@@ -199,7 +199,41 @@ def _not_drawn(c: dict) -> list[tuple[str, float]]:
     g = c["rng"].fresh()
     r = g.standard_normal(c["y_shape"])  # the one draw taken for r
     out.append(("x all ones, not drawn", _gap(c, np.ones(c["x_shape"]), r)))
+    out.append(("x and r all ones, not drawn",
+                _gap(c, np.ones(c["x_shape"]), np.ones(c["y_shape"]))))
+    g = c["rng"].fresh()
+    x32 = g.standard_normal(c["x_shape"], dtype=np.float32)
+    r32 = g.standard_normal(c["y_shape"], dtype=np.float32)
+    out.append(("x and r drawn in float32 (another stream of numbers)",
+                _gap(c, x32.astype(np.float64), r32.astype(np.float64))))
     return out
+
+
+def own_seeded(run, output):
+    """x and r from a generator of the learner's own, with a fixed seed."""
+    c = run.case
+    out = []
+    for seed in (0, 1, 42):
+        g = np.random.default_rng(seed)
+        x, r = g.standard_normal(c["x_shape"]), g.standard_normal(c["y_shape"])
+        out.append((f"x and r from np.random.default_rng({seed}), not the "
+                    f"rng given", _gap(c, x, r)))
+        legacy = np.random.RandomState(seed)
+        x, r = legacy.standard_normal(c["x_shape"]), \
+            legacy.standard_normal(c["y_shape"])
+        out.append((f"x and r from np.random.seed({seed}) and randn, not "
+                    f"the rng given", _gap(c, x, r)))
+    return out
+
+
+def means(run, output):
+    """Each inner product taken as a mean, not a sum."""
+    c = run.case
+    g = c["rng"].fresh()
+    x, r = g.standard_normal(c["x_shape"]), g.standard_normal(c["y_shape"])
+    ax, atr = c["A"](x), c["At"](r)
+    return [("each inner product as a mean, np.mean(A(x)*r) - "
+             "np.mean(x*At(r))", float(np.mean(ax * r) - np.mean(x * atr)))]
 
 
 def _own_random(run, output) -> bool | None:
@@ -220,6 +254,8 @@ MISTAKES = [
     model("draw-order", drawn_the_other_way),
     *(model(code, lambda r, o, code=code: variants(r, o)[code])
       for code in ("sign", "sign-lost", "relative-gap", "draw-kind")),
+    model("own-random", own_seeded),
+    model("sum-axes", means),
     Rule("own-random", _own_random,
          lambda run, output, label: (
              f"called twice on case {run.number}, with the same rng, your "

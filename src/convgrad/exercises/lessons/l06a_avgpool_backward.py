@@ -76,7 +76,7 @@ def cases(rng: np.random.Generator) -> list[dict]:
 
 
 def feed(case: dict, output: str = "dx", *, stride=None, padding=None,
-         divisor=None) -> Scatter:
+         divisor=None, clip_w=None) -> Scatter:
     """Avg-pool backward: ``dy / divisor`` on every pixel of each window.
     ``divisor`` overrides torch's rule: ``'pad'``, ``'inside'``, ``'k*k'``,
     ``'k'`` (the side for the area), ``'side'`` (the longer side of the
@@ -95,15 +95,16 @@ def feed(case: dict, output: str = "dx", *, stride=None, padding=None,
     if isinstance(rule, tuple):
         rule = rule[0] if cip else rule[1]
     n, c, h, w = shape
+    wc = w if clip_w is None else clip_w  # the bound the columns are clipped by
     at, value, batch, source = [], [], [], []
     for i, j in np.ndindex(*dy.shape[2:]):
         h0, w0 = i * s - p, j * s - p
-        h1, w1 = min(h0 + k, h + p), min(w0 + k, w + p)
+        h1, w1 = min(h0 + k, h + p), min(w0 + k, wc + p)
         full = (h1 - h0) * (w1 - w0)
         side = max(h1 - h0, w1 - w0)
         h0, w0 = max(h0, 0), max(w0, 0)
         started = (h1 - h0) * (w1 - w0)
-        h1, w1 = min(h1, h), min(w1, w)
+        h1, w1 = min(h1, h), min(w1, wc, w)
         div = {"pad": full, "inside": (h1 - h0) * (w1 - w0), "k*k": k * k,
                "k": k, "side": side, "start-clipped": started}[rule]
         for b, ch, r, q in np.ndindex(n, c, max(h1 - h0, 0), max(w1 - w0, 0)):
@@ -160,6 +161,10 @@ MISTAKES = [
         for label, s in (("stride=1", 1),
                          ("stride=kernel_size", r.case["kernel_size"]))]),
     model("stride-ignored", tiles),
+    model("square-assumed", lambda r, o: [] if r.case["input_shape"][2] ==
+          r.case["input_shape"][3] else [
+              ("the columns clipped by H, the rows' bound copied",
+               feed(r.case, o, clip_w=r.case["input_shape"][2]).output())]),
 ]
 
 EXERCISE = Exercise(

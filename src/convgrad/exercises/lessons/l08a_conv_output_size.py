@@ -66,7 +66,10 @@ def sizes(run: Run, output: str):
                      ("a span of k + d - 1 (the dilation added once, not at "
                       "each of the k - 1 gaps)",
                       (size + 2 * p - (k + d - 1)) // s + 1)],
-            "stride": [("stride 1", size + 2 * p - span + 1)]}
+            "stride": [("stride 1", size + 2 * p - span + 1)],
+            "transposed": [("the transposed convolution's rule, (size - 1)*s "
+                            "- 2p + d*(k - 1) + 1", (size - 1) * s - 2 * p
+                            + d * (k - 1) + 1)]}
 
 
 def count_models(run: Run, output: str) -> dict[str, list]:
@@ -120,6 +123,11 @@ MISTAKES = [
     model("dilation-ignored", lambda r, o: sizes(r, o)["dilation"]),
     model("span", lambda r, o: sizes(r, o)["span"]),
     model("stride-ignored", lambda r, o: sizes(r, o)["stride"]),
+    model("input-for-output", lambda r, o: sizes(r, o)["transposed"],
+          fix=lambda source, output, label: (
+              "that rule gives a transposed convolution's output (the "
+              "forward's input size from its output); a convolution's "
+              "output counts windows: (size + 2*p - d*(k - 1) - 1) // s + 1")),
     model("rounds-up", lambda r, o: count_models(r, o)["rounds-nearest"]),
     # last: a floor split over the terms agrees with other slips often
     model("precedence", lambda r, o: count_models(r, o)["precedence"],

@@ -55,7 +55,9 @@ def block_offsets(run: Run, output: str):
     rows, cols = c_out // g, cig * kh * kw
     out = []
     for label, start in (("block g's columns at g*(C_out/groups)", rows),
-                         ("block g's columns at g*(C_in/groups)", cig)):
+                         ("block g's columns at g*(C_in/groups)", cig),
+                         ("block g's columns at g*K*K, the channels of a "
+                          "group forgotten", kh * kw)):
         if start == cols:
             continue
         m = np.zeros((c_out, g * cols))
