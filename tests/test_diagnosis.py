@@ -2214,6 +2214,384 @@ MISTAKES += [
 ]
 
 
+# session 15: the mistakes of the fifth blind corpus, each in two styles
+
+
+def ag_means(A, At, x_shape, y_shape, rng):
+    x, r = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    return float(np.mean(A(x) * r) - np.mean(x * At(r)))
+
+
+def ag_means_loop(A, At, x_shape, y_shape, rng):
+    x, r = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    left, right = A(x) * r, x * At(r)
+    return float(left.sum() / left.size - right.sum() / right.size)
+
+
+def ag_seeded(A, At, x_shape, y_shape, rng):
+    g = np.random.default_rng(0)
+    x, r = g.standard_normal(x_shape), g.standard_normal(y_shape)
+    return float(np.vdot(A(x), r) - np.vdot(x, At(r)))
+
+
+def ag_float32(A, At, x_shape, y_shape, rng):
+    x = rng.standard_normal(x_shape, dtype=np.float32).astype(float)
+    r = rng.standard_normal(y_shape, dtype=np.float32).astype(float)
+    return float(np.sum(A(x) * r) - np.sum(x * At(r)))
+
+
+def sp_four_x(x, dy):
+    return 2 * x * dy + 2 * x * dy + dy  # 2x for each factor of x*x
+
+
+def sp_four_x_loop(x, dy):
+    dx = np.zeros_like(x)
+    for _ in range(2):  # each factor of x*x
+        dx += dy * 2 * x
+    return dx + dy
+
+
+def sp_product(x, dy):
+    return (dy * x) * (x * dy) * dy
+
+
+def sp_product_loop(x, dy):
+    dx = np.ones_like(x)
+    for piece in (dy * x, dy * x, dy):
+        dx *= piece
+    return dx
+
+
+def sp_ones_start(x, dy):
+    dx = np.ones_like(x)
+    dx += dy * x
+    dx += dy * x
+    dx += dy
+    return dx
+
+
+def sp_ones_start_sum(x, dy):
+    return 1 + sum([dy * x, x * dy, dy])
+
+
+def ng_fortran(f, x, eps=1e-6):
+    flat = np.array(x, dtype=float).ravel()
+    out = []
+    for k in range(flat.size):
+        flat[k] += eps
+        plus = f(flat.reshape(x.shape))
+        flat[k] -= 2 * eps
+        minus = f(flat.reshape(x.shape))
+        flat[k] += eps
+        out.append((plus - minus) / (2 * eps))
+    return np.array(out).reshape(x.shape, order="F")
+
+
+def ng_fortran_ravel(f, x, eps=1e-6):
+    x = np.array(x, dtype=float)
+    g = np.zeros(x.size)
+    for k, i in enumerate(np.ndindex(x.shape)):
+        old = x[i]
+        x[i] = old + eps
+        plus = f(x)
+        x[i] = old - eps
+        minus = f(x)
+        x[i] = old
+        g[k] = (plus - minus) / (2 * eps)
+    return g.reshape(x.shape, order="F")
+
+
+def ng_unbracketed(f, x, eps=1e-6):
+    x = np.array(x, dtype=float)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        old = x[i]
+        x[i] = old + eps
+        plus = f(x)
+        x[i] = old - eps
+        minus = f(x)
+        x[i] = old
+        g[i] = plus - minus / (2 * eps)
+    return g
+
+
+def ng_over_two_times_eps(f, x, eps=1e-6):
+    x = np.array(x, dtype=float)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        g[i] = (f(x + e) - f(x - e)) / 2 * eps
+    return g
+
+
+def cb_one_count(w, input_size, stride=1, padding=0):
+    h, wd = input_size
+    k, s, p = w.shape[0], stride, padding
+    n = (h + 2 * p - k) // s + 1  # counted on H, used for both axes
+    canvas = np.zeros((h + 2 * p, wd + 2 * p))
+    for ki in range(k):
+        for kj in range(k):
+            canvas[ki:ki + s * n:s, kj:kj + s * n:s] += w[ki, kj]
+    return canvas[p:p + h, p:p + wd]
+
+
+def cb_one_count_loop(w, input_size, stride=1, padding=0):
+    h, wd = input_size
+    k, s, p = w.shape[0], stride, padding
+    n = (h + 2 * p - k) // s + 1
+    canvas = np.zeros((h + 2 * p, wd + 2 * p))
+    for i in range(n):
+        for j in range(n):
+            block = canvas[i * s:i * s + k, j * s:j * s + k]
+            block += w[:block.shape[0], :block.shape[1]]
+    return canvas[p:p + h, p:p + wd]
+
+
+def cb_mean_weight(w, input_size, stride=1, padding=0):
+    ones = F.conv_transpose2d(
+        cg.Tensor(np.ones((1, 1, *geometry.window(
+            tuple(input_size), w.shape[0], stride, padding, 1).out))),
+        cg.Tensor(np.ones((1, 1, *w.shape))), stride=stride).data[0, 0]
+    h, wd = input_size
+    count = np.zeros((h + 2 * padding, wd + 2 * padding))
+    count[:ones.shape[0], :ones.shape[1]] = ones
+    return (count * w.mean())[padding:padding + h, padding:padding + wd]
+
+
+def cb_mean_weight_loop(w, input_size, stride=1, padding=0):
+    h, wd = input_size
+    k, s, p = w.shape[0], stride, padding
+    oh, ow = geometry.window((h, wd), k, s, p, 1).out
+    canvas = np.zeros((h + 2 * p, wd + 2 * p))
+    for i in range(oh):
+        for j in range(ow):
+            canvas[i * s:i * s + k, j * s:j * s + k] += w.mean()
+    return canvas[p:p + h, p:p + wd]
+
+
+def _avg_clip(dy, input_shape, kernel_size, stride=None, padding=0,
+              count_include_pad=True, square=True):
+    k, p = kernel_size, padding
+    s = k if stride is None else stride
+    n, c, h, w = input_shape
+    wc = h if square else w  # the columns clipped by H
+    dx = np.zeros(input_shape)
+    for i in range(dy.shape[2]):
+        for j in range(dy.shape[3]):
+            h0, w0 = i * s - p, j * s - p
+            h1, w1 = min(h0 + k, h + p), min(w0 + k, wc + p)
+            full = (h1 - h0) * (w1 - w0)
+            h0, w0, h1, w1 = max(h0, 0), max(w0, 0), min(h1, h), min(w1, wc, w)
+            div = full if count_include_pad else (h1 - h0) * (w1 - w0)
+            dx[:, :, h0:h1, w0:w1] += dy[:, :, i:i + 1, j:j + 1] / div
+    return dx
+
+
+def app_columns_by_h(dy, input_shape, kernel_size, stride=None, padding=0,
+                     count_include_pad=True):
+    return _avg_clip(dy, input_shape, kernel_size, stride, padding,
+                     count_include_pad)
+
+
+def app_columns_by_h_vec(dy, input_shape, kernel_size, stride=None,
+                         padding=0, count_include_pad=True):
+    n, c, h, w = input_shape
+    out = _avg_clip(dy, input_shape, kernel_size, stride, padding,
+                    count_include_pad)
+    return out.reshape(n, c, h, w).copy()
+
+
+def mpb_relu_dy(dy, argmax, input_shape):
+    dx = np.zeros(input_shape)
+    n, c, h, w = input_shape
+    flat = dx.reshape(n, c, -1)
+    for b, ch in np.ndindex(n, c):
+        np.add.at(flat[b, ch], argmax[b, ch].ravel(),
+                  np.maximum(dy[b, ch], 0).ravel())
+    return dx
+
+
+def mpb_relu_dy_loop(dy, argmax, input_shape):
+    dx = np.zeros(input_shape)
+    n, c, oh, ow = dy.shape
+    w = input_shape[3]
+    for b, ch, i, j in np.ndindex(n, c, oh, ow):
+        if dy[b, ch, i, j] > 0:
+            r, q = divmod(int(argmax[b, ch, i, j]), w)
+            dx[b, ch, r, q] += dy[b, ch, i, j]
+    return dx
+
+
+def mpb_tiles(dy, argmax, input_shape):
+    n, c, h, w = input_shape
+    oh, ow = dy.shape[2:]
+    up = np.repeat(np.repeat(dy, h // oh, axis=2), w // ow, axis=3)
+    grid = np.zeros(input_shape)
+    grid[:, :, :up.shape[2], :up.shape[3]] = up
+    mask = np.zeros((n * c, h * w))
+    mask[np.arange(n * c)[:, None], argmax.reshape(n * c, -1)] = 1
+    return grid * mask.reshape(input_shape)
+
+
+def mpb_tiles_loop(dy, argmax, input_shape):
+    n, c, h, w = input_shape
+    oh, ow = dy.shape[2:]
+    kh, kw = h // oh, w // ow
+    dx = np.zeros(input_shape)
+    chosen = np.zeros(input_shape, dtype=bool)
+    for b, ch, i, j in np.ndindex(*dy.shape):
+        r, q = divmod(int(argmax[b, ch, i, j]), w)
+        chosen[b, ch, r, q] = True
+    for b, ch, r, q in np.ndindex(*input_shape):
+        if chosen[b, ch, r, q] and r // kh < oh and q // kw < ow:
+            dx[b, ch, r, q] = dy[b, ch, r // kh, q // kw]
+    return dx
+
+
+def lb_dx_batch_sum(x, w, dy):
+    dx = dy @ w
+    return np.broadcast_to(dx.sum(0), x.shape).copy(), dy.T @ x, dy.sum(0)
+
+
+def lb_dx_batch_sum_loop(x, w, dy):
+    total = np.zeros(x.shape[1])
+    for n in range(x.shape[0]):
+        total += dy[n] @ w
+    dx = np.tile(total, (x.shape[0], 1))
+    return dx, dy.T @ x, dy.sum(axis=0)
+
+
+def c2i_int(col, input_size, kernel_size, stride=1, padding=0, dilation=1):
+    n, c, k, _, oh, ow = col.shape
+    (h, w), s, p, d = input_size, stride, padding, dilation
+    xp = np.zeros((n, c, h + 2 * p, w + 2 * p), dtype=int)
+    for ki, kj, i, j in np.ndindex(k, k, oh, ow):
+        xp[:, :, i * s + ki * d, j * s + kj * d] += \
+            col[:, :, ki, kj, i, j].astype(int)
+    return xp[:, :, p:p + h, p:p + w]
+
+
+def c2i_int_add_at(col, input_size, kernel_size, stride=1, padding=0,
+                   dilation=1):
+    n, c, k, _, oh, ow = col.shape
+    (h, w), s, p, d = input_size, stride, padding, dilation
+    out = np.zeros((n, c, h + 2 * p, w + 2 * p), dtype=np.int64)
+    for ki, kj in np.ndindex(k, k):
+        rows = slice(ki * d, ki * d + s * (oh - 1) + 1, s)
+        cols = slice(kj * d, kj * d + s * (ow - 1) + 1, s)
+        out[:, :, rows, cols] += col[:, :, ki, kj].astype(np.int64)
+    return out[:, :, p:p + h, p:p + w]
+
+
+def cdb_full_padding(w, dy, v, stride=1, padding=0):
+    k, s = w.shape[-1], stride
+    p = k - 1  # the full padding of the transposed conv, not the forward's
+    vp = np.pad(v, ((0, 0), (0, 0), (p, p), (p, p)))
+    ddy, dw = np.zeros(dy.shape), np.zeros(w.shape)
+    for n, o, i, j in np.ndindex(*dy.shape):
+        patch = vp[n, :, i * s:i * s + k, j * s:j * s + k]
+        ddy[n, o, i, j] = np.sum(w[o] * patch)
+        dw[o] += dy[n, o, i, j] * patch
+    return ddy, dw
+
+
+def cdb_full_padding_loop(w, dy, v, stride=1, padding=0):
+    k, s = w.shape[-1], stride
+    vp = np.pad(v, ((0, 0), (0, 0), (k - 1, k - 1), (k - 1, k - 1)))
+    oh, ow = dy.shape[2:]
+    cols = np.zeros((v.shape[0], v.shape[1], k, k, oh, ow))
+    for ki, kj in np.ndindex(k, k):
+        cols[:, :, ki, kj] = vp[:, :, ki:ki + s * (oh - 1) + 1:s,
+                                kj:kj + s * (ow - 1) + 1:s]
+    return (np.einsum("ockl,ncklij->noij", w, cols),
+            np.einsum("noij,ncklij->ockl", dy, cols))
+
+
+def macs_range_count(x_shape, w_shape, stride=1, padding=0):
+    n, c_in, h, w = x_shape
+    c_out, _, k, _ = w_shape
+    oh = len(range(0, h + 2 * padding - k, stride))
+    ow = len(range(0, w + 2 * padding - k, stride))
+    return n * c_out * c_in * k * k * oh * ow
+
+
+def macs_while_count(x_shape, w_shape, stride=1, padding=0):
+    n, c_in, h, w = x_shape
+    c_out, _, k, _ = w_shape
+
+    def count(size):
+        m, start = 0, 0
+        while start < size + 2 * padding - k:  # '<' drops the last start
+            m += 1
+            start += stride
+        return m
+    return n * c_out * c_in * k * k * count(h) * count(w)
+
+
+def cos_transposed(size, kernel_size, stride=1, padding=0, dilation=1):
+    return (size - 1) * stride - 2 * padding + dilation * (kernel_size - 1) + 1
+
+
+def cos_transposed_span(size, kernel_size, stride=1, padding=0, dilation=1):
+    span = dilation * (kernel_size - 1) + 1
+    return stride * (size - 1) + span - 2 * padding
+
+
+def bn_global_means(dy, x_hat, gamma, sigma):
+    db, dg = dy.sum(axis=(0, 2, 3)), (dy * x_hat).sum(axis=(0, 2, 3))
+    g = (gamma / sigma).reshape(1, -1, 1, 1)
+    return g * (dy - dy.mean() - x_hat * (dy * x_hat).mean()), dg, db
+
+
+def bn_global_means_einsum(dy, x_hat, gamma, sigma):
+    m = dy.size
+    db = np.einsum("nchw->c", dy)
+    dg = np.einsum("nchw,nchw->c", dy, x_hat)
+    g = (gamma / sigma)[None, :, None, None]
+    return g * (dy - db.sum() / m - x_hat * dg.sum() / m), dg, db
+
+
+MISTAKES += [
+    ("adjoint_gap", "sum-axes", ag_means),
+    ("adjoint_gap", "sum-axes", ag_means_loop),
+    ("adjoint_gap", "own-random", ag_seeded),
+    ("adjoint_gap", "draw-kind", ag_float32),
+    ("square_plus_backward", "term-doubled", sp_four_x),
+    ("square_plus_backward", "term-doubled", sp_four_x_loop),
+    ("square_plus_backward", "misplaced-factor", sp_product),
+    ("square_plus_backward", "misplaced-factor", sp_product_loop),
+    ("square_plus_backward", "result-off-by-one", sp_ones_start),
+    ("square_plus_backward", "result-off-by-one", sp_ones_start_sum),
+    ("numeric_grad", "flat-order", ng_fortran),
+    ("numeric_grad", "flat-order", ng_fortran_ravel),
+    ("numeric_grad", "precedence", ng_unbracketed),
+    ("numeric_grad", "precedence", ng_over_two_times_eps),
+    ("checkerboard_dx", "square-assumed", cb_one_count),
+    ("checkerboard_dx", "square-assumed", cb_one_count_loop),
+    ("checkerboard_dx", "input-ignored", cb_mean_weight),
+    ("checkerboard_dx", "input-ignored", cb_mean_weight_loop),
+    ("avgpool_backward", "square-assumed", app_columns_by_h),
+    ("avgpool_backward", "square-assumed", app_columns_by_h_vec),
+    ("maxpool_backward", "negatives-dropped", mpb_relu_dy),
+    ("maxpool_backward", "negatives-dropped", mpb_relu_dy_loop),
+    ("maxpool_backward", "stride-ignored", mpb_tiles),
+    ("maxpool_backward", "stride-ignored", mpb_tiles_loop),
+    ("linear_backward", "batch-mixed", lb_dx_batch_sum),
+    ("linear_backward", "batch-mixed", lb_dx_batch_sum_loop),
+    ("col2im", "truncated", c2i_int),
+    ("col2im", "truncated", c2i_int_add_at),
+    ("conv_double_backward", "argument-mixed-up", cdb_full_padding),
+    ("conv_double_backward", "argument-mixed-up", cdb_full_padding_loop),
+    ("conv2d_macs", "off-by-one", macs_range_count),
+    ("conv2d_macs", "off-by-one", macs_while_count),
+    ("conv_output_size", "input-for-output", cos_transposed),
+    ("conv_output_size", "input-for-output", cos_transposed_span),
+    ("batch_norm_backward", "sum-axes", bn_global_means),
+    ("batch_norm_backward", "sum-axes", bn_global_means_einsum),
+]
+
+
 # an IndexError that is no swap: it raises on the square planes too
 
 

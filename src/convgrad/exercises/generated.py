@@ -415,8 +415,8 @@ ORDER = ("stride-ignored", "padding-ignored", "dilation-ignored",
          "plane-transposed", "truncated",
          "batch-mixed", "averaged", "overwrites", "last-window-skipped",
          "term-dropped",
-         "term-sign", "term-doubled", "axes-order", "flat-order",
-         "reshape-for-transpose",
+         "term-sign", "term-doubled", "axes-order",
+         "reshape-for-transpose", "flat-order",
          "sum-axes", "returns-input", "missing-batch-sum")
 # tried after the generic scale (a constant factor is the simpler story)
 LATE = ("count-factor", "result-off-by-one")

@@ -67,7 +67,10 @@ def sizes(run: Run, output: str) -> dict[str, list]:
 
     return {
         "off-by-one": [("OH and OW without the +1",
-                        count(lambda a: (a + 2 * p - k) // s))],
+                        count(lambda a: (a + 2 * p - k) // s)),
+                       ("OH and OW as len(range(0, size + 2p - k, s)), which "
+                        "leaves out the last start",
+                        count(lambda a: len(range(0, a + 2 * p - k, s))))],
         "rounds-up": [("OH and OW rounded up",
                        count(lambda a: -(-(a + 2 * p - k) // s) + 1))],
         "float-division": [("OH and OW by true division, / for //",
