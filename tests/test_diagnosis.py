@@ -2552,6 +2552,69 @@ def bn_global_means_einsum(dy, x_hat, gamma, sigma):
     return g * (dy - db.sum() / m - x_hat * dg.sum() / m), dg, db
 
 
+def sgd_swapped_pair(w, dw, v, lr, momentum):
+    v = momentum * v + dw
+    return v, w - lr * v  # (v, w) for (w, v)
+
+
+def sgd_swapped_pair_loop(w, dw, v, lr, momentum):
+    w2, v2 = w.copy(), v.copy()
+    for i in np.ndindex(w.shape):
+        v2[i] = momentum * v[i] + dw[i]
+        w2[i] = w[i] - lr * v2[i]
+    return v2, w2
+
+
+def sgd_fresh_velocity(w, dw, v, lr, momentum):
+    v_new = momentum * np.zeros_like(v) + dw  # the v passed in never used
+    return w - lr * v_new, v_new
+
+
+def sgd_fresh_velocity_loop(w, dw, v, lr, momentum):
+    out_w, out_v = np.empty_like(w), np.empty_like(v)
+    for i in np.ndindex(w.shape):
+        out_v[i] = dw[i]
+        out_w[i] = w[i] - lr * out_v[i]
+    return out_w, out_v
+
+
+def sgd_momentum_on_gradient(w, dw, v, lr, momentum):
+    v = v + momentum * dw  # the momentum scales dw, not the old v
+    return w - lr * v, v
+
+
+def sgd_momentum_on_gradient_loop(w, dw, v, lr, momentum):
+    w, v = w.copy(), v.copy()
+    for i in np.ndindex(w.shape):
+        v[i] = momentum * dw[i] + v[i]
+        w[i] -= lr * v[i]
+    return w, v
+
+
+def sgd_old_v_returned(w, dw, v, lr, momentum):
+    v_new = momentum * v + dw
+    return w - lr * v_new, v  # the velocity handed back as it came
+
+
+def sgd_old_v_returned_loop(w, dw, v, lr, momentum):
+    w2 = w.copy()
+    for i in np.ndindex(w.shape):
+        w2[i] -= lr * (momentum * v[i] + dw[i])
+    return w2, v.copy()
+
+
+MISTAKES += [
+    ("sgd_momentum_step", "outputs-swapped", sgd_swapped_pair),
+    ("sgd_momentum_step", "outputs-swapped", sgd_swapped_pair_loop),
+    ("sgd_momentum_step", "argument-ignored", sgd_fresh_velocity),
+    ("sgd_momentum_step", "argument-ignored", sgd_fresh_velocity_loop),
+    ("sgd_momentum_step", "inputs-swapped", sgd_momentum_on_gradient),
+    ("sgd_momentum_step", "inputs-swapped", sgd_momentum_on_gradient_loop),
+    ("sgd_momentum_step", "returns-input", sgd_old_v_returned),
+    ("sgd_momentum_step", "returns-input", sgd_old_v_returned_loop),
+]
+
+
 MISTAKES += [
     ("adjoint_gap", "sum-axes", ag_means),
     ("adjoint_gap", "sum-axes", ag_means_loop),

@@ -685,6 +685,12 @@ def _singles(parts: tuple, run: Run, output: str
         if name != output:
             out.append(("outputs-swapped", f"{name} returned where "
                         f"{output} goes", run.expected(name), None))
+    for name, v in run.case.items():  # a ReLU's mask where none belongs
+        if isinstance(v, np.ndarray) and v.shape == want.shape \
+                and v.dtype.kind == "f" and np.any(v <= 0) and name != "dy":
+            out.append(("negatives-dropped", f"the right answer masked where "
+                        f"{name} <= 0, as a ReLU's backward would",
+                        want * (v > 0), None))
     for name in run.names:  # an output just computed, fed back as an input
         other = run.expected(name)
         for arg, v in run.case.items():

@@ -490,8 +490,19 @@ WRITES_TO_COPY = Rule("writes-to-copy", _zeros_evidence, _zeros_where,
                       fix=_copy_fix)
 HW_SWAPPED = Rule("hw-swapped", _swapped_evidence, _swapped_where)
 SQUARE = Rule("square-assumed", _square_evidence, _square_where)
+def _scale_fix(source: str, output: str | None, label: str) -> str | None:
+    """A factor that comes from running backward twice: the gradients
+    accumulate into .grad."""
+    if len(re.findall(r"\.backward\(", source)) >= 2 or re.search(
+            r"for .*:\n(?:.*\n)*?.*\.backward\(", source):
+        return ("backward() adds into .grad: called twice on the same "
+                "graph, the gradient is counted twice; call it once (or "
+                "zero .grad before the second call)")
+    return None
+
+
 SCALE = Rule("scale", lambda run, output: None, _scale_where,
-             across=_scale_across)
+             across=_scale_across, fix=_scale_fix)
 SHAPE = Rule("shape", _shape_evidence, _shape_where)
 MUTATES_INPUT = Rule("mutates-input", lambda run, _: bool(_changed(run)),
                      _mutates_where, any_case=True, integrity=True)

@@ -145,8 +145,10 @@ CODES: dict[str, tuple[str, str]] = {
     ),
     "no-crop": (
         "the padding is not cropped, or is cropped at the wrong offset",
-        "scatter into the padded canvas, then return "
-        "canvas[..., p:p + H, p:p + W] (a crop p:-p breaks when p = 0)",
+        "pad both sides by p ((p, p) per axis), scatter into the padded "
+        "canvas at i*s + ki*d (no -p there: that is the unpadded image's "
+        "coordinate), then return canvas[..., p:p + H, p:p + W] (a crop "
+        "p:-p breaks when p = 0)",
     ),
     "dilation-ignored": (
         "taps placed without the dilation",
@@ -203,14 +205,19 @@ CODES: dict[str, tuple[str, str]] = {
         "follows from the input shapes and the arguments",
     ),
     "tie-last": (
-        "on a tie the last maximum wins; the first must",
-        "replace the best only when a value is strictly greater (>, never "
-        ">=), scanning the window row by row",
+        "ties broken the wrong way: the first maximum in the window's "
+        "row-by-row order must win (not the last, nor the first down the "
+        "columns)",
+        "scan the window row by row (np.argmax of the window as it is, not "
+        "of its transpose) and replace the best only when a value is "
+        "strictly greater (>, never >=)",
     ),
     "pad-zero": (
-        "the padding counted as 0 where it must be -inf",
-        "skip positions outside the image (or pad with -np.inf): a window "
-        "of negative numbers has a negative max",
+        "a 0 where -inf belongs: the padding taken as 0, or the running "
+        "maximum started at 0",
+        "start the running maximum at -np.inf (or at the window's first "
+        "value) and skip positions outside the image (or pad with "
+        "-np.inf): a window of negative numbers has a negative max",
     ),
     "divisor": (
         "the wrong divisor for a window",
@@ -537,8 +544,10 @@ CODES: dict[str, tuple[str, str]] = {
     ),
     "last-window-skipped": (
         "a row or column of windows left out: a loop that stops one short",
-        "visit every window: range(OH) and range(OW), with OH = (H + 2p - "
-        "span) // s + 1",
+        "visit every window: range(OH) and range(OW), with OH and OW read "
+        "from the output's (or dy's) shape; a count you compute must follow "
+        "the same rule, (H + 2p - span) // s + 1 (and ceil mode's extra "
+        "window), and a range's end is exclusive",
     ),
     "count-factor": (
         "the right numbers divided or multiplied by a count (a size, the "
@@ -686,7 +695,8 @@ CODES: dict[str, tuple[str, str]] = {
         "the negative values dropped, as a ReLU would: only part of the "
         "gradient flows",
         "every value of dy flows back, whatever its sign: only a ReLU's "
-        "own backward zeroes anything, and by its input x, not by dy",
+        "own backward zeroes anything (where its input x <= 0), and no ReLU "
+        "sits here",
     ),
     "extra-term": (
         "a term added that does not belong: a path that does not go "

@@ -122,10 +122,10 @@ def transposed(run: Run, output: str):
 def one_count(run: Run, output: str):
     """The windows counted on one axis and the count used for both."""
     h, w = run.case["input_size"]
-    if h == w:
-        return []
+    right = run.expected(output)
     return [(f"the window count of {a} used for both axes",
-             stamps(run.case, counts=a).output()) for a in ("H", "W")]
+             right if h == w else stamps(run.case, counts=a).output())
+            for a in ("H", "W")]
 
 
 MISTAKES = [
@@ -135,7 +135,9 @@ MISTAKES = [
     model("stride-ignored", strides),
     model("kernel-flipped", flipped),
     model("taps-swapped", transposed),
-    model("square-assumed", one_count),
+    # exact: right on every square case too (a count slip that happens to
+    # agree on the other cases is wrong on some square one)
+    model("square-assumed", one_count, exact=True),
 ]
 
 EXERCISE = Exercise(

@@ -94,6 +94,9 @@ def count_models(run: Run, output: str) -> dict[str, list]:
                             int(np.floor(room / s + 0.5)) + 1)],
         "precedence": [("size + 2*p - span // s + 1 (only the span "
                         "divided)", size + 2 * p - span // s + 1),
+                       ("size + 2*p - d*(k - 1) - 1 // s + 1 (only the "
+                        "last 1 divided)",
+                        size + 2 * p - d * (k - 1) - 1 // s + 1),
                        ("(size + 2*p - span) // (s + 1)",
                         (size + 2 * p - span) // (s + 1)),
                        ("size + 2*p - span // s (no parentheses, no +1)",

@@ -100,8 +100,17 @@ def local_index(run: Run, output: str):
                                               **geo)
         dx[:, part] += dx_g
         dw[:per] += dw_g
-    return [("every group using group 0's output channels (o within the "
-             "group indexes dy and w)", dx if output == "dx" else dw)]
+    out = [("every group using group 0's output channels (o within the "
+            "group indexes dy and w)", dx if output == "dx" else dw)]
+    if output == "dw":  # dw reading group 0's input channels for every group
+        dw0 = np.zeros_like(w)
+        for grp in range(g):
+            rows = slice(grp * per, (grp + 1) * per)
+            dw0[rows] = dilated_grouped_backward(x[:, :cig], w[rows], dy[:, rows],
+                                                 **geo)[1]
+        out.append(("dw reading the input channels of group 0 for every "
+                    "group (the group's offset into x left out)", dw0))
+    return out
 
 
 # every conv backward's, shared with lesson 4's conv2d_backward, and the
