@@ -223,8 +223,11 @@ def swapped(run: Run, output: str):
     return [("H at v times x: x and v swapped", f.hvp(v, x))]
 
 
-# what a gradient with no graph says when it is differentiated again
-NO_GRAPH = ("does not require grad", "has no graph", "no grad_fn")
+# what a gradient with no graph says when it is differentiated again: a
+# Tensor that requires no grad, or (x.grad after a plain backward()) an
+# array, whose sum is a number
+NO_GRAPH = ("does not require grad", "outputs must be a Tensor",
+            "has no attribute 'backward'")
 
 
 def _no_graph(run: Run, output: str) -> bool | None:
