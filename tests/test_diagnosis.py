@@ -1378,6 +1378,23 @@ def _hvp(style="grad", keep=True, zero=True, passes=2, direction="v",
     return answer
 
 
+def hvp_forward_difference(f, x, v, eps=1e-3):
+    def grad_at(point):
+        xt = cg.Tensor(point, requires_grad=True)
+        return cg.grad(f(xt), xt)[0].data
+
+    return (grad_at(x + eps * v) - grad_at(x)) / eps
+
+
+def hvp_backward_difference(f, x, v):
+    grads = []
+    for point in (x, x - 1e-2 * v):
+        xt = cg.Tensor(point, requires_grad=True)
+        f(xt).backward()
+        grads.append(np.array(xt.grad))
+    return (grads[0] - grads[1]) / 1e-2
+
+
 def hvp_accumulates(f, x, v):
     xt = cg.Tensor(x, requires_grad=True)
     loss = f(xt)
@@ -1420,6 +1437,8 @@ MISTAKES += [
     ("hessian_vector_product", "grad-accumulated",
      _hvp("backward", zero=False)),
     ("hessian_vector_product", "grad-accumulated", hvp_accumulates),
+    ("hessian_vector_product", "one-sided", hvp_forward_difference),
+    ("hessian_vector_product", "one-sided", hvp_backward_difference),
 ]
 
 

@@ -110,6 +110,7 @@ grad-accumulated     hessian_vector_product
 one-backward         hessian_vector_product
 misplaced-factor     hessian_vector_product
 grad-as-direction    hessian_vector_product
+one-sided            hessian_vector_product
 plane-offset         maxpool_backward
 input-for-output     conv2d_macs
 ===================  ========================================================

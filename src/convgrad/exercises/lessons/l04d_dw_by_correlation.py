@@ -116,17 +116,25 @@ def undilated(run: Run, output: str):
 
 def strided(run: Run, output: str):
     x, dy, k, s, p = _args(run.case)
-    return _try("stride=stride (the correlation's own stride) with "
-                "dilation 1", lambda: correlate(x, dy, k, s, p, step=s,
-                                                dilation=1))
+    label = "stride=stride (the correlation's own stride) with dilation 1"
+    out = _try(label, lambda: correlate(x, dy, k, s, p, step=s, dilation=1))
+    if out and out[0][1].shape[2:] != (k, k):  # smaller than the kernel
+        fitted = np.zeros((*out[0][1].shape[:2], k, k))
+        h, w = out[0][1].shape[2:]
+        fitted[:, :, :h, :w] = out[0][1]
+        out.append((f"{label}, put into a kernel of zeros", fitted))
+    return out
 
 
 def uncropped(run: Run, output: str):
     x, dy, k, s, p = _args(run.case)
     whole = correlate(x, dy, None, s, p)
+    top, left = (whole.shape[2] - k) // 2, (whole.shape[3] - k) // 2
     return [("the whole correlation, not cropped to the kernel", whole),
             ("a crop at the bottom right, [-k:, -k:]",
-             whole[:, :, -k:, -k:])]
+             whole[:, :, -k:, -k:]),
+            ("a crop at the centre",
+             whole[:, :, top:top + k, left:left + k])]
 
 
 def unpadded(run: Run, output: str):

@@ -23,7 +23,9 @@ The mistakes are those of the two passes: the graph not kept (the second
 ``backward()``, one pass only (``g``, or ``g * v``), ``v`` left out of the
 second pass (``H·1``) or multiplied in after it (``(H·1) * v``), the
 gradient taken as the direction (``H·g``, a gradient penalty's
-gradient), and ``x`` and ``v`` swapped.
+gradient), ``x`` and ``v`` swapped, and a one-sided finite difference
+of the gradient (the lesson's check, which approaches ``H·v`` only as its
+step goes to 0) in place of the second pass.
 """
 
 from __future__ import annotations
@@ -218,6 +220,21 @@ def gradient_direction(run: Run, output: str):
             ("2 H·g: the gradient of (g * g).sum()", 2 * hg)]
 
 
+# the steps a finite difference of the gradient is usually taken with
+STEPS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5)
+
+
+def differences(run: Run, output: str):
+    """A forward (or backward) difference of the gradient along v: what
+    the lesson's check does, one-sided and with a finite step."""
+    f, x, v = _parts(run)
+    g = f.grad(x)
+    return [(f"a {word} difference of the gradient along v, eps = {eps:g}",
+             (f.grad(x + sign * eps * v) - g) / (sign * eps))
+            for eps in STEPS for word, sign in (("forward", 1),
+                                                ("backward", -1))]
+
+
 def swapped(run: Run, output: str):
     f, x, v = _parts(run)
     return [("H at v times x: x and v swapped", f.hvp(v, x))]
@@ -265,6 +282,11 @@ MISTAKES = [
                    "(g * v).sum(); multiplying H·1 by v afterwards keeps "
                    "only what each element does to itself")),
     model("grad-as-direction", gradient_direction),
+    model("one-sided", differences,
+          fix=_say("a one-sided difference of the gradient is off by about "
+                   "eps/2 times the third derivative: differentiate "
+                   "exactly, cg.grad((g * v).sum(), x) with g kept by "
+                   "create_graph=True")),
     model("inputs-swapped", swapped,
           fix=_say("differentiate at x, along v: the Tensor that requires "
                    "grad holds x, and v only weighs the gradient")),
