@@ -115,6 +115,12 @@ plane-offset         maxpool_backward
 input-for-output     conv2d_macs
 ===================  ========================================================
 
+A code may have a second row further down: its exercises are both rows'.
+Issue 45 added the rows from ``stride-ignored  dw_by_correlation`` to
+``one-sided  hessian_vector_product``: lesson 4's ``dw`` as a correlation
+and lesson 11's Hessian-vector product, with four codes of its own for the
+two backward passes (``graph-dropped`` to ``grad-as-direction``).
+
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
 list: they are the other mistakes lessons 05, 06 and 08 warn about. The
 last four are those of lesson 03's convolution matrix and lesson 07's
