@@ -1298,6 +1298,162 @@ MISTAKES += [
     ("dx_by_conv2d", "stuffed-padding", _dxc("conv", pad="p")),
 ]
 
+
+# dw_by_correlation: one step of the correlation wrong, by F.conv2d and by
+# loops over the correlation's output positions
+
+
+def _dwc(style="conv", dilated=True, step=False, crop="start", pad=True,
+         flip=False, back=True, first=False, mean=False, reshape=False,
+         taps=False):
+    def answer(x, dy, kernel_size, stride=1, padding=0):
+        k, s = kernel_size, stride
+        d, q = (s if dilated else 1), (padding if pad else 0)
+        n = len(x)
+        if first:
+            x, dy = x[:1], dy[:1]
+        g = dy[..., ::-1, ::-1] if flip else dy
+        if reshape:
+            xt = x.reshape(x.shape[1], x.shape[0], *x.shape[2:])
+        else:
+            xt = x.transpose(1, 0, 2, 3)
+        gt = g.transpose(1, 0, 2, 3)
+        by = s if step else 1
+        if style == "conv":
+            corr = F.conv2d(np.ascontiguousarray(xt), np.ascontiguousarray(gt),
+                            stride=by, padding=q, dilation=d).data
+        else:
+            xp = np.pad(xt, ((0, 0), (0, 0), (q, q), (q, q)))
+            oh, ow = gt.shape[2:]
+            rows = (xp.shape[2] - (oh - 1) * d - 1) // by + 1
+            cols = (xp.shape[3] - (ow - 1) * d - 1) // by + 1
+            corr = np.zeros((xt.shape[0], gt.shape[0], rows, cols))
+            for a in range(rows):
+                for b in range(cols):
+                    r, c = a * by, b * by
+                    patch = xp[:, :, r:r + (oh - 1) * d + 1:d,
+                               c:c + (ow - 1) * d + 1:d]
+                    corr[:, :, a, b] = np.einsum("cnij,onij->co", patch, gt)
+        if crop == "start":
+            corr = corr[:, :, :k, :k]
+        elif crop == "end":
+            corr = corr[:, :, -k:, -k:]
+        dw = corr.transpose(1, 0, 2, 3) if back else corr
+        if taps:
+            dw = dw.swapaxes(-1, -2)
+        return dw / n if mean else dw
+
+    return answer
+
+
+# hessian_vector_product: the two backward passes with one thing wrong, by
+# cg.grad and by Tensor.backward
+
+
+def _hvp(style="grad", keep=True, zero=True, passes=2, direction="v",
+         after=False, at="x"):
+    def answer(f, x, v):
+        xt = cg.Tensor(v if at == "v" else x, requires_grad=True)
+        w = x if at == "v" else v
+        if style == "grad":
+            (g,) = cg.grad(f(xt), xt, create_graph=keep)
+        else:
+            f(xt).backward(create_graph=keep)
+            g = xt.grad
+            if zero:
+                xt.grad = None
+        if passes == 1:
+            return (g * w).data if after else g.data
+        weight = {"v": w, "ones": 1.0, "g": g, "half-g": 0.5 * g}[direction]
+        inner = (g * weight).sum()
+        if style == "grad":
+            (h,) = cg.grad(inner, xt)
+        else:
+            inner.backward()
+            h = xt.grad
+        h = np.asarray(h.data)
+        return h * w if after else h
+
+    return answer
+
+
+def hvp_forward_difference(f, x, v, eps=1e-3):
+    def grad_at(point):
+        xt = cg.Tensor(point, requires_grad=True)
+        return cg.grad(f(xt), xt)[0].data
+
+    return (grad_at(x + eps * v) - grad_at(x)) / eps
+
+
+def hvp_backward_difference(f, x, v):
+    grads = []
+    for point in (x, x - 1e-2 * v):
+        xt = cg.Tensor(point, requires_grad=True)
+        f(xt).backward()
+        grads.append(np.array(xt.grad))
+    return (grads[0] - grads[1]) / 1e-2
+
+
+def hvp_accumulates(f, x, v):
+    xt = cg.Tensor(x, requires_grad=True)
+    loss = f(xt)
+    loss.backward(create_graph=True)
+    inner = (xt.grad * cg.Tensor(v)).sum()
+    inner.backward()  # adds H·v to the g already in xt.grad
+    return xt.grad.numpy()
+
+
+MISTAKES += [
+    *[row for style in ("conv", "loops") for row in [
+        ("dw_by_correlation", "stride-ignored", _dwc(style, dilated=False)),
+        ("dw_by_correlation", "argument-mixed-up",
+         _dwc(style, dilated=False, step=True)),
+        ("dw_by_correlation", "no-crop", _dwc(style, crop=None)),
+        ("dw_by_correlation", "padding-ignored", _dwc(style, pad=False)),
+        ("dw_by_correlation", "kernel-flipped", _dwc(style, flip=True)),
+        ("dw_by_correlation", "taps-swapped", _dwc(style, taps=True)),
+        ("dw_by_correlation", "channels-swapped", _dwc(style, back=False)),
+        ("dw_by_correlation", "reshape-for-transpose",
+         _dwc(style, reshape=True)),
+        ("dw_by_correlation", "missing-batch-sum", _dwc(style, first=True)),
+        ("dw_by_correlation", "batch-mean", _dwc(style, mean=True)),
+    ]],
+    ("dw_by_correlation", "no-crop", _dwc(crop="end")),
+    *[row for style in ("grad", "backward") for row in [
+        ("hessian_vector_product", "graph-dropped", _hvp(style, keep=False)),
+        ("hessian_vector_product", "one-backward", _hvp(style, passes=1)),
+        ("hessian_vector_product", "input-ignored",
+         _hvp(style, direction="ones")),
+        ("hessian_vector_product", "misplaced-factor",
+         _hvp(style, direction="ones", after=True)),
+        ("hessian_vector_product", "grad-as-direction",
+         _hvp(style, direction="g")),
+        ("hessian_vector_product", "inputs-swapped", _hvp(style, at="v")),
+    ]],
+    ("hessian_vector_product", "one-backward", _hvp(passes=1, after=True)),
+    ("hessian_vector_product", "grad-as-direction",
+     _hvp("backward", direction="half-g")),
+    ("hessian_vector_product", "grad-accumulated",
+     _hvp("backward", zero=False)),
+    ("hessian_vector_product", "grad-accumulated", hvp_accumulates),
+    ("hessian_vector_product", "one-sided", hvp_forward_difference),
+    ("hessian_vector_product", "one-sided", hvp_backward_difference),
+]
+
+
+def dwc_autodiff(x, dy, kernel_size, stride=1, padding=0):
+    w = cg.Tensor(np.zeros((dy.shape[1], x.shape[1], kernel_size,
+                            kernel_size)), requires_grad=True)
+    F.conv2d(x, w, stride=stride, padding=padding).backward(dy)
+    return w.grad
+
+
+def hvp_vjp_of_the_gradient(f, x, v):
+    # H is symmetric: H·v is the vector-Jacobian product of the gradient
+    xt = cg.Tensor(x, requires_grad=True)
+    (g,) = cg.grad(f(xt), xt, create_graph=True)
+    return cg.grad(g, xt, grad_outputs=v)[0].data
+
 # plan 02: an OH computed without the dilation is named too, not "shape"
 # (appended: the recorded verdicts are keyed by position in MISTAKES)
 MISTAKES += [
@@ -2707,7 +2863,8 @@ RAISES = {("maxpool_backward", "wrong-index-width"),
           ("maxpool_forward", "default-stride"),
           ("avgpool_backward", "default-stride"),
           ("im2col", "hw-swapped"), ("col2im", "hw-swapped"),
-          ("find_wrong_backward", "gradcheck-raises")}
+          ("find_wrong_backward", "gradcheck-raises"),
+          ("hessian_vector_product", "graph-dropped")}
 
 
 @pytest.mark.parametrize("name, code, fn", MISTAKES, ids=[_ids(r) for r in MISTAKES])
@@ -3329,6 +3486,9 @@ RIGHT = [
     ("linear_backward", lb_autodiff),
     ("batch_norm_backward", bn_dxhat_loops),
     ("batch_norm_backward", bn_autodiff),
+    ("dw_by_correlation", _dwc("loops")), ("dw_by_correlation", dwc_autodiff),
+    ("hessian_vector_product", _hvp("backward")),
+    ("hessian_vector_product", hvp_vjp_of_the_gradient),
 ]
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import convgrad as cg
-from convgrad import F, geometry, nn, upsample
+from convgrad import F, adjoint, geometry, nn, upsample
 
 pytestmark = [pytest.mark.torch, pytest.mark.usefixtures("each_backend")]
 
@@ -495,3 +495,236 @@ def test_a_gradcheck_report_is_as_true_as_its_verdict():
     worse = cg.gradgradcheck(lambda a: cg.Tensor(a.data ** 3) + a * a, [x],
                              raise_exception=False)
     assert bool(worse) == worse.ok
+
+
+# --------------------------------------------------------------------------
+# issue 45, the anchors' material: lesson 5's max-pool as im2col + argmax
+# and its tie conventions, lesson 10's gather, lesson 9's 1x1 conv
+# --------------------------------------------------------------------------
+
+
+def _first(cols):
+    """(N, C, K, L) columns -> one-hot on each column's first maximum."""
+    return np.eye(cols.shape[2])[cols.argmax(2)].swapaxes(2, 3)
+
+
+def _last(cols):
+    k = cols.shape[2]
+    return np.eye(k)[k - 1 - cols[:, :, ::-1].argmax(2)].swapaxes(2, 3)
+
+
+def _split(cols):
+    tied = cols == cols.max(2, keepdims=True)
+    return tied / tied.sum(2, keepdims=True)
+
+
+def _pool_by_fold(x, dy, k, s, p=0, pick=_first):
+    """Lesson 5: max-pool as unfold + argmax on x padded with -inf, and
+    its dx as fold of pick's dcol, cropped. Returns (y, dx, won): won
+    counts the windows each pixel won."""
+    n, c, h, w = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)), constant_values=-np.inf)
+    cols = F.unfold(xp, k, stride=s).data.reshape(n, c, k * k, -1)
+    y = np.take_along_axis(cols, cols.argmax(2)[:, :, None], 2)[:, :, 0]
+    weights = pick(cols).astype(x.dtype)
+
+    def fold(a):
+        out = F.fold(a.reshape(n, c * k * k, -1), (h + 2 * p, w + 2 * p), k,
+                     stride=s).data
+        return out[:, :, p:p + h, p:p + w]
+
+    return y.reshape(dy.shape), fold(weights * dy.reshape(n, c, 1, -1)), fold(
+        weights)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("k, s, p", [(3, 2, 0), (3, 2, 1), (3, 1, 1), (2, 2, 0),
+                                     (4, 2, 2)])
+def test_lesson_5_max_pool_is_unfold_argmax_and_fold_of_a_one_hot_dcol(
+    k, s, p, dtype, torch
+):
+    """The forward bit for bit always; the backward bit for bit where one
+    or two dy meet at a pixel, to rounding where more do (fold adds tap by
+    tap, the routing window by window); convgrad's routing bit for bit
+    with torch's."""
+    rng = np.random.default_rng(k * 100 + s * 10 + p)
+    x = rng.integers(0, 4, (2, 3, 9, 9)).astype(dtype)  # ties everywhere
+    x[..., 2, 2] = 9  # a pixel that wins several windows
+    xt = cg.Tensor(x, requires_grad=True)
+    y = F.max_pool2d(xt, k, stride=s, padding=p)
+    dy = rng.standard_normal(y.shape).astype(dtype)
+    y.backward(dy)
+    y_fold, dx_fold, won = _pool_by_fold(x, dy, k, s, p)
+    np.testing.assert_array_equal(y_fold, y.data)
+    few = won <= 2
+    np.testing.assert_array_equal(dx_fold[few], xt.grad[few])
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(dx_fold, xt.grad, rtol=tol, atol=tol)
+    tx = torch.tensor(x, requires_grad=True)
+    ty = torch.nn.functional.max_pool2d(tx, k, s, p)
+    np.testing.assert_array_equal(ty.detach().numpy(), y.data)
+    ty.backward(torch.tensor(dy))
+    np.testing.assert_array_equal(tx.grad.numpy(), xt.grad)
+
+
+def test_lesson_5_fold_and_the_routing_can_differ_in_the_last_bit():
+    """Lesson 5's "three or four may round differently": they do, here."""
+    differ = 0
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        x = rng.integers(0, 4, (2, 3, 9, 9)).astype(float)
+        x[..., 2, 2] = 9.0  # wins four windows
+        xt = cg.Tensor(x, requires_grad=True)
+        y = F.max_pool2d(xt, 3, stride=2)
+        dy = rng.standard_normal(y.shape)
+        y.backward(dy)
+        _, dx_fold, won = _pool_by_fold(x, dy, 3, 2)
+        assert won.max() == 4
+        differ += int((dx_fold[won >= 3] != xt.grad[won >= 3]).any())
+    assert 0 < differ < 20
+
+
+LESSON_5_X = np.array([[1, 3, 0, 2, 1],
+                       [0, 2, 1, 0, 3],
+                       [4, 1, 4, 1, 0],
+                       [2, 0, 1, 2, 4],
+                       [1, 4, 0, 3, 2]], dtype=float).reshape(1, 1, 5, 5)
+
+
+def test_lesson_5_the_printed_winners_and_tie_placements(torch):
+    """Lesson 5's checked cells: the winning taps, the windows each pixel
+    won, and dx at the four 4s under first, last and split."""
+    x = LESSON_5_X
+    cols = F.unfold(x, 3, stride=2).data.reshape(1, 1, 9, 4)
+    assert cols.argmax(2).ravel().tolist() == [6, 6, 0, 0]
+    dy = np.array([[2.0, -1.0], [3.0, 5.0]]).reshape(1, 1, 2, 2)
+    _, _, won = _pool_by_fold(x, dy, 3, 2)
+    assert np.argwhere(won[0, 0]).tolist() == [[2, 0], [2, 2]]
+    assert won[0, 0, 2, 0] == won[0, 0, 2, 2] == 2
+    fours = x[0, 0] == 4
+    assert np.argwhere(fours).tolist() == [[2, 0], [2, 2], [3, 4], [4, 1]]
+    xt = cg.Tensor(x, requires_grad=True)
+    F.max_pool2d(xt, 3, stride=2).backward(dy)
+    tx = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.max_pool2d(tx, 3, 2).backward(torch.tensor(dy))
+    want = {_first: [5.0, 4.0, 0.0, 0.0], _last: [0.0, 1.0, 5.0, 3.0],
+            _split: [2.0, 3.5, 2.5, 1.0]}
+    for pick, placed in want.items():
+        _, dx, _ = _pool_by_fold(x, dy, 3, 2, pick=pick)
+        assert dx[0, 0][fours].tolist() == placed
+        assert dx.sum() == dy.sum()
+        assert np.array_equal(dx, xt.grad) == (pick is _first)
+        assert np.array_equal(dx, tx.grad.numpy()) == (pick is _first)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_lesson_5_every_tie_convention_is_a_subgradient(seed):
+    """max(v + u) >= max(v) + g.u for first, last and split on every tied
+    window; dy sent to a pixel that did not win breaks it."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 3, (1, 2, 7, 7)).astype(float)
+    cols = F.unfold(x, 3, stride=2).data.reshape(1, 2, 9, -1)
+    u = rng.standard_normal((500, 9))
+    tied = 0
+    for c in range(2):
+        for j in range(cols.shape[3]):
+            v = cols[0, c, :, j]
+            if (v == v.max()).sum() < 2:
+                continue
+            tied += 1
+            for pick in (_first, _last, _split):
+                g = pick(cols)[0, c, :, j]
+                assert g.min() >= 0 and g.sum() == pytest.approx(1)
+                assert (g[v < v.max()] == 0).all()
+                assert (np.max(v + u, 1) >= v.max() + u @ g - 1e-12).all()
+            bad = np.eye(9)[v.argmin()]
+            assert not (np.max(v + u, 1) >= v.max() + u @ bad - 1e-12).all()
+    assert tied >= 3
+
+
+def _real_reads(input_size, oh, k, s, p):
+    """Lesson 10: how many real dy entries each pixel's gather reads (the
+    stuffed dy's ones under its k x k taps)."""
+    op = adjoint.output_padding((input_size,) * 2, (oh, oh), k, stride=s,
+                                   padding=p)
+    stuffed = adjoint.zero_stuff(np.ones((1, 1, oh, oh)), s)
+    q = k - 1 - p
+    padded = np.pad(stuffed, ((0, 0), (0, 0), (q, q + op[0]), (q, q + op[1])))
+    return F.conv2d(padded, np.ones((1, 1, k, k))).data[0, 0]
+
+
+@pytest.mark.parametrize("size, k, s, p", [(7, 3, 2, 1), (8, 3, 2, 1),
+                                           (9, 3, 3, 0), (7, 3, 1, 1),
+                                           (8, 4, 2, 1), (10, 5, 3, 2)])
+def test_lesson_10_the_gather_equals_the_scatter_and_reads_the_overlap_map(
+    size, k, s, p, torch
+):
+    """dx as a conv2d of the stuffed dy (the gather) equals col2im of
+    W^T dy (the scatter), backward() and torch; the real dy entries each
+    pixel's gather reads are lesson 3's overlap map."""
+    from convgrad import trace
+
+    rng = np.random.default_rng(size + 10 * k + 100 * s + 1000 * p)
+    x = rng.standard_normal((2, 3, size, size))
+    w = rng.standard_normal((4, 3, k, k))
+    xt = cg.Tensor(x, requires_grad=True)
+    y = F.conv2d(xt, w, stride=s, padding=p)
+    dy = rng.standard_normal(y.shape)
+    y.backward(dy)
+    n, o, oh, ow = y.shape
+    dcol = np.einsum("or,nol->nrl", w.reshape(o, -1), dy.reshape(n, o, -1))
+    scatter = F.fold(dcol, (size, size), k, stride=s, padding=p).data
+    gather = adjoint.dx_by_conv2d(dy, w, (size, size), stride=s, padding=p)
+    np.testing.assert_allclose(gather, scatter, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(gather, xt.grad, rtol=1e-10, atol=1e-10)
+    tx = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.conv2d(tx, torch.tensor(w), stride=s,
+                               padding=p).backward(torch.tensor(dy))
+    np.testing.assert_allclose(gather, tx.grad.numpy(), rtol=1e-10,
+                               atol=1e-10)
+    real = _real_reads(size, oh, k, s, p)
+    np.testing.assert_array_equal(
+        real, trace.overlap_count((size, size), k, stride=s, padding=p))
+    if (size, k, s, p) == (7, 3, 2, 1):  # lesson 10's printed numbers
+        assert (9 * real.size, int(real.sum())) == (441, 100)
+        assert real[1, 1] == 4 and sorted(set(real.ravel())) == [1, 2, 4]
+
+
+@pytest.mark.parametrize("shape", [(2, 4, 3, 5), (1, 3, 6, 6), (3, 2, 1, 4)])
+def test_lesson_9_a_1x1_conv_is_the_linear_layer_at_every_pixel(shape, torch):
+    """F.conv2d with a 1x1 kernel equals F.linear on the (N*H*W, C) pixel
+    rows, forward and all three gradients; dw and db sum over N*H*W."""
+    rng = np.random.default_rng(sum(shape))
+    n, c, h, w_ = shape
+    x = rng.standard_normal(shape)
+    w = rng.standard_normal((5, c, 1, 1))
+    b = rng.standard_normal(5)
+    dy = rng.standard_normal((n, 5, h, w_))
+
+    def pixels(a):
+        return a.transpose(0, 2, 3, 1).reshape(-1, a.shape[1])
+
+    conv = [cg.Tensor(a, requires_grad=True) for a in (x, w, b)]
+    y = F.conv2d(*conv)
+    y.backward(dy)
+    lin = [cg.Tensor(a, requires_grad=True) for a in (pixels(x), w[:, :, 0, 0],
+                                                     b)]
+    y_lin = F.linear(*lin)
+    y_lin.backward(pixels(dy))
+    np.testing.assert_allclose(pixels(y.data), y_lin.data, rtol=1e-12,
+                               atol=1e-12)
+    np.testing.assert_allclose(pixels(conv[0].grad), lin[0].grad, rtol=1e-12,
+                               atol=1e-12)
+    np.testing.assert_allclose(conv[1].grad[:, :, 0, 0], lin[1].grad,
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(conv[2].grad, lin[2].grad, rtol=1e-12)
+    np.testing.assert_allclose(lin[1].grad, pixels(dy).T @ pixels(x),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        y.data, np.einsum("oc,nchw->nohw", w[:, :, 0, 0], x)
+        + b[:, None, None], rtol=1e-12, atol=1e-12)
+    tx, tw, tb = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
+    torch.nn.functional.conv2d(tx, tw, tb).backward(torch.tensor(dy))
+    for ours, theirs in [(conv[0], tx), (conv[1], tw), (conv[2], tb)]:
+        np.testing.assert_allclose(ours.grad, theirs.grad.numpy(),
+                                   rtol=1e-10, atol=1e-10)

@@ -98,12 +98,31 @@ draw-kind            adjoint_gap
 own-random           adjoint_gap
 update-order         sgd_momentum_step
 precedence           conv_output_size
+stride-ignored       dw_by_correlation
+no-crop              dw_by_correlation
+padding-ignored      dw_by_correlation
+kernel-flipped       dw_by_correlation
+taps-swapped         dw_by_correlation
+missing-batch-sum    dw_by_correlation
+batch-mean           dw_by_correlation
+graph-dropped        hessian_vector_product
+grad-accumulated     hessian_vector_product
+one-backward         hessian_vector_product
+misplaced-factor     hessian_vector_product
+grad-as-direction    hessian_vector_product
+one-sided            hessian_vector_product
 plane-offset         maxpool_backward
 input-for-output     conv2d_macs, conv_output_size
 extra-term           linear_backward
 heuristic            find_wrong_backward
 nudged-together      numeric_grad
 ===================  ========================================================
+
+A code may have a second row further down: its exercises are both rows'.
+Issue 45 added the rows from ``stride-ignored  dw_by_correlation`` to
+``one-sided  hessian_vector_product``: lesson 4's ``dw`` as a correlation
+and lesson 11's Hessian-vector product, with four codes of its own for the
+two backward passes (``graph-dropped`` to ``grad-as-direction``).
 
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
 list: they are the other mistakes lessons 05, 06 and 08 warn about. The
@@ -384,6 +403,32 @@ CODES: dict[str, tuple[str, str]] = {
         "pad the stuffed dy by k - 1 - p on every side (a forward padding "
         "p takes p rows of each full window away), plus the "
         "output_padding rows at the bottom and right",
+    ),
+    # the two backward passes of a Hessian-vector product (lesson 11)
+    "graph-dropped": (
+        "the first gradient taken without its graph: the second backward "
+        "pass has nothing to go through",
+        "keep the graph: g = cg.grad(f(x), x, create_graph=True)[0], then "
+        "differentiate (g * v).sum() with respect to x",
+    ),
+    "grad-accumulated": (
+        "the first gradient left in x.grad: the second backward() added "
+        "H·v to it",
+        "use cg.grad, which returns the gradient and stores nothing, or "
+        "take g = x.grad and set x.grad = None before the second "
+        "backward()",
+    ),
+    "one-backward": (
+        "one backward pass where H·v needs two: the gradient (or the "
+        "gradient times v) returned",
+        "differentiate once more: H·v is the gradient of (g * v).sum(), "
+        "g the first gradient, kept with create_graph=True",
+    ),
+    "grad-as-direction": (
+        "the gradient used as the direction: H·g, a gradient penalty's "
+        "gradient, where H·v is asked",
+        "weigh the first gradient by the direction v, (g * v).sum(), not "
+        "by itself, (g * g).sum()",
     ),
     # the generated family (generated.py): a small change to the right
     # computation, found from the exercise's own arguments and inputs
