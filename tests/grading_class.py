@@ -215,7 +215,10 @@ EXPECTED = {
 # the exercises no student of the class touches but alice, who hands in the
 # source solution: a point each, or not attempted
 for _lesson, _names in (("03-col2im-scatter", ("adjoint_gap",)),
-                        ("04-conv-backward", ("grad_check", "dx_by_conv2d"))):
+                        ("04-conv-backward", ("grad_check", "dx_by_conv2d",
+                                              "dw_by_correlation")),
+                        ("11-differentiate-the-backward",
+                         ("hessian_vector_product",))):
     for _name in _names:
         EXPECTED[("alice", _lesson, _name)] = (1, 1, "passed", "")
         for _student in ("bob", "carol"):

@@ -94,7 +94,7 @@ def honest_expected(students=("alice", "bob", "eve")) -> dict:
     for student in students:
         for lesson, names in ((L03, ("col2im", "conv_matrix", "adjoint_gap")),
                               (L04, ("conv2d_backward", "grad_check",
-                                     "dx_by_conv2d"))):
+                                     "dx_by_conv2d", "dw_by_correlation"))):
             for name in names:
                 top = 3 if name == "conv2d_backward" else 1
                 out[student, lesson, name] = (0, top, "not-attempted")

@@ -552,7 +552,6 @@ MISTAKES = [
     ("numeric_grad", "not-restored", ng_copy_no_restore),
     ("numeric_grad", "scale", ng_over_eps),
     ("square_plus_backward", "overwrites", sp_last_path),
-    ("square_plus_backward", "overwrites", sp_missing_path),
     ("square_plus_backward", "mutates-input", sp_in_place),
     ("im2col", "stride-ignored", _im2col(NO_STRIDE)),
     ("im2col", "dilation-ignored", _im2col(NO_DILATION)),
@@ -1299,6 +1298,162 @@ MISTAKES += [
     ("dx_by_conv2d", "stuffed-padding", _dxc("conv", pad="p")),
 ]
 
+
+# dw_by_correlation: one step of the correlation wrong, by F.conv2d and by
+# loops over the correlation's output positions
+
+
+def _dwc(style="conv", dilated=True, step=False, crop="start", pad=True,
+         flip=False, back=True, first=False, mean=False, reshape=False,
+         taps=False):
+    def answer(x, dy, kernel_size, stride=1, padding=0):
+        k, s = kernel_size, stride
+        d, q = (s if dilated else 1), (padding if pad else 0)
+        n = len(x)
+        if first:
+            x, dy = x[:1], dy[:1]
+        g = dy[..., ::-1, ::-1] if flip else dy
+        if reshape:
+            xt = x.reshape(x.shape[1], x.shape[0], *x.shape[2:])
+        else:
+            xt = x.transpose(1, 0, 2, 3)
+        gt = g.transpose(1, 0, 2, 3)
+        by = s if step else 1
+        if style == "conv":
+            corr = F.conv2d(np.ascontiguousarray(xt), np.ascontiguousarray(gt),
+                            stride=by, padding=q, dilation=d).data
+        else:
+            xp = np.pad(xt, ((0, 0), (0, 0), (q, q), (q, q)))
+            oh, ow = gt.shape[2:]
+            rows = (xp.shape[2] - (oh - 1) * d - 1) // by + 1
+            cols = (xp.shape[3] - (ow - 1) * d - 1) // by + 1
+            corr = np.zeros((xt.shape[0], gt.shape[0], rows, cols))
+            for a in range(rows):
+                for b in range(cols):
+                    r, c = a * by, b * by
+                    patch = xp[:, :, r:r + (oh - 1) * d + 1:d,
+                               c:c + (ow - 1) * d + 1:d]
+                    corr[:, :, a, b] = np.einsum("cnij,onij->co", patch, gt)
+        if crop == "start":
+            corr = corr[:, :, :k, :k]
+        elif crop == "end":
+            corr = corr[:, :, -k:, -k:]
+        dw = corr.transpose(1, 0, 2, 3) if back else corr
+        if taps:
+            dw = dw.swapaxes(-1, -2)
+        return dw / n if mean else dw
+
+    return answer
+
+
+# hessian_vector_product: the two backward passes with one thing wrong, by
+# cg.grad and by Tensor.backward
+
+
+def _hvp(style="grad", keep=True, zero=True, passes=2, direction="v",
+         after=False, at="x"):
+    def answer(f, x, v):
+        xt = cg.Tensor(v if at == "v" else x, requires_grad=True)
+        w = x if at == "v" else v
+        if style == "grad":
+            (g,) = cg.grad(f(xt), xt, create_graph=keep)
+        else:
+            f(xt).backward(create_graph=keep)
+            g = xt.grad
+            if zero:
+                xt.grad = None
+        if passes == 1:
+            return (g * w).data if after else g.data
+        weight = {"v": w, "ones": 1.0, "g": g, "half-g": 0.5 * g}[direction]
+        inner = (g * weight).sum()
+        if style == "grad":
+            (h,) = cg.grad(inner, xt)
+        else:
+            inner.backward()
+            h = xt.grad
+        h = np.asarray(h.data)
+        return h * w if after else h
+
+    return answer
+
+
+def hvp_forward_difference(f, x, v, eps=1e-3):
+    def grad_at(point):
+        xt = cg.Tensor(point, requires_grad=True)
+        return cg.grad(f(xt), xt)[0].data
+
+    return (grad_at(x + eps * v) - grad_at(x)) / eps
+
+
+def hvp_backward_difference(f, x, v):
+    grads = []
+    for point in (x, x - 1e-2 * v):
+        xt = cg.Tensor(point, requires_grad=True)
+        f(xt).backward()
+        grads.append(np.array(xt.grad))
+    return (grads[0] - grads[1]) / 1e-2
+
+
+def hvp_accumulates(f, x, v):
+    xt = cg.Tensor(x, requires_grad=True)
+    loss = f(xt)
+    loss.backward(create_graph=True)
+    inner = (xt.grad * cg.Tensor(v)).sum()
+    inner.backward()  # adds H·v to the g already in xt.grad
+    return xt.grad.numpy()
+
+
+MISTAKES += [
+    *[row for style in ("conv", "loops") for row in [
+        ("dw_by_correlation", "stride-ignored", _dwc(style, dilated=False)),
+        ("dw_by_correlation", "argument-mixed-up",
+         _dwc(style, dilated=False, step=True)),
+        ("dw_by_correlation", "no-crop", _dwc(style, crop=None)),
+        ("dw_by_correlation", "padding-ignored", _dwc(style, pad=False)),
+        ("dw_by_correlation", "kernel-flipped", _dwc(style, flip=True)),
+        ("dw_by_correlation", "taps-swapped", _dwc(style, taps=True)),
+        ("dw_by_correlation", "channels-swapped", _dwc(style, back=False)),
+        ("dw_by_correlation", "reshape-for-transpose",
+         _dwc(style, reshape=True)),
+        ("dw_by_correlation", "missing-batch-sum", _dwc(style, first=True)),
+        ("dw_by_correlation", "batch-mean", _dwc(style, mean=True)),
+    ]],
+    ("dw_by_correlation", "no-crop", _dwc(crop="end")),
+    *[row for style in ("grad", "backward") for row in [
+        ("hessian_vector_product", "graph-dropped", _hvp(style, keep=False)),
+        ("hessian_vector_product", "one-backward", _hvp(style, passes=1)),
+        ("hessian_vector_product", "input-ignored",
+         _hvp(style, direction="ones")),
+        ("hessian_vector_product", "misplaced-factor",
+         _hvp(style, direction="ones", after=True)),
+        ("hessian_vector_product", "grad-as-direction",
+         _hvp(style, direction="g")),
+        ("hessian_vector_product", "inputs-swapped", _hvp(style, at="v")),
+    ]],
+    ("hessian_vector_product", "one-backward", _hvp(passes=1, after=True)),
+    ("hessian_vector_product", "grad-as-direction",
+     _hvp("backward", direction="half-g")),
+    ("hessian_vector_product", "grad-accumulated",
+     _hvp("backward", zero=False)),
+    ("hessian_vector_product", "grad-accumulated", hvp_accumulates),
+    ("hessian_vector_product", "one-sided", hvp_forward_difference),
+    ("hessian_vector_product", "one-sided", hvp_backward_difference),
+]
+
+
+def dwc_autodiff(x, dy, kernel_size, stride=1, padding=0):
+    w = cg.Tensor(np.zeros((dy.shape[1], x.shape[1], kernel_size,
+                            kernel_size)), requires_grad=True)
+    F.conv2d(x, w, stride=stride, padding=padding).backward(dy)
+    return w.grad
+
+
+def hvp_vjp_of_the_gradient(f, x, v):
+    # H is symmetric: H·v is the vector-Jacobian product of the gradient
+    xt = cg.Tensor(x, requires_grad=True)
+    (g,) = cg.grad(f(xt), xt, create_graph=True)
+    return cg.grad(g, xt, grad_outputs=v)[0].data
+
 # plan 02: an OH computed without the dilation is named too, not "shape"
 # (appended: the recorded verdicts are keyed by position in MISTAKES)
 MISTAKES += [
@@ -1941,6 +2096,721 @@ MISTAKES += [
 ]
 
 
+# session 15: the mistakes of the fourth blind corpus, each in two styles
+
+
+def lb_bias_in_dx(x, w, dy):
+    # "b is in y, so it is in dx too": dy summed over the outputs
+    return dy @ w + dy.sum(axis=1, keepdims=True), dy.T @ x, dy.sum(axis=0)
+
+
+def lb_bias_through_w(x, w, dy):
+    dx = np.zeros_like(x)
+    for n in range(x.shape[0]):
+        dx[n] = dy[n] @ w
+    db = dy.sum(axis=0)
+    return dx + db @ w, dy.T @ x, db
+
+
+def fwb_largest_gradient(layers):
+    sizes = []
+    for fn, inputs in layers:
+        ts = [cg.Tensor(np.array(a, dtype=float), requires_grad=True)
+              for a in inputs]
+        fn(*ts).sum().backward()
+        sizes.append(sum(float(np.abs(t.grad).sum()) for t in ts))
+    return int(np.argmax(sizes))
+
+
+def fwb_largest_norm(layers):
+    def norm(fn, inputs):
+        ts = [cg.Tensor(np.array(a, dtype=float), requires_grad=True)
+              for a in inputs]
+        fn(*ts).sum().backward()
+        return sum(np.linalg.norm(t.grad) for t in ts)
+    return int(np.argmax([norm(fn, inputs) for fn, inputs in layers]))
+
+
+def fwb_loose(layers):
+    # (with -1 when none fails it is what one-gradient or stops-early
+    # give on every case: the cases cannot tell them apart)
+    for i, (fn, inputs) in enumerate(layers):
+        if not cg.gradcheck(fn, inputs, atol=1.0, rtol=1.0,
+                            raise_exception=False).ok:
+            return i
+    return 0
+
+
+def fwb_loose_list(layers):
+    oks = [cg.gradcheck(fn, inputs, atol=1.0, rtol=1.0,
+                        raise_exception=False).ok for fn, inputs in layers]
+    return oks.index(False) if False in oks else 0
+
+
+def ng_whole_vector(f, x, eps=1e-6):
+    slope = (f(x + eps) - f(x - eps)) / (2 * eps)
+    return np.full(x.shape, slope)
+
+
+def ng_rows(f, x, eps=1e-6):
+    x = np.array(x, dtype=float)
+    g = np.zeros_like(x)
+    for i in range(x.shape[0]):  # a whole row nudged when x is 2-D
+        old = x[i].copy()
+        x[i] = old + eps
+        fp = f(x)
+        x[i] = old - eps
+        fm = f(x)
+        x[i] = old
+        g[i] = (fp - fm) / (2 * eps)
+    return g
+
+
+def sp_one_factor(x, dy):
+    return dy * x + dy  # x*x counted as one use of x
+
+
+def mpf_index_in_sample(x, kernel_size, stride=None, padding=0):
+    y, argmax = F.max_pool2d(cg.Tensor(x), kernel_size, stride, padding,
+                             return_indices=True)
+    c, h, w = x.shape[1:]
+    return y.data, np.asarray(argmax) + np.arange(c)[:, None, None] * h * w
+
+
+def mpb_sum_of_planes(dy, argmax, input_shape):
+    n, c, h, w = input_shape
+    flat = np.bincount(argmax.ravel(), weights=dy.ravel(), minlength=h * w)
+    return np.broadcast_to(flat.reshape(h, w), input_shape).copy()
+
+
+def mpb_dy_column_order(dy, argmax, input_shape):
+    dx = np.zeros(input_shape)
+    for n, c in np.ndindex(*dy.shape[:2]):
+        np.add.at(dx[n, c].reshape(-1), argmax[n, c].ravel(),
+                  dy[n, c].T.ravel())
+    return dx
+
+
+def gwm_kron(w, groups):
+    return np.kron(np.eye(groups), w.reshape(w.shape[0], -1))
+
+
+def gwm_int(w, groups):
+    c_out, cig = w.shape[:2]
+    rows, cols = c_out // groups, cig * w.shape[2] * w.shape[3]
+    m = np.zeros((c_out, groups * cols), dtype=int)
+    for g in range(groups):
+        m[g * rows:(g + 1) * rows, g * cols:(g + 1) * cols] = \
+            w[g * rows:(g + 1) * rows].reshape(rows, -1)
+    return m
+
+
+def cos_nearest(size, kernel_size, stride=1, padding=0, dilation=1):
+    return round((size + 2 * padding - dilation * (kernel_size - 1) - 1)
+                 / stride) + 1
+
+
+def cos_spacings_swapped(size, kernel_size, stride=1, padding=0, dilation=1):
+    return (size + 2 * padding - stride * (kernel_size - 1) - 1) \
+        // dilation + 1
+
+
+def macs_stride_once(x_shape, w_shape, stride=1, padding=0):
+    n, _, h, w = x_shape
+    c_out, c_in, k, _ = w_shape
+    positions = (h + 2 * padding - k + 1) * (w + 2 * padding - k + 1)
+    return n * c_out * c_in * k * k * (positions // stride)
+
+
+def ag_sides_reversed(A, At, x_shape, y_shape, rng):
+    x = rng.standard_normal(x_shape)
+    r = rng.standard_normal(y_shape)
+    return float(np.vdot(x, At(r)) - np.vdot(A(x), r))
+
+
+def ag_r_from_a(A, At, x_shape, y_shape, rng):
+    x = rng.standard_normal(x_shape)
+    r = A(x)
+    return float(np.sum(A(x) * r) - np.sum(x * At(r)))
+
+
+def bn_times_sigma(dy, x_hat, gamma, sigma):
+    m = dy.shape[0] * dy.shape[2] * dy.shape[3]
+    db = dy.sum(axis=(0, 2, 3))
+    dg = (dy * x_hat).sum(axis=(0, 2, 3))
+    g = (gamma * sigma)[None, :, None, None]
+    return g * (dy - db[None, :, None, None] / m
+                - x_hat * dg[None, :, None, None] / m), dg, db
+
+
+def bn_unbiased_variance_term(dy, x_hat, gamma, sigma):
+    n, c, h, w = dy.shape
+    m = n * h * w
+    db = np.einsum("nchw->c", dy)
+    dg = np.einsum("nchw,nchw->c", dy, x_hat)
+    k = (gamma / sigma).reshape(1, c, 1, 1)
+    return k * (dy - db.reshape(1, c, 1, 1) / m
+                - x_hat * dg.reshape(1, c, 1, 1) / (m - 1)), dg, db
+
+
+def app_tiles(dy, input_shape, kernel_size, stride=None, padding=0,
+              count_include_pad=True):
+    k = kernel_size
+    n, c, h, w = input_shape
+    up = np.repeat(np.repeat(dy, k, axis=2), k, axis=3)[:, :, :h, :w] / (k * k)
+    out = np.zeros(input_shape)
+    out[:, :, :up.shape[2], :up.shape[3]] = up
+    return out
+
+
+def race_counts_swapped(input_size, kernel_size, stride=1, padding=0,
+                        split=1):
+    h, w = input_size
+    k, s, p = kernel_size, stride, padding
+    oh, ow = (w + 2 * p - k) // s + 1, (h + 2 * p - k) // s + 1
+    t = np.zeros((2, h + 2 * p, w + 2 * p), dtype=int)
+    for i in range(oh):
+        for j in range(ow):
+            t[0 if i < split else 1, i * s:i * s + k, j * s:j * s + k] = 1
+    return (t[0] * t[1])[p:p + h, p:p + w]
+
+
+def ag_sides_reversed_dot(A, At, x_shape, y_shape, rng):
+    x, r = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    left = np.dot(x.ravel(), At(r).ravel())
+    return float(left - np.dot(A(x).ravel(), r.ravel()))
+
+
+def macs_stride_squared(x_shape, w_shape, stride=1, padding=0):
+    n, c_in, h, w = x_shape
+    c_out, _, kh, kw = w_shape
+    oh1, ow1 = h + 2 * padding - kh + 1, w + 2 * padding - kw + 1
+    return n * c_out * c_in * kh * kw * (oh1 * ow1 // stride ** 2)
+
+
+def cos_spacings_swapped_loop(size, kernel_size, stride=1, padding=0,
+                              dilation=1):
+    span = stride * (kernel_size - 1) + 1  # taps spread by the stride
+    room = size + 2 * padding - span
+    return math.floor(room / dilation) + 1  # windows stepped by dilation
+
+
+def gwm_int_kron(w, groups):
+    c_out = w.shape[0]
+    rows = c_out // groups
+    m = np.zeros((c_out, groups * w[0].size)).astype(np.int64)
+    for g in range(groups):
+        block = w[g * rows:(g + 1) * rows].reshape(rows, -1)
+        m[g * rows:(g + 1) * rows, g * w[0].size:(g + 1) * w[0].size] = block
+    return m
+
+
+def mpb_dy_fortran(dy, argmax, input_shape):
+    n, c, h, w = input_shape
+    flat_dy = dy.transpose(0, 1, 3, 2).reshape(n * c, -1)
+    flat_arg = argmax.reshape(n * c, -1)
+    dx = np.zeros((n * c, h * w))
+    for p in range(n * c):
+        dx[p] = np.bincount(flat_arg[p], weights=flat_dy[p], minlength=h * w)
+    return dx.reshape(input_shape)
+
+
+def race_counts_swapped_vectorised(input_size, kernel_size, stride=1,
+                                   padding=0, split=1):
+    h, w = input_size
+    k, s, p = kernel_size, stride, padding
+    rows = np.arange((w + 2 * p - k) // s + 1)  # the rows counted on W
+    cols = np.arange((h + 2 * p - k) // s + 1)
+    t = np.zeros((2, h + 2 * p, w + 2 * p), dtype=bool)
+    for i in rows:
+        for j in cols:
+            t[int(i >= split), i * s:i * s + k, j * s:j * s + k] = True
+    return (t[0] & t[1])[p:p + h, p:p + w].astype(int)
+
+
+def sp_assign_each(x, dy):
+    dx = np.zeros_like(x)
+    for piece in (dy * x, x * dy, dy):
+        dx[...] = piece  # '=' where '+=' adds the paths
+    return dx
+
+
+MISTAKES += [
+    ("linear_backward", "extra-term", lb_bias_in_dx),
+    ("linear_backward", "extra-term", lb_bias_through_w),
+    ("find_wrong_backward", "heuristic", fwb_largest_gradient),
+    ("find_wrong_backward", "heuristic", fwb_largest_norm),
+    ("find_wrong_backward", "loose-tolerance", fwb_loose),
+    ("find_wrong_backward", "loose-tolerance", fwb_loose_list),
+    ("numeric_grad", "nudged-together", ng_whole_vector),
+    ("numeric_grad", "nudged-together", ng_rows),
+    ("square_plus_backward", "term-dropped", sp_missing_path),
+    ("square_plus_backward", "term-dropped", sp_one_factor),
+    ("maxpool_forward", "index-convention", mpf_index_in_sample),
+    ("maxpool_backward", "plane-offset", mpb_sum_of_planes),
+    ("maxpool_backward", "input-transposed", mpb_dy_column_order),
+    ("grouped_weight_matrix", "group-offset", gwm_kron),
+    ("grouped_weight_matrix", "truncated", gwm_int),
+    ("conv_output_size", "rounds-up", cos_nearest),
+    ("conv_output_size", "argument-mixed-up", cos_spacings_swapped),
+    ("conv2d_macs", "stride-misused", macs_stride_once),
+    ("adjoint_gap", "sign", ag_sides_reversed),
+    ("adjoint_gap", "draw-kind", ag_r_from_a),
+    ("batch_norm_backward", "misplaced-factor", bn_times_sigma),
+    ("batch_norm_backward", "wrong-count", bn_unbiased_variance_term),
+    ("avgpool_backward", "stride-ignored", app_tiles),
+    ("race_map", "hw-swapped", race_counts_swapped),
+    ("adjoint_gap", "sign", ag_sides_reversed_dot),
+    ("conv2d_macs", "stride-misused", macs_stride_squared),
+    ("conv_output_size", "argument-mixed-up", cos_spacings_swapped_loop),
+    ("grouped_weight_matrix", "truncated", gwm_int_kron),
+    ("maxpool_backward", "input-transposed", mpb_dy_fortran),
+    ("race_map", "hw-swapped", race_counts_swapped_vectorised),
+    ("square_plus_backward", "overwrites", sp_assign_each),
+]
+
+
+# session 15: the mistakes of the fifth blind corpus, each in two styles
+
+
+def ag_means(A, At, x_shape, y_shape, rng):
+    x, r = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    return float(np.mean(A(x) * r) - np.mean(x * At(r)))
+
+
+def ag_means_loop(A, At, x_shape, y_shape, rng):
+    x, r = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    left, right = A(x) * r, x * At(r)
+    return float(left.sum() / left.size - right.sum() / right.size)
+
+
+def ag_seeded(A, At, x_shape, y_shape, rng):
+    g = np.random.default_rng(0)
+    x, r = g.standard_normal(x_shape), g.standard_normal(y_shape)
+    return float(np.vdot(A(x), r) - np.vdot(x, At(r)))
+
+
+def ag_float32(A, At, x_shape, y_shape, rng):
+    x = rng.standard_normal(x_shape, dtype=np.float32).astype(float)
+    r = rng.standard_normal(y_shape, dtype=np.float32).astype(float)
+    return float(np.sum(A(x) * r) - np.sum(x * At(r)))
+
+
+def sp_four_x(x, dy):
+    return 2 * x * dy + 2 * x * dy + dy  # 2x for each factor of x*x
+
+
+def sp_four_x_loop(x, dy):
+    dx = np.zeros_like(x)
+    for _ in range(2):  # each factor of x*x
+        dx += dy * 2 * x
+    return dx + dy
+
+
+def sp_product(x, dy):
+    return (dy * x) * (x * dy) * dy
+
+
+def sp_product_loop(x, dy):
+    dx = np.ones_like(x)
+    for piece in (dy * x, dy * x, dy):
+        dx *= piece
+    return dx
+
+
+def sp_ones_start(x, dy):
+    dx = np.ones_like(x)
+    dx += dy * x
+    dx += dy * x
+    dx += dy
+    return dx
+
+
+def sp_ones_start_sum(x, dy):
+    return 1 + sum([dy * x, x * dy, dy])
+
+
+def ng_fortran(f, x, eps=1e-6):
+    flat = np.array(x, dtype=float).ravel()
+    out = []
+    for k in range(flat.size):
+        flat[k] += eps
+        plus = f(flat.reshape(x.shape))
+        flat[k] -= 2 * eps
+        minus = f(flat.reshape(x.shape))
+        flat[k] += eps
+        out.append((plus - minus) / (2 * eps))
+    return np.array(out).reshape(x.shape, order="F")
+
+
+def ng_fortran_ravel(f, x, eps=1e-6):
+    x = np.array(x, dtype=float)
+    g = np.zeros(x.size)
+    for k, i in enumerate(np.ndindex(x.shape)):
+        old = x[i]
+        x[i] = old + eps
+        plus = f(x)
+        x[i] = old - eps
+        minus = f(x)
+        x[i] = old
+        g[k] = (plus - minus) / (2 * eps)
+    return g.reshape(x.shape, order="F")
+
+
+def ng_unbracketed(f, x, eps=1e-6):
+    x = np.array(x, dtype=float)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        old = x[i]
+        x[i] = old + eps
+        plus = f(x)
+        x[i] = old - eps
+        minus = f(x)
+        x[i] = old
+        g[i] = plus - minus / (2 * eps)
+    return g
+
+
+def ng_over_two_times_eps(f, x, eps=1e-6):
+    x = np.array(x, dtype=float)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        g[i] = (f(x + e) - f(x - e)) / 2 * eps
+    return g
+
+
+def cb_one_count(w, input_size, stride=1, padding=0):
+    h, wd = input_size
+    k, s, p = w.shape[0], stride, padding
+    n = (h + 2 * p - k) // s + 1  # counted on H, used for both axes
+    canvas = np.zeros((h + 2 * p, wd + 2 * p))
+    for ki in range(k):
+        for kj in range(k):
+            canvas[ki:ki + s * n:s, kj:kj + s * n:s] += w[ki, kj]
+    return canvas[p:p + h, p:p + wd]
+
+
+def cb_one_count_loop(w, input_size, stride=1, padding=0):
+    h, wd = input_size
+    k, s, p = w.shape[0], stride, padding
+    n = (h + 2 * p - k) // s + 1
+    canvas = np.zeros((h + 2 * p, wd + 2 * p))
+    for i in range(n):
+        for j in range(n):
+            block = canvas[i * s:i * s + k, j * s:j * s + k]
+            block += w[:block.shape[0], :block.shape[1]]
+    return canvas[p:p + h, p:p + wd]
+
+
+def cb_mean_weight(w, input_size, stride=1, padding=0):
+    ones = F.conv_transpose2d(
+        cg.Tensor(np.ones((1, 1, *geometry.window(
+            tuple(input_size), w.shape[0], stride, padding, 1).out))),
+        cg.Tensor(np.ones((1, 1, *w.shape))), stride=stride).data[0, 0]
+    h, wd = input_size
+    count = np.zeros((h + 2 * padding, wd + 2 * padding))
+    count[:ones.shape[0], :ones.shape[1]] = ones
+    return (count * w.mean())[padding:padding + h, padding:padding + wd]
+
+
+def cb_mean_weight_loop(w, input_size, stride=1, padding=0):
+    h, wd = input_size
+    k, s, p = w.shape[0], stride, padding
+    oh, ow = geometry.window((h, wd), k, s, p, 1).out
+    canvas = np.zeros((h + 2 * p, wd + 2 * p))
+    for i in range(oh):
+        for j in range(ow):
+            canvas[i * s:i * s + k, j * s:j * s + k] += w.mean()
+    return canvas[p:p + h, p:p + wd]
+
+
+def _avg_clip(dy, input_shape, kernel_size, stride=None, padding=0,
+              count_include_pad=True, square=True):
+    k, p = kernel_size, padding
+    s = k if stride is None else stride
+    n, c, h, w = input_shape
+    wc = h if square else w  # the columns clipped by H
+    dx = np.zeros(input_shape)
+    for i in range(dy.shape[2]):
+        for j in range(dy.shape[3]):
+            h0, w0 = i * s - p, j * s - p
+            h1, w1 = min(h0 + k, h + p), min(w0 + k, wc + p)
+            full = (h1 - h0) * (w1 - w0)
+            h0, w0, h1, w1 = max(h0, 0), max(w0, 0), min(h1, h), min(w1, wc, w)
+            div = full if count_include_pad else (h1 - h0) * (w1 - w0)
+            dx[:, :, h0:h1, w0:w1] += dy[:, :, i:i + 1, j:j + 1] / div
+    return dx
+
+
+def app_columns_by_h(dy, input_shape, kernel_size, stride=None, padding=0,
+                     count_include_pad=True):
+    return _avg_clip(dy, input_shape, kernel_size, stride, padding,
+                     count_include_pad)
+
+
+def app_columns_by_h_vec(dy, input_shape, kernel_size, stride=None,
+                         padding=0, count_include_pad=True):
+    n, c, h, w = input_shape
+    out = _avg_clip(dy, input_shape, kernel_size, stride, padding,
+                    count_include_pad)
+    return out.reshape(n, c, h, w).copy()
+
+
+def mpb_relu_dy(dy, argmax, input_shape):
+    dx = np.zeros(input_shape)
+    n, c, h, w = input_shape
+    flat = dx.reshape(n, c, -1)
+    for b, ch in np.ndindex(n, c):
+        np.add.at(flat[b, ch], argmax[b, ch].ravel(),
+                  np.maximum(dy[b, ch], 0).ravel())
+    return dx
+
+
+def mpb_relu_dy_loop(dy, argmax, input_shape):
+    dx = np.zeros(input_shape)
+    n, c, oh, ow = dy.shape
+    w = input_shape[3]
+    for b, ch, i, j in np.ndindex(n, c, oh, ow):
+        if dy[b, ch, i, j] > 0:
+            r, q = divmod(int(argmax[b, ch, i, j]), w)
+            dx[b, ch, r, q] += dy[b, ch, i, j]
+    return dx
+
+
+def mpb_tiles(dy, argmax, input_shape):
+    n, c, h, w = input_shape
+    oh, ow = dy.shape[2:]
+    up = np.repeat(np.repeat(dy, h // oh, axis=2), w // ow, axis=3)
+    grid = np.zeros(input_shape)
+    grid[:, :, :up.shape[2], :up.shape[3]] = up
+    mask = np.zeros((n * c, h * w))
+    mask[np.arange(n * c)[:, None], argmax.reshape(n * c, -1)] = 1
+    return grid * mask.reshape(input_shape)
+
+
+def mpb_tiles_loop(dy, argmax, input_shape):
+    n, c, h, w = input_shape
+    oh, ow = dy.shape[2:]
+    kh, kw = h // oh, w // ow
+    dx = np.zeros(input_shape)
+    chosen = np.zeros(input_shape, dtype=bool)
+    for b, ch, i, j in np.ndindex(*dy.shape):
+        r, q = divmod(int(argmax[b, ch, i, j]), w)
+        chosen[b, ch, r, q] = True
+    for b, ch, r, q in np.ndindex(*input_shape):
+        if chosen[b, ch, r, q] and r // kh < oh and q // kw < ow:
+            dx[b, ch, r, q] = dy[b, ch, r // kh, q // kw]
+    return dx
+
+
+def lb_dx_batch_sum(x, w, dy):
+    dx = dy @ w
+    return np.broadcast_to(dx.sum(0), x.shape).copy(), dy.T @ x, dy.sum(0)
+
+
+def lb_dx_batch_sum_loop(x, w, dy):
+    total = np.zeros(x.shape[1])
+    for n in range(x.shape[0]):
+        total += dy[n] @ w
+    dx = np.tile(total, (x.shape[0], 1))
+    return dx, dy.T @ x, dy.sum(axis=0)
+
+
+def c2i_int(col, input_size, kernel_size, stride=1, padding=0, dilation=1):
+    n, c, k, _, oh, ow = col.shape
+    (h, w), s, p, d = input_size, stride, padding, dilation
+    xp = np.zeros((n, c, h + 2 * p, w + 2 * p), dtype=int)
+    for ki, kj, i, j in np.ndindex(k, k, oh, ow):
+        xp[:, :, i * s + ki * d, j * s + kj * d] += \
+            col[:, :, ki, kj, i, j].astype(int)
+    return xp[:, :, p:p + h, p:p + w]
+
+
+def c2i_int_add_at(col, input_size, kernel_size, stride=1, padding=0,
+                   dilation=1):
+    n, c, k, _, oh, ow = col.shape
+    (h, w), s, p, d = input_size, stride, padding, dilation
+    out = np.zeros((n, c, h + 2 * p, w + 2 * p), dtype=np.int64)
+    for ki, kj in np.ndindex(k, k):
+        rows = slice(ki * d, ki * d + s * (oh - 1) + 1, s)
+        cols = slice(kj * d, kj * d + s * (ow - 1) + 1, s)
+        out[:, :, rows, cols] += col[:, :, ki, kj].astype(np.int64)
+    return out[:, :, p:p + h, p:p + w]
+
+
+def cdb_full_padding(w, dy, v, stride=1, padding=0):
+    k, s = w.shape[-1], stride
+    p = k - 1  # the full padding of the transposed conv, not the forward's
+    vp = np.pad(v, ((0, 0), (0, 0), (p, p), (p, p)))
+    ddy, dw = np.zeros(dy.shape), np.zeros(w.shape)
+    for n, o, i, j in np.ndindex(*dy.shape):
+        patch = vp[n, :, i * s:i * s + k, j * s:j * s + k]
+        ddy[n, o, i, j] = np.sum(w[o] * patch)
+        dw[o] += dy[n, o, i, j] * patch
+    return ddy, dw
+
+
+def cdb_full_padding_loop(w, dy, v, stride=1, padding=0):
+    k, s = w.shape[-1], stride
+    vp = np.pad(v, ((0, 0), (0, 0), (k - 1, k - 1), (k - 1, k - 1)))
+    oh, ow = dy.shape[2:]
+    cols = np.zeros((v.shape[0], v.shape[1], k, k, oh, ow))
+    for ki, kj in np.ndindex(k, k):
+        cols[:, :, ki, kj] = vp[:, :, ki:ki + s * (oh - 1) + 1:s,
+                                kj:kj + s * (ow - 1) + 1:s]
+    return (np.einsum("ockl,ncklij->noij", w, cols),
+            np.einsum("noij,ncklij->ockl", dy, cols))
+
+
+def macs_range_count(x_shape, w_shape, stride=1, padding=0):
+    n, c_in, h, w = x_shape
+    c_out, _, k, _ = w_shape
+    oh = len(range(0, h + 2 * padding - k, stride))
+    ow = len(range(0, w + 2 * padding - k, stride))
+    return n * c_out * c_in * k * k * oh * ow
+
+
+def macs_while_count(x_shape, w_shape, stride=1, padding=0):
+    n, c_in, h, w = x_shape
+    c_out, _, k, _ = w_shape
+
+    def count(size):
+        m, start = 0, 0
+        while start < size + 2 * padding - k:  # '<' drops the last start
+            m += 1
+            start += stride
+        return m
+    return n * c_out * c_in * k * k * count(h) * count(w)
+
+
+def cos_transposed(size, kernel_size, stride=1, padding=0, dilation=1):
+    return (size - 1) * stride - 2 * padding + dilation * (kernel_size - 1) + 1
+
+
+def cos_transposed_span(size, kernel_size, stride=1, padding=0, dilation=1):
+    span = dilation * (kernel_size - 1) + 1
+    return stride * (size - 1) + span - 2 * padding
+
+
+def bn_global_means(dy, x_hat, gamma, sigma):
+    db, dg = dy.sum(axis=(0, 2, 3)), (dy * x_hat).sum(axis=(0, 2, 3))
+    g = (gamma / sigma).reshape(1, -1, 1, 1)
+    return g * (dy - dy.mean() - x_hat * (dy * x_hat).mean()), dg, db
+
+
+def bn_global_means_einsum(dy, x_hat, gamma, sigma):
+    m = dy.size
+    db = np.einsum("nchw->c", dy)
+    dg = np.einsum("nchw,nchw->c", dy, x_hat)
+    g = (gamma / sigma)[None, :, None, None]
+    return g * (dy - db.sum() / m - x_hat * dg.sum() / m), dg, db
+
+
+def sgd_swapped_pair(w, dw, v, lr, momentum):
+    v = momentum * v + dw
+    return v, w - lr * v  # (v, w) for (w, v)
+
+
+def sgd_swapped_pair_loop(w, dw, v, lr, momentum):
+    w2, v2 = w.copy(), v.copy()
+    for i in np.ndindex(w.shape):
+        v2[i] = momentum * v[i] + dw[i]
+        w2[i] = w[i] - lr * v2[i]
+    return v2, w2
+
+
+def sgd_fresh_velocity(w, dw, v, lr, momentum):
+    v_new = momentum * np.zeros_like(v) + dw  # the v passed in never used
+    return w - lr * v_new, v_new
+
+
+def sgd_fresh_velocity_loop(w, dw, v, lr, momentum):
+    out_w, out_v = np.empty_like(w), np.empty_like(v)
+    for i in np.ndindex(w.shape):
+        out_v[i] = dw[i]
+        out_w[i] = w[i] - lr * out_v[i]
+    return out_w, out_v
+
+
+def sgd_momentum_on_gradient(w, dw, v, lr, momentum):
+    v = v + momentum * dw  # the momentum scales dw, not the old v
+    return w - lr * v, v
+
+
+def sgd_momentum_on_gradient_loop(w, dw, v, lr, momentum):
+    w, v = w.copy(), v.copy()
+    for i in np.ndindex(w.shape):
+        v[i] = momentum * dw[i] + v[i]
+        w[i] -= lr * v[i]
+    return w, v
+
+
+def sgd_old_v_returned(w, dw, v, lr, momentum):
+    v_new = momentum * v + dw
+    return w - lr * v_new, v  # the velocity handed back as it came
+
+
+def sgd_old_v_returned_loop(w, dw, v, lr, momentum):
+    w2 = w.copy()
+    for i in np.ndindex(w.shape):
+        w2[i] -= lr * (momentum * v[i] + dw[i])
+    return w2, v.copy()
+
+
+MISTAKES += [
+    ("sgd_momentum_step", "outputs-swapped", sgd_swapped_pair),
+    ("sgd_momentum_step", "outputs-swapped", sgd_swapped_pair_loop),
+    ("sgd_momentum_step", "argument-ignored", sgd_fresh_velocity),
+    ("sgd_momentum_step", "argument-ignored", sgd_fresh_velocity_loop),
+    ("sgd_momentum_step", "inputs-swapped", sgd_momentum_on_gradient),
+    ("sgd_momentum_step", "inputs-swapped", sgd_momentum_on_gradient_loop),
+    ("sgd_momentum_step", "returns-input", sgd_old_v_returned),
+    ("sgd_momentum_step", "returns-input", sgd_old_v_returned_loop),
+]
+
+
+MISTAKES += [
+    ("adjoint_gap", "sum-axes", ag_means),
+    ("adjoint_gap", "sum-axes", ag_means_loop),
+    ("adjoint_gap", "own-random", ag_seeded),
+    ("adjoint_gap", "draw-kind", ag_float32),
+    ("square_plus_backward", "term-doubled", sp_four_x),
+    ("square_plus_backward", "term-doubled", sp_four_x_loop),
+    ("square_plus_backward", "misplaced-factor", sp_product),
+    ("square_plus_backward", "misplaced-factor", sp_product_loop),
+    ("square_plus_backward", "result-off-by-one", sp_ones_start),
+    ("square_plus_backward", "result-off-by-one", sp_ones_start_sum),
+    ("numeric_grad", "flat-order", ng_fortran),
+    ("numeric_grad", "flat-order", ng_fortran_ravel),
+    ("numeric_grad", "precedence", ng_unbracketed),
+    ("numeric_grad", "precedence", ng_over_two_times_eps),
+    ("checkerboard_dx", "square-assumed", cb_one_count),
+    ("checkerboard_dx", "square-assumed", cb_one_count_loop),
+    ("checkerboard_dx", "input-ignored", cb_mean_weight),
+    ("checkerboard_dx", "input-ignored", cb_mean_weight_loop),
+    ("avgpool_backward", "square-assumed", app_columns_by_h),
+    ("avgpool_backward", "square-assumed", app_columns_by_h_vec),
+    ("maxpool_backward", "negatives-dropped", mpb_relu_dy),
+    ("maxpool_backward", "negatives-dropped", mpb_relu_dy_loop),
+    ("maxpool_backward", "stride-ignored", mpb_tiles),
+    ("maxpool_backward", "stride-ignored", mpb_tiles_loop),
+    ("linear_backward", "batch-mixed", lb_dx_batch_sum),
+    ("linear_backward", "batch-mixed", lb_dx_batch_sum_loop),
+    ("col2im", "truncated", c2i_int),
+    ("col2im", "truncated", c2i_int_add_at),
+    ("conv_double_backward", "argument-mixed-up", cdb_full_padding),
+    ("conv_double_backward", "argument-mixed-up", cdb_full_padding_loop),
+    ("conv2d_macs", "off-by-one", macs_range_count),
+    ("conv2d_macs", "off-by-one", macs_while_count),
+    ("conv_output_size", "input-for-output", cos_transposed),
+    ("conv_output_size", "input-for-output", cos_transposed_span),
+    ("batch_norm_backward", "sum-axes", bn_global_means),
+    ("batch_norm_backward", "sum-axes", bn_global_means_einsum),
+]
+
+
 # an IndexError that is no swap: it raises on the square planes too
 
 
@@ -1993,7 +2863,8 @@ RAISES = {("maxpool_backward", "wrong-index-width"),
           ("maxpool_forward", "default-stride"),
           ("avgpool_backward", "default-stride"),
           ("im2col", "hw-swapped"), ("col2im", "hw-swapped"),
-          ("find_wrong_backward", "gradcheck-raises")}
+          ("find_wrong_backward", "gradcheck-raises"),
+          ("hessian_vector_product", "graph-dropped")}
 
 
 @pytest.mark.parametrize("name, code, fn", MISTAKES, ids=[_ids(r) for r in MISTAKES])
@@ -2615,6 +3486,9 @@ RIGHT = [
     ("linear_backward", lb_autodiff),
     ("batch_norm_backward", bn_dxhat_loops),
     ("batch_norm_backward", bn_autodiff),
+    ("dw_by_correlation", _dwc("loops")), ("dw_by_correlation", dwc_autodiff),
+    ("hessian_vector_product", _hvp("backward")),
+    ("hessian_vector_product", hvp_vjp_of_the_gradient),
 ]
 
 

@@ -69,7 +69,7 @@ def test_the_diagnosis_and_fix_are_the_message():
     assert (graded.status, graded.score, graded.diagnosis) == (
         "wrong", 0.0, "no-crop")
     assert "diagnosis [no-crop]" in graded.summary
-    assert "fix: scatter into the padded canvas" in graded.summary
+    assert "fix: pad both sides by p" in graded.summary
     assert graded.summary.startswith("col2im: output has shape")
 
 

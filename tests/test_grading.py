@@ -191,6 +191,10 @@ DAVE = {
         0, 1, "not-attempted", "not attempted yet"),
     ("dave", "04-conv-backward", "dx_by_conv2d"): (
         0, 1, "not-attempted", "not attempted yet"),
+    ("dave", "04-conv-backward", "dw_by_correlation"): (
+        0, 1, "not-attempted", "not attempted yet"),
+    ("dave", "11-differentiate-the-backward", "hessian_vector_product"): (
+        0, 1, "not-attempted", "not attempted yet"),
 }
 
 

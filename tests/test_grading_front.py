@@ -477,7 +477,7 @@ def test_the_command_prints_a_line_per_notebook_off_a_terminal(tmp_path,
     lines = capsys.readouterr().out.splitlines()
     assert lines[:3] == [
         f"[1/3] ann/{L03}.ipynb: 1 passed, 2 wrong",
-        f"[2/3] ann/{L04}-Copy1.ipynb: 1 passed, 2 wrong",
+        f"[2/3] ann/{L04}-Copy1.ipynb: 1 passed, 3 wrong",
         f"[3/3] bob/{L03}.ipynb: 1 passed, 2 wrong",
     ]
     assert lines[3] == (

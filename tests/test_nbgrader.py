@@ -114,7 +114,7 @@ def test_the_feedback_shows_the_diagnosis(graded_class):
     assert "conv2d_backward: 2/3 points (wrong)" in bob
     assert "each output: dx ✗ (no-crop)  dw ✓  db ✓" in bob
     assert "diagnosis [no-crop]" in bob
-    assert "fix: scatter into the padded canvas" in bob
+    assert "fix: pad both sides by p" in bob
     assert re.search(r"Score: 2\.0 / 3\.0", bob)
     bob11 = page("bob", "11-differentiate-the-backward")
     assert "conv_double_backward: 0/2 points (not attempted)" in bob11

@@ -352,7 +352,11 @@ class Worker:
         blobs: list[bytes] = []
         tree = {}
         for key, value in kwargs.items():
-            if callable(value) and not isinstance(value, (type, np.ndarray)):
+            # a function is called back here, as in the checker's own
+            # isolation, unless its class says it runs where the answer
+            # does (hessian_vector_product's f: a graph cannot cross a pipe)
+            if callable(value) and not isinstance(value, (type, np.ndarray)) \
+                    and not getattr(type(value), "runs_in_child", False):
                 handles[len(handles)] = value
                 tree[key] = {"remote": [len(handles) - 1, repr(value)[:200]]}
             else:

@@ -214,9 +214,12 @@ class CrashOr:
     answer: Any
 
 
-def model(code: str, predict: Predict, outputs=None, fix=None) -> Rule:
+def model(code: str, predict: Predict, outputs=None, fix=None,
+          exact: bool = False) -> Rule:
     """The learner's output equals what the bug gives, on every case where
-    that differs from the truth. ``predict`` gives the bug's answers, each
+    that differs from the truth (on every case, when ``exact``: where the
+    answers are few, a small integer say, a bug that agrees with the truth
+    on a case must agree with the learner there too). ``predict`` gives the bug's answers, each
     labelled by the hypothesis it stands for (labels the same across
     cases: each hypothesis is weighed on its own); :data:`CRASH` where the
     bug would index outside an array, which a raised error confirms."""
@@ -230,7 +233,8 @@ def model(code: str, predict: Predict, outputs=None, fix=None) -> Rule:
             elif isinstance(a, CrashOr):
                 out[label] = run.raised is not None or (
                     got is not None and run.same(got, a.answer))
-            elif got is None or a is None or run.same(a, want):
+            elif got is None or a is None or (
+                    run.same(a, want) and not exact):
                 out[label] = None
             else:
                 out[label] = run.same(got, a)

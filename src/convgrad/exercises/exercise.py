@@ -63,10 +63,10 @@ class Exercise:
         """The exercise's own rules, then the generated family
         (:mod:`.generated`: small changes to the right computation), then
         the generic ones."""
-        zeros, scale, *rest = GENERIC
+        integer, zeros, scale, *rest = GENERIC
         early, late = family(self.expected or self.solution, self.feeds,
                              self.terms, self.sums)
-        return (*self.mistakes, zeros, *early, scale, *late, *rest)
+        return (*self.mistakes, integer, zeros, *early, scale, *late, *rest)
 
     def hint_for(self, output: str) -> str:
         if isinstance(self.hint, str):

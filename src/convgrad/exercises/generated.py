@@ -61,6 +61,13 @@ class Some(tuple):
     how many rows a loop left out, say)."""
 
 
+class SomeOrRight(Some):
+    """Several answers one label stands for, where the learner's formula
+    may also give the right one on a case (a count that is short only
+    where ceil mode adds a window): a right answer there is no evidence
+    against it."""
+
+
 Member = tuple[str, str, Callable[[dict], dict] | None,
                Callable[[np.ndarray], np.ndarray] | None]
 
@@ -138,6 +145,25 @@ def _arguments(case: dict) -> Iterator[Member]:
         yield ("argument-mixed-up", "the padding spread like the taps, "
                "padding*dilation",
                lambda c: _set(c, padding=c["padding"] * c["dilation"]), None)
+    full = case.get("kernel_size")
+    if not _int(full) and isinstance(case.get("w"), np.ndarray) \
+            and case["w"].ndim == 4:
+        full = case["w"].shape[-1]
+    if _int(case.get("padding")) and _int(full) and full - 1 != case["padding"]:
+        yield ("argument-mixed-up", "the full padding K - 1 (a transposed "
+               "conv's) where padding is meant",
+               lambda c, full=int(full): _set(c, padding=full - 1), None)
+    k = case.get("kernel_size")
+    if _int(k) and k > 1 and "input_size" not in case and (
+            (_int(case.get("stride")) and case["stride"] != k)
+            or (_int(case.get("padding")) and case["padding"] > 0)):
+        # the reshape trick: windows as the k x k tiles of the image
+        tiles = {"stride": k} if "stride" in case else {}
+        if "padding" in case:
+            tiles["padding"] = 0
+        yield ("stride-ignored", "the windows taken as k x k tiles of the "
+               "image (stride = kernel_size, no padding): the reshape trick",
+               lambda c, tiles=tiles: _set(c, **tiles), None)
     moved = {n: NEUTRAL[n] for n, v in case.items()
              if n in ("stride", "padding", "dilation", "groups")
              and _int(v) and v != NEUTRAL[n]}
@@ -150,6 +176,11 @@ def _arguments(case: dict) -> Iterator[Member]:
             continue
         yield ("argument-mixed-up", f"{a} where {b} is meant ({b} = {a})",
                lambda c, a=a, b=b: _set(c, **{b: c[a]}), None)
+    for a, b in itertools.combinations(ints, 2):
+        if "size" not in (a, b) and case[a] != case[b]:
+            yield ("argument-mixed-up", f"{a} and {b} swapped, each used "
+                   f"where the other belongs",
+                   lambda c, a=a, b=b: _set(c, **{a: c[b], b: c[a]}), None)
 
 
 def _inputs(case: dict) -> Iterator[Member]:
@@ -163,6 +194,14 @@ def _inputs(case: dict) -> Iterator[Member]:
             yield ("input-ignored", f"{name} left out (taken as all ones)",
                    lambda c, name=name: _set(c, **{name: np.ones_like(c[name])}),
                    None)
+            if v.size > 1:
+                yield ("input-ignored", f"{name} replaced by its mean (every "
+                       f"entry the same)", lambda c, name=name: _set(c, **{
+                           name: np.full_like(c[name], c[name].mean())}), None)
+        if name == "dy" and np.any(v < 0):
+            yield ("negatives-dropped", "dy's negative entries dropped, "
+                   "np.maximum(dy, 0): a ReLU's rule where none belongs",
+                   lambda c: _set(c, dy=np.maximum(c["dy"], 0.0)), None)
         if name == "w" and v.ndim >= 2:
             flips = [("kernel-flipped", "the kernel flipped, w[..., ::-1, ::-1]",
                       (-2, -1)),
@@ -200,6 +239,14 @@ def _inputs(case: dict) -> Iterator[Member]:
                    f"{name}[..., j, i] for {name}[..., i, j]",
                    lambda c, name=name: _set(c, **{name: np.swapaxes(
                        c[name], -1, -2).copy()}), None)
+        if name != "w" and v.ndim >= 2 and min(v.shape[-2:]) > 1:
+            # a plane flattened column by column (.T.ravel(), order="F")
+            # and read back row by row: the same numbers, another order
+            yield ("input-transposed", f"{name}'s plane flattened column "
+                   f"by column ({name}[..].T.ravel()) where ravel's row "
+                   f"order is meant",
+                   lambda c, name=name: _set(c, **{name: np.swapaxes(
+                       c[name], -1, -2).reshape(c[name].shape).copy()}), None)
         if v.ndim >= 3:
             for p in _perms(v.ndim):
                 inv = tuple(int(i) for i in np.argsort(p))
@@ -236,6 +283,22 @@ def _answers(case: dict, want: np.ndarray) -> Iterator[Member]:
                lambda a: np.full(a.shape, a.sum()))
         yield ("sum-axes", "the total of the right answer, one number "
                "(np.sum with no axis)", None, lambda a: np.asarray(a.sum()))
+    if want.ndim in (2, 3) and want.shape[0] > 1 and want.dtype.kind == "f":
+        yield ("batch-mixed", "every row given the whole batch's sum",
+               None, lambda a: np.broadcast_to(a.sum(0, keepdims=True),
+                                               a.shape).copy())
+    if want.ndim >= 2 and min(want.shape[-2:]) > 1:
+        # filled in row order, reshaped back in column order (or the reverse)
+        yield ("flat-order", "the right numbers in row order reshaped back "
+               "column by column (order='F')", None,
+               lambda a: a.ravel().reshape(a.shape, order="F"))
+        yield ("flat-order", "the right numbers flattened column by column "
+               "(order='F') and reshaped back in row order", None,
+               lambda a: a.ravel(order="F").reshape(a.shape))
+    if want.dtype.kind == "f" and want.size > 0 and not _whole(want):
+        yield ("result-off-by-one", "the right answer plus 1: an "
+               "accumulator started at 1 (np.ones), not 0", None,
+               lambda a: a + 1)
     if want.ndim == 4 and want.shape[0] > 1:
         yield ("batch-mixed", "every image given the whole batch's sum",
                None, lambda a: np.broadcast_to(a.sum(0, keepdims=True),
@@ -257,8 +320,17 @@ def _perms(ndim: int) -> list[tuple[int, ...]]:
             p = list(range(ndim))
             p[i], p[j] = p[j], p[i]
             out.append(tuple(p))
+    # the first axis moved last, or the last first (a (C_in, C_out, K, K)
+    # weight read as (C_out, K, K, C_in), say)
+    for shift in (1, ndim - 1):
+        p = tuple((i + shift) % ndim for i in range(ndim))
+        if p not in out:
+            out.append(p)
     if ndim == 6:
         out.append((0, 1, 4, 5, 2, 3))
+        # the patches gathered per position, (N, OH, OW, C, K, K), and the
+        # reverse
+        out += [(0, 4, 5, 1, 2, 3), (0, 3, 4, 5, 1, 2)]
     return out
 
 
@@ -339,10 +411,12 @@ ORDER = ("stride-ignored", "padding-ignored", "dilation-ignored",
          "taps-swapped", "channels-swapped", "input-ignored",
          "input-transposed", "inputs-swapped", "outputs-swapped",
          "hw-swapped", "argument-mixed-up", "argument-sign",
-         "argument-off-by-one", "sign", "plane-transposed", "truncated",
+         "argument-off-by-one", "sign", "negatives-dropped",
+         "plane-transposed", "truncated",
          "batch-mixed", "averaged", "overwrites", "last-window-skipped",
          "term-dropped",
-         "term-sign", "term-doubled", "axes-order", "reshape-for-transpose",
+         "term-sign", "term-doubled", "axes-order",
+         "reshape-for-transpose", "flat-order",
          "sum-axes", "returns-input", "missing-batch-sum")
 # tried after the generic scale (a constant factor is the simpler story)
 LATE = ("count-factor", "result-off-by-one")
@@ -410,13 +484,19 @@ def _remapped(sc: Scatter, case: dict) -> Iterator[tuple[str, str, np.ndarray]]:
     if k != s and k > 1:
         rules.append(("kernel_size for the stride, window (i, j) at (i*k, "
                       "j*k)", i * k + tr, j * k + tq))
-    for label, r2, q2 in rules:
+    rules = [("argument-mixed-up", *rule) for rule in rules]
+    if s > 1:  # the stride on one axis only, the canvas sized for both
+        rules.append(("stride-ignored", "the stride on the rows only: "
+                      "window (i, j) at (i*s, j)", i * s + tr, j + tq))
+        rules.append(("stride-ignored", "the stride on the columns only: "
+                      "window (i, j) at (i, j*s)", i + tr, j * s + tq))
+    for code, label, r2, q2 in rules:
         inside = (r2 < sc.canvas[-2]) & (q2 < sc.canvas[-1])
         dest = np.ravel_multi_index((*at[:-2, inside], r2[inside], q2[inside]),
                                     sc.canvas)
         flat = np.bincount(dest, weights=sc.value[inside],
                            minlength=int(np.prod(sc.canvas)))
-        yield ("argument-mixed-up", label, sc.crop(flat.reshape(sc.canvas)))
+        yield (code, label, sc.crop(flat.reshape(sc.canvas)))
 
 
 def _scattered(sc: Scatter) -> Iterator[tuple[str, str, np.ndarray]]:
@@ -439,6 +519,8 @@ def _scattered(sc: Scatter) -> Iterator[tuple[str, str, np.ndarray]]:
     # (one image: then nothing is left)
     yield ("missing-batch-sum", "the last image left out (a batch loop "
            "that stops one short)", sc.output(keep=sc.batch < sc.batch.max()))
+    yield ("missing-batch-sum", "the first image left out (a batch loop "
+           "from 1)", sc.output(keep=sc.batch > 0))
     # an update placed after its loop: only the last output channel (or
     # image) of the sum kept
     for name, axis in _NAMED.findall(sc.label):
@@ -486,12 +568,15 @@ def _scattered(sc: Scatter) -> Iterator[tuple[str, str, np.ndarray]]:
         if top > 1:
             yield ("last-window-skipped", label, Some(
                 sc.output(keep=lines < top + 1 - m) for m in range(1, top + 1)))
-    if min(int(rows.max()), int(cols.max())) > 1:
+    if min(int(rows.max()), int(cols.max())) > 0:
+        # each axis's count taken by its own (wrong) formula: one or both
+        # short, by as many lines as the formula loses there
         yield ("last-window-skipped", f"the last rows and columns of {what}s "
-               f"left out (their count too small on both axes)", Some(
-                   sc.output(keep=(rows < rows.max() + 1 - m)
-                             & (cols < cols.max() + 1 - m))
-                   for m in range(1, int(min(rows.max(), cols.max())) + 1)))
+               f"left out (their count too small on one axis or both)",
+               SomeOrRight(sc.output(keep=(rows < rows.max() + 1 - a)
+                                     & (cols < cols.max() + 1 - b))
+                           for a in range(int(rows.max()) + 1)
+                           for b in range(int(cols.max()) + 1) if a or b))
     # windows that reach into the padding left out, not clipped
     at = np.array(np.unravel_index(sc.dest, sc.canvas))
     lo = np.array(sc.offset)[:, None]
@@ -600,6 +685,26 @@ def _singles(parts: tuple, run: Run, output: str
         if name != output:
             out.append(("outputs-swapped", f"{name} returned where "
                         f"{output} goes", run.expected(name), None))
+    for name, v in run.case.items():  # a ReLU's mask where none belongs
+        if isinstance(v, np.ndarray) and v.shape == want.shape \
+                and v.dtype.kind == "f" and np.any(v <= 0) and name != "dy":
+            out.append(("negatives-dropped", f"the right answer masked where "
+                        f"{name} <= 0, as a ReLU's backward would",
+                        want * (v > 0), None))
+    for name in run.names:  # an output just computed, fed back as an input
+        other = run.expected(name)
+        for arg, v in run.case.items():
+            if name == output or not isinstance(v, np.ndarray) \
+                    or v.shape != np.shape(other):
+                continue
+            try:
+                answer = np.asarray(_call(
+                    reference, {**run.case, arg: np.array(other, dtype=v.dtype)},
+                    run.names)[at])
+            except Exception:  # a case the reference refuses: no model
+                continue
+            out.append(("argument-mixed-up", f"{name} (the output just "
+                        f"computed) used where {arg} is meant", answer, None))
     if sums is not None:
         try:
             out += [(c, label, a, None)
@@ -689,7 +794,7 @@ def _judge(code: str, source: Callable[..., list], narrow: bool = False):
             for c, label, answer, _ in listed:
                 if c == code:  # a label may offer several answers (Some)
                     table.setdefault(label, {})[i] = (
-                        list(answer) if isinstance(answer, Some) else [answer])
+                        answer if isinstance(answer, Some) else [answer])
         for label, answers in table.items():
             first, against = None, False
             for i, run in enumerate(runs):
@@ -697,8 +802,11 @@ def _judge(code: str, source: Callable[..., list], narrow: bool = False):
                 if run.raised is not None or got is None:
                     continue
                 right = run.right(output)
-                said = [a for a in answers.get(i, [])
+                given = answers.get(i, [])
+                said = [a for a in given
                         if not run.same(a, run.expected(output))]
+                if right and isinstance(given, SomeOrRight):
+                    continue  # its formula may be right here
                 if not said:  # the change does not matter here
                     if not right:
                         against = True

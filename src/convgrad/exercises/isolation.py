@@ -35,7 +35,10 @@ answer that changes its inputs), and the printed output.
 - *Functions among the inputs* (numeric_grad's ``f``, grad_check's
   passes, adjoint_gap's maps) run here, in the parent: the child calls
   back with the arguments as data, so what they record (every ``x`` an
-  ``f`` saw) lands in the checker's own objects.
+  ``f`` saw) lands in the checker's own objects. A function whose class
+  sets ``runs_in_child`` (hessian_vector_product's ``f``, which builds a
+  graph on the learner's Tensors) is sent to the child, pickled, as any
+  other input.
 - *Printed output*: the child's ``sys.stdout`` and ``sys.stderr`` send
   each line here, where it is printed, in order, before the verdict (at
   most :data:`MAX_OUTPUT` characters per call). In a Jupyter kernel the
@@ -313,8 +316,12 @@ class _Garbled(Exception):
 
 
 def _is_given(value: Any) -> bool:
-    """A function among the inputs, run here when the learner calls it."""
-    return callable(value) and not isinstance(value, (type, np.ndarray))
+    """A function among the inputs, run here when the learner calls it;
+    not one whose class says it ``runs_in_child`` (a function of Tensors,
+    hessian_vector_product's ``f``: the graph it builds cannot cross a
+    pipe), which goes to the child as an input."""
+    return (callable(value) and not isinstance(value, (type, np.ndarray))
+            and not getattr(type(value), "runs_in_child", False))
 
 
 def _text(value: Any) -> str:

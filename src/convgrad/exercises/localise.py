@@ -204,10 +204,15 @@ def _fix(code: str) -> Callable[[str, str | None, str], str | None]:
                            "(range(W - 1), [:-1]), or a negative index (-1) "
                            "that wraps round to the last column: test "
                            "0 <= q < W before you index",
-        "the first row": "a loop that starts at 1, or an index shifted by "
-                         "one row",
-        "the first column": "a loop that starts at 1, or an index shifted "
-                            "by one column",
+        "the first row": "a tap on the top padding read from the image "
+                         "itself (a negative index, -1, wraps round to the "
+                         "last row: test 0 <= r < H, or pad first), a loop "
+                         "that starts at 1, or an index shifted by one row",
+        "the first column": "a tap on the left padding read from the image "
+                            "itself (a negative index, -1, wraps round to "
+                            "the last column: test 0 <= q < W, or pad "
+                            "first), a loop that starts at 1, or an index "
+                            "shifted by one column",
         "every image of the batch but the first": "a batch loop that is "
                                                   "missing: image 0 is used "
                                                   "for every image, or only "

@@ -383,6 +383,23 @@ def _shape_evidence(run: Run, output: str) -> bool | None:
     return got.shape != run.expected(output).shape
 
 
+def _square_evidence(run: Run, output: str) -> bool | None:
+    """A plane that is not square, returned square: one side's size used
+    for both."""
+    got, want = run.out(output), run.expected(output)
+    if got is None or want.ndim < 2 or want.shape[-1] == want.shape[-2]:
+        return None
+    h, w = want.shape[-2:]
+    return got.shape in ((*want.shape[:-2], h, h), (*want.shape[:-2], w, w))
+
+
+def _square_where(run: Run, output: str, label: str) -> str:
+    h, w = run.expected(output).shape[-2:]
+    g = run.out(output).shape[-1]
+    return (f"on case {run.number} your {output}'s plane is {g} x {g}, "
+            f"expected {h} x {w}: one side's size used for both")
+
+
 def _shape_where(run: Run, output: str, label: str) -> str:
     return (f"on case {run.number} your {output} has shape "
             f"{run.out(output).shape}, expected {run.expected(output).shape}")
@@ -404,6 +421,29 @@ def _mutates_where(run: Run, output: str | None, label: str) -> str:
     return (f"case {run.number}: the call changed {changed} of the argument "
             f"{name}: {name}{list(at)} was {num(before[at])}, now "
             f"{num(after[at])}")
+
+
+def _integer_evidence(run: Run, output: str) -> bool | None:
+    """An integer array returned where the answer has fractions, holding
+    the answer cut toward zero (or floored): the numbers were written into
+    an integer array (even when every one of them cut to 0)."""
+    got, want = run.out(output), run.expected(output)
+    if got is None or got.dtype.kind not in "iu" or got.shape != want.shape \
+            or want.dtype.kind != "f" or run.right(output) \
+            or np.all(want == np.trunc(want)):
+        return None
+    # cut toward zero at the end, or at every `+=` into the integer array
+    # (then it is off by less than one per term): either way the fractions
+    # are gone, and the numbers are near the answer
+    return bool(np.array_equal(got, np.trunc(want))
+                or np.array_equal(got, np.floor(want))
+                or np.abs(got - want).max() <= max(1.0, np.abs(want).max()))
+
+
+def _integer_where(run: Run, output: str, label: str) -> str:
+    return (f"on case {run.number} your {output} is an array of "
+            f"{run.out(output).dtype} holding the expected numbers cut to "
+            f"integers")
 
 
 def _zeros_evidence(run: Run, output: str) -> bool | None:
@@ -445,13 +485,26 @@ def _swapped_where(run: Run, output: str, label: str) -> str:
             f"expected {h} x {w} (H = {h} rows, W = {w} columns)")
 
 
+TRUNCATED = Rule("truncated", _integer_evidence, _integer_where)
 WRITES_TO_COPY = Rule("writes-to-copy", _zeros_evidence, _zeros_where,
                       fix=_copy_fix)
 HW_SWAPPED = Rule("hw-swapped", _swapped_evidence, _swapped_where)
+SQUARE = Rule("square-assumed", _square_evidence, _square_where)
+def _scale_fix(source: str, output: str | None, label: str) -> str | None:
+    """A factor that comes from running backward twice: the gradients
+    accumulate into .grad."""
+    if len(re.findall(r"\.backward\(", source)) >= 2 or re.search(
+            r"for .*:\n(?:.*\n)*?.*\.backward\(", source):
+        return ("backward() adds into .grad: called twice on the same "
+                "graph, the gradient is counted twice; call it once (or "
+                "zero .grad before the second call)")
+    return None
+
+
 SCALE = Rule("scale", lambda run, output: None, _scale_where,
-             across=_scale_across)
+             across=_scale_across, fix=_scale_fix)
 SHAPE = Rule("shape", _shape_evidence, _shape_where)
 MUTATES_INPUT = Rule("mutates-input", lambda run, _: bool(_changed(run)),
                      _mutates_where, any_case=True, integrity=True)
-GENERIC = (WRITES_TO_COPY, SCALE, HW_SWAPPED, *LOCALISE, *SPLIT, SHAPE,
+GENERIC = (TRUNCATED, WRITES_TO_COPY, SCALE, HW_SWAPPED, SQUARE, *LOCALISE, *SPLIT, SHAPE,
            MUTATES_INPUT)

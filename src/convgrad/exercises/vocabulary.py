@@ -70,7 +70,7 @@ flat-order           conv_matrix
 padding-ignored      conv_matrix, race_map
 parity               checkerboard_dx
 ones-upstream        grad_check, find_wrong_backward
-loose-tolerance      grad_check
+loose-tolerance      grad_check, find_wrong_backward
 one-gradient         grad_check
 inverse-test         adjoint_gap
 draw-order           adjoint_gap
@@ -98,9 +98,31 @@ draw-kind            adjoint_gap
 own-random           adjoint_gap
 update-order         sgd_momentum_step
 precedence           conv_output_size
+stride-ignored       dw_by_correlation
+no-crop              dw_by_correlation
+padding-ignored      dw_by_correlation
+kernel-flipped       dw_by_correlation
+taps-swapped         dw_by_correlation
+missing-batch-sum    dw_by_correlation
+batch-mean           dw_by_correlation
+graph-dropped        hessian_vector_product
+grad-accumulated     hessian_vector_product
+one-backward         hessian_vector_product
+misplaced-factor     hessian_vector_product
+grad-as-direction    hessian_vector_product
+one-sided            hessian_vector_product
 plane-offset         maxpool_backward
-input-for-output     conv2d_macs
+input-for-output     conv2d_macs, conv_output_size
+extra-term           linear_backward
+heuristic            find_wrong_backward
+nudged-together      numeric_grad
 ===================  ========================================================
+
+A code may have a second row further down: its exercises are both rows'.
+Issue 45 added the rows from ``stride-ignored  dw_by_correlation`` to
+``one-sided  hessian_vector_product``: lesson 4's ``dw`` as a correlation
+and lesson 11's Hessian-vector product, with four codes of its own for the
+two backward passes (``graph-dropped`` to ``grad-as-direction``).
 
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
 list: they are the other mistakes lessons 05, 06 and 08 warn about. The
@@ -142,8 +164,10 @@ CODES: dict[str, tuple[str, str]] = {
     ),
     "no-crop": (
         "the padding is not cropped, or is cropped at the wrong offset",
-        "scatter into the padded canvas, then return "
-        "canvas[..., p:p + H, p:p + W] (a crop p:-p breaks when p = 0)",
+        "pad both sides by p ((p, p) per axis), scatter into the padded "
+        "canvas at i*s + ki*d (no -p there: that is the unpadded image's "
+        "coordinate), then return canvas[..., p:p + H, p:p + W] (a crop "
+        "p:-p breaks when p = 0)",
     ),
     "dilation-ignored": (
         "taps placed without the dilation",
@@ -200,14 +224,19 @@ CODES: dict[str, tuple[str, str]] = {
         "follows from the input shapes and the arguments",
     ),
     "tie-last": (
-        "on a tie the last maximum wins; the first must",
-        "replace the best only when a value is strictly greater (>, never "
-        ">=), scanning the window row by row",
+        "ties broken the wrong way: the first maximum in the window's "
+        "row-by-row order must win (not the last, nor the first down the "
+        "columns)",
+        "scan the window row by row (np.argmax of the window as it is, not "
+        "of its transpose) and replace the best only when a value is "
+        "strictly greater (>, never >=)",
     ),
     "pad-zero": (
-        "the padding counted as 0 where it must be -inf",
-        "skip positions outside the image (or pad with -np.inf): a window "
-        "of negative numbers has a negative max",
+        "a 0 where -inf belongs: the padding taken as 0, or the running "
+        "maximum started at 0",
+        "start the running maximum at -np.inf (or at the window's first "
+        "value) and skip positions outside the image (or pad with "
+        "-np.inf): a window of negative numbers has a negative max",
     ),
     "divisor": (
         "the wrong divisor for a window",
@@ -250,9 +279,9 @@ CODES: dict[str, tuple[str, str]] = {
         "padding p adds p pixels on each side of the axis: size + 2*p",
     ),
     "rounds-up": (
-        "rounded up where the count rounds down",
+        "rounded up (or to the nearest) where the count rounds down",
         "a window that would stick out of the padded input does not count: "
-        "`//` (floor), not math.ceil",
+        "`//` (floor), not math.ceil or round",
     ),
     "taps-swapped": (
         "the tap indices (ki, kj) swapped: the kernel is used transposed",
@@ -374,6 +403,32 @@ CODES: dict[str, tuple[str, str]] = {
         "pad the stuffed dy by k - 1 - p on every side (a forward padding "
         "p takes p rows of each full window away), plus the "
         "output_padding rows at the bottom and right",
+    ),
+    # the two backward passes of a Hessian-vector product (lesson 11)
+    "graph-dropped": (
+        "the first gradient taken without its graph: the second backward "
+        "pass has nothing to go through",
+        "keep the graph: g = cg.grad(f(x), x, create_graph=True)[0], then "
+        "differentiate (g * v).sum() with respect to x",
+    ),
+    "grad-accumulated": (
+        "the first gradient left in x.grad: the second backward() added "
+        "H·v to it",
+        "use cg.grad, which returns the gradient and stores nothing, or "
+        "take g = x.grad and set x.grad = None before the second "
+        "backward()",
+    ),
+    "one-backward": (
+        "one backward pass where H·v needs two: the gradient (or the "
+        "gradient times v) returned",
+        "differentiate once more: H·v is the gradient of (g * v).sum(), "
+        "g the first gradient, kept with create_graph=True",
+    ),
+    "grad-as-direction": (
+        "the gradient used as the direction: H·g, a gradient penalty's "
+        "gradient, where H·v is asked",
+        "weigh the first gradient by the direction v, (g * v).sum(), not "
+        "by itself, (g * g).sum()",
     ),
     # the generated family (generated.py): a small change to the right
     # computation, found from the exercise's own arguments and inputs
@@ -534,8 +589,10 @@ CODES: dict[str, tuple[str, str]] = {
     ),
     "last-window-skipped": (
         "a row or column of windows left out: a loop that stops one short",
-        "visit every window: range(OH) and range(OW), with OH = (H + 2p - "
-        "span) // s + 1",
+        "visit every window: range(OH) and range(OW), with OH and OW read "
+        "from the output's (or dy's) shape; a count you compute must follow "
+        "the same rule, (H + 2p - span) // s + 1 (and ceil mode's extra "
+        "window), and a range's end is exclusive",
     ),
     "count-factor": (
         "the right numbers divided or multiplied by a count (a size, the "
@@ -665,6 +722,34 @@ CODES: dict[str, tuple[str, str]] = {
         "and for a conv the positions): the axes the exercise names, no "
         "more, no fewer",
     ),
+    "heuristic": (
+        "a suspect blamed by a heuristic (the largest gradient, say), "
+        "never compared with finite differences",
+        "a backward is wrong when it disagrees with finite differences: "
+        "run cg.gradcheck(fn, inputs, raise_exception=False) on each "
+        "suspect and return the index whose .ok is False",
+    ),
+    "nudged-together": (
+        "several elements nudged at once: a slope along a direction, not "
+        "one partial derivative",
+        "nudge one element at a time: loop over every index "
+        "(np.ndindex(x.shape)), not over the first axis or the whole array "
+        "at once",
+    ),
+    "negatives-dropped": (
+        "the negative values dropped, as a ReLU would: only part of the "
+        "gradient flows",
+        "every value of dy flows back, whatever its sign: only a ReLU's "
+        "own backward zeroes anything (where its input x <= 0), and no ReLU "
+        "sits here",
+    ),
+    "extra-term": (
+        "a term added that does not belong: a path that does not go "
+        "through the input",
+        "a gradient collects only the paths from that input to the "
+        "output; a term that does not depend on it (a bias) sends nothing "
+        "back",
+    ),
     "sign-lost": (
         "the gap's sign thrown away (abs)",
         "return the signed difference <A x, r> - <x, At r>: its sign says "
@@ -675,9 +760,11 @@ CODES: dict[str, tuple[str, str]] = {
         "return the plain difference np.sum(A(x) * r) - np.sum(x * At(r))",
     ),
     "draw-kind": (
-        "the random numbers drawn from the wrong distribution",
-        "draw with rng.standard_normal(shape), as the exercise says: "
-        "rng.random gives uniform numbers in [0, 1)",
+        "the random vectors not drawn as the exercise says: from another "
+        "distribution, or not drawn at all",
+        "draw x = rng.standard_normal(x_shape), then r = "
+        "rng.standard_normal(y_shape): both random and independent (not "
+        "r = A(x), not ones; rng.random gives uniform numbers in [0, 1))",
     ),
     "own-random": (
         "random numbers from a generator of its own, not the rng given",

@@ -125,6 +125,31 @@ def differences(run: Run, output: str):
     return out
 
 
+def unbracketed(run: Run, output: str):
+    """``/ 2 * eps`` for ``/ (2 * eps)``: divided by 2, then multiplied by
+    eps (and the like)."""
+    eps, central = run.case.get("eps", 1e-6), run.expected(output)
+    f, x = run.case["f"].fresh(), np.array(run.case["x"], dtype=np.float64)
+    plus, minus = np.zeros_like(x), np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        old = x[i]
+        x[i] = old + eps
+        plus[i] = f(x)
+        x[i] = old - eps
+        minus[i] = f(x)
+        x[i] = old
+    return [("/ 2 * eps for / (2 * eps): divided by 2, then multiplied by "
+             "eps", central * eps * eps),
+            ("plus - minus / (2 * eps): only f(x - eps) divided",
+             plus - minus / (2 * eps)),
+            ("(plus - minus) / 2 * eps: divided by 2, then multiplied by "
+             "eps", (plus - minus) / 2 * eps)]
+
+
+def _unbracketed_fix(source: str, output: str | None, label: str) -> str:
+    return "divide by the whole step: (plus - minus) / (2 * eps)"
+
+
 def _moved(run: Run) -> tuple[str, int] | None:
     """Where the evidence of a nudge left in place is, if any."""
     x0, tol = run.case["x"], 1e-3 * run.case.get("eps", 1e-6)
@@ -156,6 +181,37 @@ NOT_RESTORED = Rule("not-restored", lambda run, _: _moved(run) is not None,
                     _moved_where, any_case=True, integrity=True)
 
 
+def _first_nudge(run: Run) -> tuple[int, int] | None:
+    """The first call of f that saw x moved, and how many elements it
+    saw moved."""
+    x0, tol = run.case["x"], 1e-3 * run.case.get("eps", 1e-6)
+    for call, seen in enumerate(getattr(run.given["f"], "seen", []), 1):
+        if seen.shape == x0.shape:
+            moved = int(np.sum(np.abs(seen - x0) > tol))
+            if moved:
+                return call, moved
+    return None
+
+
+def _together(run: Run, output: str) -> bool | None:
+    """Several elements nudged at once from the first nudge on (a nudge
+    left in place moves one more element with each call instead)."""
+    if run.right(output) or run.case["x"].size < 2:
+        return None
+    first = _first_nudge(run)
+    return None if first is None else first[1] > 1
+
+
+def _together_where(run: Run, output: str | None, label: str) -> str:
+    call, moved = _first_nudge(run)
+    return (f"case {run.number}: the first nudged x that f saw (call "
+            f"{call}) had {plural(moved, 'element')} moved at once; a "
+            f"partial derivative moves one")
+
+
+NUDGED_TOGETHER = Rule("nudged-together", _together, _together_where)
+
+
 def _narrow(run: Run) -> str | None:
     """The first low-precision dtype f was called with, if any."""
     for dtype in getattr(run.given.get("f"), "dtypes", []):
@@ -173,7 +229,10 @@ LOW_PRECISION = Rule("low-precision", lambda run, _: _narrow(run) is not None,
                      _narrow_where, any_case=True, integrity=True)
 
 
-MISTAKES = [LOW_PRECISION, model("one-sided", differences), NOT_RESTORED]
+MISTAKES = [LOW_PRECISION, model("one-sided", differences),
+            model("precedence", unbracketed, fix=_unbracketed_fix),
+            NUDGED_TOGETHER,
+            NOT_RESTORED]
 
 EXERCISE = Exercise(
     "numeric_grad", 1, numeric_grad, cases,

@@ -32,11 +32,42 @@ def cases(rng: np.random.Generator) -> list[dict]:
 
 
 def paths(run: Run, output: str):
+    """One piece kept of the three: what `=` for `+=` leaves."""
     x, dy = run.case["x"], run.case["dy"]
     return [("only +x's piece, dy (as `=` keeps the last)", dy),
-            ("only one piece of x*x, dy*x", dy * x),
-            ("x*x's two pieces without +x's, 2*dy*x", 2 * dy * x),
-            ("one piece of x*x and +x's, dy*x + dy", dy * x + dy)]
+            ("only one piece of x*x, dy*x", dy * x)]
+
+
+def factor_ignored(run: Run, output: str):
+    """Every path handing dy on unchanged, as an addition does: the
+    product's pieces without their factor x."""
+    dy = run.case["dy"]
+    return [("each of the three paths passing dy on unchanged, 3*dy: the "
+             "factor x of the product's pieces left out", 3 * dy)]
+
+
+def doubled(run: Run, output: str):
+    """The square's derivative 2x given to each of its two factor paths."""
+    x, dy = run.case["x"], run.case["dy"]
+    return [("2*x for each of x*x's two paths: the square's derivative "
+             "counted twice, 4*x*dy + dy", 4 * x * dy + dy)]
+
+
+def multiplied(run: Run, output: str):
+    """The three paths' pieces multiplied, not added."""
+    x, dy = run.case["x"], run.case["dy"]
+    return [("the pieces multiplied, (dy*x)*(x*dy)*dy, not added",
+             (dy * x) * (x * dy) * dy),
+            ("the local derivatives multiplied, dy*x*x*1, not added",
+             dy * x * x)]
+
+
+def dropped(run: Run, output: str):
+    """A use of x left out of the sum: two pieces of the three."""
+    x, dy = run.case["x"], run.case["dy"]
+    return [("x*x's two pieces without +x's, 2*dy*x", 2 * dy * x),
+            ("one piece of x*x and +x's, dy*x + dy: x*x counted as one "
+             "use of x", dy * x + dy)]
 
 
 def terms(case: dict) -> dict[str, list]:
@@ -60,6 +91,14 @@ def output_for_input(run: Run, output: str):
 
 
 MISTAKES = [model("overwrites", paths),
+            model("term-dropped", dropped),
+            model("term-doubled", doubled),
+            model("misplaced-factor", multiplied,
+                  fix=lambda source, output, label: (
+                      "x reaches y by three paths: add their pieces, "
+                      "dx = dy*x + x*dy + dy; the chain rule multiplies "
+                      "along one path, the paths add")),
+            model("input-ignored", factor_ignored),
             model("forward-for-derivative", output_for_input)]
 
 EXERCISE = Exercise(

@@ -165,13 +165,75 @@ def variants(run, output):
     u = c["rng"].fresh()
     xu, ru = u.random(c["x_shape"]), u.random(c["y_shape"])
     uniform = float(np.sum(c["A"](xu) * ru) - np.sum(xu * c["At"](ru)))
-    return {"sign-lost": [("|gap|, the gap's absolute value", abs(gap))],
+    return {"sign": [("-gap: <x, At r> - <A x, r>, the two sides "
+                      "subtracted the other way round", -gap)],
+            "sign-lost": [("|gap|, the gap's absolute value", abs(gap))],
             "relative-gap": [("gap / |<A x, r>|, a relative gap",
                               gap / abs(ax_r)),
+                             ("gap / <A x, r>, a relative gap", gap / ax_r),
+                             ("gap / <x, At r>, a relative gap",
+                              gap / (ax_r - gap)),
                              ("the ratio <A x, r> / <x, At r>, not the "
                               "difference", ax_r / (ax_r - gap))],
             "draw-kind": [("x and r drawn with rng.random (uniform on [0, "
-                           "1))", uniform)]}
+                           "1))", uniform), *_not_drawn(c)]}
+
+
+def _gap(c: dict, x: np.ndarray, r: np.ndarray) -> float:
+    return float(np.sum(c["A"](x) * r) - np.sum(x * c["At"](r)))
+
+
+def _not_drawn(c: dict) -> list[tuple[str, float]]:
+    """The gap with one vector not drawn at random: made from the other
+    through A or At, or all ones."""
+    out = []
+    g = c["rng"].fresh()
+    x = g.standard_normal(c["x_shape"])
+    out.append(("r = A(x), not drawn: r must be random, independent of x",
+                _gap(c, x, c["A"](x))))
+    out.append(("r all ones, not drawn", _gap(c, x, np.ones(c["y_shape"]))))
+    g = c["rng"].fresh()
+    r = g.standard_normal(c["y_shape"])
+    out.append(("x = At(r), not drawn: x must be random, independent of r",
+                _gap(c, c["At"](r), r)))
+    g = c["rng"].fresh()
+    r = g.standard_normal(c["y_shape"])  # the one draw taken for r
+    out.append(("x all ones, not drawn", _gap(c, np.ones(c["x_shape"]), r)))
+    out.append(("x and r all ones, not drawn",
+                _gap(c, np.ones(c["x_shape"]), np.ones(c["y_shape"]))))
+    g = c["rng"].fresh()
+    x32 = g.standard_normal(c["x_shape"], dtype=np.float32)
+    r32 = g.standard_normal(c["y_shape"], dtype=np.float32)
+    out.append(("x and r drawn in float32 (another stream of numbers)",
+                _gap(c, x32.astype(np.float64), r32.astype(np.float64))))
+    return out
+
+
+def own_seeded(run, output):
+    """x and r from a generator of the learner's own, with a fixed seed."""
+    c = run.case
+    out = []
+    for seed in (0, 1, 42):
+        g = np.random.default_rng(seed)
+        x, r = g.standard_normal(c["x_shape"]), g.standard_normal(c["y_shape"])
+        out.append((f"x and r from np.random.default_rng({seed}), not the "
+                    f"rng given", _gap(c, x, r)))
+        legacy = np.random.RandomState(seed)
+        x, r = legacy.standard_normal(c["x_shape"]), \
+            legacy.standard_normal(c["y_shape"])
+        out.append((f"x and r from np.random.seed({seed}) and randn, not "
+                    f"the rng given", _gap(c, x, r)))
+    return out
+
+
+def means(run, output):
+    """Each inner product taken as a mean, not a sum."""
+    c = run.case
+    g = c["rng"].fresh()
+    x, r = g.standard_normal(c["x_shape"]), g.standard_normal(c["y_shape"])
+    ax, atr = c["A"](x), c["At"](r)
+    return [("each inner product as a mean, np.mean(A(x)*r) - "
+             "np.mean(x*At(r))", float(np.mean(ax * r) - np.mean(x * atr)))]
 
 
 def _own_random(run, output) -> bool | None:
@@ -191,7 +253,9 @@ MISTAKES = [
     model("inverse-test", inverse_test),
     model("draw-order", drawn_the_other_way),
     *(model(code, lambda r, o, code=code: variants(r, o)[code])
-      for code in ("sign-lost", "relative-gap", "draw-kind")),
+      for code in ("sign", "sign-lost", "relative-gap", "draw-kind")),
+    model("own-random", own_seeded),
+    model("sum-axes", means),
     Rule("own-random", _own_random,
          lambda run, output, label: (
              f"called twice on case {run.number}, with the same rng, your "

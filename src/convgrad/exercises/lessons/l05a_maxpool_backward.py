@@ -126,7 +126,30 @@ def plane_offsets(run: Run, output: str):
         np.add.at(dx, flat[inside], dy.reshape(-1)[inside])
         out.append((label, dx.reshape(shape) if inside.all()
                     else CrashOr(dx.reshape(shape))))
+    every = np.bincount(argmax.reshape(-1), weights=dy.reshape(-1),
+                        minlength=h * w)[: h * w].reshape(h, w)
+    if argmax.max() < h * w:
+        out.append(("no plane offset: every plane gets the sum of all the "
+                    "planes' dy", np.broadcast_to(every, shape).copy()))
     return out
+
+
+def tiled(run: Run, output: str):
+    """dy spread over tiles guessed from the shapes (H//OH by W//OW, as if
+    the windows did not overlap), kept where a window chose the pixel."""
+    case = run.case
+    dy, shape = case["dy"], tuple(case["input_shape"])
+    n, c, h, w = shape
+    oh, ow = dy.shape[2:]
+    kh, kw = max(h // oh, 1), max(w // ow, 1)
+    up = np.repeat(np.repeat(dy, kh, axis=2), kw, axis=3)[:, :, :h, :w]
+    grid = np.zeros(shape)
+    grid[:, :, :up.shape[2], :up.shape[3]] = up
+    chosen = np.zeros((n * c, h * w))
+    chosen[np.arange(n * c)[:, None], case["argmax"].reshape(n * c, -1)] = 1
+    return [("dy repeated over H//OH x W//OW tiles, as if the windows did "
+             "not overlap, kept where a window chose the pixel",
+             grid * chosen.reshape(shape))]
 
 
 MISTAKES = [
@@ -134,6 +157,7 @@ MISTAKES = [
     model("plane-offset", plane_offsets),
     model("wrong-index-width", widths),
     model("hw-swapped", unravel_swapped),
+    model("stride-ignored", tiled),
 ]
 
 EXERCISE = Exercise(

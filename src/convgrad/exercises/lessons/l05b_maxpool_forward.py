@@ -130,6 +130,10 @@ def index_frames(run: Run, output: str):
              (r + p) * (x.shape[3] + 2 * p) + (q + p)),
             ("the argmax of the whole plane",
              np.broadcast_to(whole[..., None, None], first.shape)),
+            ("the flat index into the whole (C, H, W) sample, "
+             "c*H*W + r*W + q",
+             pick + np.arange(x.shape[1])[None, :, None, None]
+             * x.shape[2] * x.shape[3]),
             ("the flat index into the whole (N, C, H, W) array, "
              "np.ravel_multi_index over x.shape",
              pick + (np.arange(x.shape[0])[:, None, None, None] * x.shape[1]

@@ -75,27 +75,38 @@ def cases(rng: np.random.Generator) -> list[dict]:
 # its scatter, and the mistakes ---------------------------------------------
 
 
-def feed(case: dict, output: str = "dx", *, stride=None,
-         divisor=None) -> Scatter:
+def feed(case: dict, output: str = "dx", *, stride=None, padding=None,
+         divisor=None, clip_w=None) -> Scatter:
     """Avg-pool backward: ``dy / divisor`` on every pixel of each window.
-    ``divisor`` overrides torch's rule: ``'pad'``, ``'inside'``, ``'k*k'``
-    or ``'k*k if pad'`` (k*k where the padding counts, even for a window
-    ceil mode clips)."""
+    ``divisor`` overrides torch's rule: ``'pad'``, ``'inside'``, ``'k*k'``,
+    ``'k'`` (the side for the area), ``'side'`` (the longer side of the
+    clipped window), ``'start-clipped'`` (the real pixels counted with only
+    the window's start clipped to the image), or a pair ``(rule when
+    count_include_pad, rule when not)``; ``'k*k if pad'`` is ``('k*k',
+    'inside')``."""
     dy, shape = case["dy"], tuple(case["input_shape"])
-    k, p = case["kernel_size"], case.get("padding", 0)
+    k = case["kernel_size"]
+    p = case.get("padding", 0) if padding is None else padding
     s = (case.get("stride") or k) if stride is None else stride
     cip = case.get("count_include_pad", True)
-    rule = divisor or ("pad" if cip else "inside")
+    rule = divisor or ("pad", "inside")
     if rule == "k*k if pad":
-        rule = "k*k" if cip else "inside"
+        rule = ("k*k", "inside")
+    if isinstance(rule, tuple):
+        rule = rule[0] if cip else rule[1]
     n, c, h, w = shape
+    wc = w if clip_w is None else clip_w  # the bound the columns are clipped by
     at, value, batch, source = [], [], [], []
     for i, j in np.ndindex(*dy.shape[2:]):
         h0, w0 = i * s - p, j * s - p
-        h1, w1 = min(h0 + k, h + p), min(w0 + k, w + p)
+        h1, w1 = min(h0 + k, h + p), min(w0 + k, wc + p)
         full = (h1 - h0) * (w1 - w0)
-        h0, w0, h1, w1 = max(h0, 0), max(w0, 0), min(h1, h), min(w1, w)
-        div = {"pad": full, "inside": (h1 - h0) * (w1 - w0), "k*k": k * k}[rule]
+        side = max(h1 - h0, w1 - w0)
+        h0, w0 = max(h0, 0), max(w0, 0)
+        started = (h1 - h0) * (w1 - w0)
+        h1, w1 = min(h1, h), min(w1, wc, w)
+        div = {"pad": full, "inside": (h1 - h0) * (w1 - w0), "k*k": k * k,
+               "k": k, "side": side, "start-clipped": started}[rule]
         for b, ch, r, q in np.ndindex(n, c, max(h1 - h0, 0), max(w1 - w0, 0)):
             at.append((b, ch, h0 + r, w0 + q))
             value.append(dy[b, ch, i, j] / div)
@@ -109,17 +120,51 @@ def feed(case: dict, output: str = "dx", *, stride=None,
                          verb="is covered by")
 
 
+#: the divisor a learner may take, with the padding counted and without
+DIVISORS = [(a, b) for a in ("pad", "inside", "k*k", "k", "side")
+            for b in ("inside", "pad", "k*k", "start-clipped")
+            if (a, b) != ("pad", "inside")]
+
+
+def _divisor_label(rule: tuple[str, str]) -> str:
+    words = {"pad": "the window clipped to the padded input",
+             "inside": "the real pixels it covers", "k*k": "k*k always",
+             "k": "k, the side for the area", "side": "the window's side for "
+             "its area", "start-clipped": "the real pixels counted with only "
+             "the window's start clipped to the image"}
+    return (f"divisor: {words[rule[0]]} when count_include_pad, "
+            f"{words[rule[1]]} when not")
+
+
+def tiles(run, output: str):
+    """The windows taken as k×k tiles of the image: dy repeated k times
+    along each axis and divided by k*k, the stride and the padding
+    ignored."""
+    case = run.case
+    k = case["kernel_size"]
+    dy = case["dy"]
+    n, c, h, w = case["input_shape"]
+    up = np.repeat(np.repeat(dy, k, axis=2), k, axis=3)[:, :, :h, :w] / (k * k)
+    out = np.zeros((n, c, h, w))
+    out[:, :, :up.shape[2], :up.shape[3]] = up
+    return [("dy repeated k times along each axis, divided by k*k: windows "
+             "taken as tiles (stride k, no padding)", out)]
+
+
 MISTAKES = [
     default_stride(avgpool_backward, lambda a, o: a),
     overwrites(feed),
-    model("divisor", lambda r, o: [(f"divisor={x!r}", feed(r.case, o, divisor=x)
-                                    .output())
-                                   for x in ("pad", "inside", "k*k",
-                                             "k*k if pad")]),
+    model("divisor", lambda r, o: [(_divisor_label(x), feed(r.case, o, divisor=x)
+                                    .output()) for x in DIVISORS]),
     model("stride-ignored", lambda r, o: [
         (label, feed(r.case, o, stride=s).output())
         for label, s in (("stride=1", 1),
                          ("stride=kernel_size", r.case["kernel_size"]))]),
+    model("stride-ignored", tiles),
+    model("square-assumed", lambda r, o: [] if r.case["input_shape"][2] ==
+          r.case["input_shape"][3] else [
+              ("the columns clipped by H, the rows' bound copied",
+               feed(r.case, o, clip_w=r.case["input_shape"][2]).output())]),
 ]
 
 EXERCISE = Exercise(

@@ -62,7 +62,8 @@ def cases(rng: np.random.Generator) -> list[dict]:
 # the mistakes ------------------------------------------------------------
 
 
-def stamps(case: dict, *, stride=None, shift: int = 0, flip: bool = False):
+def stamps(case: dict, *, stride=None, shift: int = 0, flip: bool = False,
+           counts: str | None = None):
     """The windows' stamps as the terms of a scatter on the padded canvas:
     window ``(i, j)`` at ``(i*stride + shift, j*stride + shift)`` (terms off
     the canvas dropped), ``w`` flipped if ``flip``."""
@@ -72,6 +73,10 @@ def stamps(case: dict, *, stride=None, shift: int = 0, flip: bool = False):
     s = s0 if stride is None else stride
     kh, kw = w.shape
     oh, ow = geometry.window((h, wd), (kh, kw), s0, p, 1).out
+    if counts == "H":  # both counts from the height
+        ow = oh if kh == kw else ow
+    elif counts == "W":  # both from the width
+        oh = ow if kh == kw else oh
     i, j, ki, kj = np.indices((oh, ow, kh, kw)).reshape(4, -1)
     r, q = i * s + shift + ki, j * s + shift + kj
     inside = (r >= 0) & (r < h + 2 * p) & (q >= 0) & (q < wd + 2 * p)
@@ -114,6 +119,15 @@ def transposed(run: Run, output: str):
 # one pixel off give the same answer; only the cases without padding (where
 # any crop is right) tell them apart. Windows placed on the unpadded image
 # are a crop at offset 0: no-crop names them.
+def one_count(run: Run, output: str):
+    """The windows counted on one axis and the count used for both."""
+    h, w = run.case["input_size"]
+    right = run.expected(output)
+    return [(f"the window count of {a} used for both axes",
+             right if h == w else stamps(run.case, counts=a).output())
+            for a in ("H", "W")]
+
+
 MISTAKES = [
     overwrites(feed),
     model("parity", parities),
@@ -121,6 +135,9 @@ MISTAKES = [
     model("stride-ignored", strides),
     model("kernel-flipped", flipped),
     model("taps-swapped", transposed),
+    # exact: right on every square case too (a count slip that happens to
+    # agree on the other cases is wrong on some square one)
+    model("square-assumed", one_count, exact=True),
 ]
 
 EXERCISE = Exercise(

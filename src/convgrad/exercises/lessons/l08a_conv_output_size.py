@@ -66,7 +66,10 @@ def sizes(run: Run, output: str):
                      ("a span of k + d - 1 (the dilation added once, not at "
                       "each of the k - 1 gaps)",
                       (size + 2 * p - (k + d - 1)) // s + 1)],
-            "stride": [("stride 1", size + 2 * p - span + 1)]}
+            "stride": [("stride 1", size + 2 * p - span + 1)],
+            "transposed": [("the transposed convolution's rule, (size - 1)*s "
+                            "- 2p + d*(k - 1) + 1", (size - 1) * s - 2 * p
+                            + d * (k - 1) + 1)]}
 
 
 def count_models(run: Run, output: str) -> dict[str, list]:
@@ -84,8 +87,16 @@ def count_models(run: Run, output: str) -> dict[str, list]:
         "one-sided-padding": [("size + p, not size + 2*p",
                                (size + p - span) // s + 1)],
         "rounds-up": [("math.ceil(room / s) + 1", -(-room // s) + 1)],
+        # after the span's slips: a count of room + 1 often rounds alike
+        "rounds-nearest": [("round(room / s) + 1, rounded to the nearest",
+                            round(room / s) + 1),
+                           ("floor(room / s + 0.5) + 1, rounded half up",
+                            int(np.floor(room / s + 0.5)) + 1)],
         "precedence": [("size + 2*p - span // s + 1 (only the span "
                         "divided)", size + 2 * p - span // s + 1),
+                       ("size + 2*p - d*(k - 1) - 1 // s + 1 (only the "
+                        "last 1 divided)",
+                        size + 2 * p - d * (k - 1) - 1 // s + 1),
                        ("(size + 2*p - span) // (s + 1)",
                         (size + 2 * p - span) // (s + 1)),
                        ("size + 2*p - span // s (no parentheses, no +1)",
@@ -115,6 +126,12 @@ MISTAKES = [
     model("dilation-ignored", lambda r, o: sizes(r, o)["dilation"]),
     model("span", lambda r, o: sizes(r, o)["span"]),
     model("stride-ignored", lambda r, o: sizes(r, o)["stride"]),
+    model("input-for-output", lambda r, o: sizes(r, o)["transposed"],
+          fix=lambda source, output, label: (
+              "that rule gives a transposed convolution's output (the "
+              "forward's input size from its output); a convolution's "
+              "output counts windows: (size + 2*p - d*(k - 1) - 1) // s + 1")),
+    model("rounds-up", lambda r, o: count_models(r, o)["rounds-nearest"]),
     # last: a floor split over the terms agrees with other slips often
     model("precedence", lambda r, o: count_models(r, o)["precedence"],
           fix=precedence_fix),

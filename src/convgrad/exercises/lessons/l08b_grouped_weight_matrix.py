@@ -55,7 +55,9 @@ def block_offsets(run: Run, output: str):
     rows, cols = c_out // g, cig * kh * kw
     out = []
     for label, start in (("block g's columns at g*(C_out/groups)", rows),
-                         ("block g's columns at g*(C_in/groups)", cig)):
+                         ("block g's columns at g*(C_in/groups)", cig),
+                         ("block g's columns at g*K*K, the channels of a "
+                          "group forgotten", kh * kw)):
         if start == cols:
             continue
         m = np.zeros((c_out, g * cols))
@@ -105,6 +107,15 @@ def group_rows(run: Run, output: str):
             _blocks(w, g, rows, lambda k: w[k * rows:(k + 1) * rows]
                     .reshape(rows, cols),
                     lambda k: (k * rows, (g - 1 - k) * cols)))]
+    tiled = np.zeros((c_out, g * cols))
+    for o in range(c_out):
+        tiled[o] = np.tile(w[o].reshape(-1), g)
+    out.append(("each filter repeated in every group's columns (dense), "
+                "not only its own group's", tiled))
+    # the whole weight as every group's block: np.kron(np.eye(groups), w2d)
+    out.append(("the whole weight as every group's block, "
+                "np.kron(np.eye(groups), w.reshape(C_out, -1))",
+                np.kron(np.eye(g), w.reshape(c_out, -1))))
     if cig != rows:
         out.append(("blocks of C_in/groups rows, not C_out/groups",
                     _blocks(w, g, cig, lambda k: w[k * cig:(k + 1) * cig]

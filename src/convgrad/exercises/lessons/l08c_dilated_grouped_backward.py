@@ -82,9 +82,41 @@ def every_channel(run: Run, output: str):
              "slot c % (C_in/groups)", canvas[:, :, p:p + h, p:p + wd])]
 
 
+def local_index(run: Run, output: str):
+    """Every group reading group 0's output channels: dy and w indexed with
+    the index o within the group, not the channel's own."""
+    c = run.case
+    x, w, dy = c["x"], c["w"], c["dy"]
+    g = c.get("groups", 1)
+    if g == 1:
+        return []
+    geo = {k: c.get(k, v) for k, v in (("stride", 1), ("padding", 0),
+                                        ("dilation", 1))}
+    per, cig = w.shape[0] // g, w.shape[1]
+    dx, dw = np.zeros_like(x), np.zeros_like(w)
+    for grp in range(g):
+        part = slice(grp * cig, (grp + 1) * cig)
+        dx_g, dw_g = dilated_grouped_backward(x[:, part], w[:per], dy[:, :per],
+                                              **geo)
+        dx[:, part] += dx_g
+        dw[:per] += dw_g
+    out = [("every group using group 0's output channels (o within the "
+            "group indexes dy and w)", dx if output == "dx" else dw)]
+    if output == "dw":  # dw reading group 0's input channels for every group
+        dw0 = np.zeros_like(w)
+        for grp in range(g):
+            rows = slice(grp * per, (grp + 1) * per)
+            dw0[rows] = dilated_grouped_backward(x[:, :cig], w[rows], dy[:, rows],
+                                                 **geo)[1]
+        out.append(("dw reading the input channels of group 0 for every "
+                    "group (the group's offset into x left out)", dw0))
+    return out
+
+
 # every conv backward's, shared with lesson 4's conv2d_backward, and the
 # groups' own
-MISTAKES = [*CONV_BACKWARD, model("group-offset", every_channel, ("dx",))]
+MISTAKES = [*CONV_BACKWARD, model("group-offset", every_channel, ("dx",)),
+            model("group-offset", local_index)]
 
 EXERCISE = Exercise(
     "dilated_grouped_backward", 8, dilated_grouped_backward, cases,

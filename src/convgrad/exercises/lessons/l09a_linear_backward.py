@@ -102,12 +102,28 @@ def summed_first_fix(source: str, output: str | None, label: str) -> str:
             "one outer product dy[n] x[n] per example")
 
 
+def bias_in_dx(run: Run, output: str):
+    """dx with a bias term added: b is added after the product, so it
+    sends nothing back to x."""
+    dx, dy, w = run.expected("dx"), run.case["dy"], run.case["w"]
+    return [("dy summed over the output features added to every column "
+             "of dx, as if the bias fed x", dx + dy.sum(axis=1, keepdims=True)),
+            ("db @ w added to every row of dx, as if the bias fed x",
+             dx + dy.sum(axis=0) @ w)]
+
+
+def bias_fix(source: str, output: str | None, label: str) -> str:
+    return ("y = x @ w.T + b: the bias is added after the product and does "
+            "not depend on x, so dx = dy @ w has no bias term")
+
+
 MISTAKES = [  # specific first
     model("missing-batch-sum", batch_parts(feed), ("dw", "db")),
     model("missing-batch-sum", unsummed, ("dw", "db")),
     model("batch-mean", batch_mean, ("dw", "db")),
     model("misplaced-factor", summed_first, ("dw",), fix=summed_first_fix),
     model("plane-transposed", transposed, ("dx", "dw"), fix=transposed_fix),
+    model("extra-term", bias_in_dx, ("dx",), fix=bias_fix),
 ]
 
 def sums(case: dict) -> dict[str, tuple]:

@@ -50,6 +50,10 @@ def steps(run, output: str):
     out = {
         "the step taken with the old velocity, then v updated":
             (w - lr * v, new),
+        "lr folded into the velocity, v = m*v + lr*dw; w -= v":
+            (w - (m * v + lr * dw), m * v + lr * dw),
+        "lr in the velocity and again in the step, v = m*v + lr*dw; "
+        "w -= lr*v": (w - lr * (m * v + lr * dw), m * v + lr * dw),
         "a dampened velocity, v = m*v + (1 - m)*dw":
             (w - lr * (m * v + (1 - m) * dw), m * v + (1 - m) * dw),
         "the other convention, v = m*v - lr*dw; w += v":

@@ -67,7 +67,10 @@ def sizes(run: Run, output: str) -> dict[str, list]:
 
     return {
         "off-by-one": [("OH and OW without the +1",
-                        count(lambda a: (a + 2 * p - k) // s))],
+                        count(lambda a: (a + 2 * p - k) // s)),
+                       ("OH and OW as len(range(0, size + 2p - k, s)), which "
+                        "leaves out the last start",
+                        count(lambda a: len(range(0, a + 2 * p - k, s))))],
         "rounds-up": [("OH and OW rounded up",
                        count(lambda a: -(-(a + 2 * p - k) // s) + 1))],
         "float-division": [("OH and OW by true division, / for //",
@@ -86,6 +89,16 @@ def sizes(run: Run, output: str) -> dict[str, list]:
                                n * c_out * c_out * k * k * (
                                    (h + 2 * p - k) // s + 1)
                                * ((w + 2 * p - k) // s + 1))],
+        "stride-misused": [
+            ("the stride-1 output count divided by the stride once, "
+             "OH1*OW1 // s", per * (((h + 2 * p - k + 1) * (w + 2 * p - k + 1))
+                                    // s)),
+            ("the stride-1 output count divided by s*s, OH1*OW1 // s**2",
+             per * (((h + 2 * p - k + 1) * (w + 2 * p - k + 1)) // (s * s))),
+            ("the stride-1 output count divided by s*s, OH1*OW1 / s**2",
+             per * ((h + 2 * p - k + 1) * (w + 2 * p - k + 1)) / (s * s)),
+            ("the stride applied to one axis only",
+             per * ((h + 2 * p - k) // s + 1) * (w + 2 * p - k + 1))],
         "input-for-output": [("H and W where OH and OW are meant",
                               count(lambda a: a)),
                              ("H + 2p and W + 2p (the padded input) for OH "
@@ -99,7 +112,7 @@ MISTAKES = [
     *(model(code, lambda r, o, code=code: sizes(r, o)[code])
       for code in ("off-by-one", "rounds-up", "float-division",
                    "one-sided-padding", "precedence", "input-for-output",
-                   "argument-mixed-up")),
+                   "argument-mixed-up", "stride-misused")),
 ]
 
 EXERCISE = Exercise(

@@ -52,12 +52,16 @@ def cases(rng: np.random.Generator) -> list[dict]:
 # the mistakes ------------------------------------------------------------
 
 
-def _hits(case: dict, *, stride=None, place="padded", extent=None):
-    """Per thread, the pixels of the padded canvas its windows cover."""
+def _hits(case: dict, *, stride=None, place="padded", extent=None,
+          grid=None):
+    """Per thread, the pixels of the padded canvas its windows cover;
+    ``grid`` maps the right (OH, OW) to the counts a slip takes."""
     h, w = case["input_size"]
     k, p = case["kernel_size"], case.get("padding", 0)
     s = case.get("stride", 1) if stride is None else stride
     oh, ow = geometry.window((h, w), k, case.get("stride", 1), p, 1).out
+    if grid is not None:
+        oh, ow = grid(oh, ow)
     hits = np.zeros((2, h + 2 * p, w + 2 * p), dtype=bool)
     shift = p if place == "image" else 0  # windows at (i*s + p, ...)
     e = k if extent is None else extent  # how far a window reaches
@@ -157,6 +161,31 @@ def no_padding(run, output):
              _crop(run.case, both[0] & both[1]))]
 
 
+def grids(run, output):
+    """The windows counted wrong: OH and OW swapped, or each one short."""
+    h, w = run.case["input_size"]
+    k, s, p = (run.case.get(key, d) for key, d in
+               (("kernel_size", 1), ("stride", 1), ("padding", 0)))
+    out = {}
+    for code, label, grid in (
+            ("hw-swapped", "the window rows counted from W and the "
+             "columns from H", lambda oh, ow: (
+                 (w + 2 * p - k) // s + 1, (h + 2 * p - k) // s + 1)),
+            ("last-window-skipped", "the windows counted without the "
+             "padding, (H - k)//s + 1", lambda oh, ow: (
+                 (h - k) // s + 1, (w - k) // s + 1)),
+            ("last-window-skipped", "the last row of windows left out",
+             lambda oh, ow: (oh - 1, ow)),
+            ("last-window-skipped", "the last column of windows left out",
+             lambda oh, ow: (oh, ow - 1)),
+            ("last-window-skipped", "the last row and column of windows "
+             "left out", lambda oh, ow: (oh - 1, ow - 1))):
+        both = _hits(run.case, grid=grid)
+        out.setdefault(code, []).append((label, _crop(run.case,
+                                                      both[0] & both[1])))
+    return out
+
+
 def uncropped(run, output):
     both = _hits(run.case)
     return [("the padded canvas, not cropped",
@@ -175,6 +204,8 @@ MISTAKES = [
     model("stride-ignored", no_stride),
     model("padding-ignored", no_padding),
     model("no-crop", uncropped),
+    model("last-window-skipped", lambda r, o: grids(r, o)["last-window-skipped"]),
+    model("hw-swapped", lambda r, o: grids(r, o)["hw-swapped"]),
 ]
 
 EXERCISE = Exercise(

@@ -106,6 +106,20 @@ def per_image(run: Run, output: str):
             ("the last image's sum alone", sums[-1])]
 
 
+def other_axes(run: Run, output: str):
+    """dx with its two means taken over other axes than (N, H, W)."""
+    dy, x_hat = run.case["dy"], run.case["x_hat"]
+    out = []
+    for label, axes in (("every axis, the channels too", None),
+                        ("the batch axis only", (0,)),
+                        ("each row, axis 3 only", (3,))):
+        mean_dy = dy.mean(axis=axes, keepdims=True)
+        mean_dyx = (dy * x_hat).mean(axis=axes, keepdims=True)
+        out.append((f"dx's means over {label}",
+                    _scale(run.case) * (dy - mean_dy - x_hat * mean_dyx)))
+    return out
+
+
 def batch_fix(source: str, output: str | None, label: str) -> str:
     """The fix in batch norm's words: what every image shares."""
     return ("the batch shares the statistics, gamma and beta: every sum "
@@ -126,27 +140,41 @@ def terms(case: dict) -> dict[str, list]:
 
 
 def _dx(case: dict, m: float | None = None, scale_all: bool = True,
-        swap: bool = False, scale=None) -> np.ndarray:
+        swap: bool = False, scale=None, m_var: float | None = None,
+        var_sum: str = "dy*x_hat") -> np.ndarray:
+    """dx with a part changed: ``m`` the mean's count (and the variance's,
+    unless ``m_var``), ``var_sum`` what the variance's term sums (``"dy"``
+    for Σ dy·x̂), ``scale`` for γ/σ."""
     dy, x_hat = case["dy"], case["x_hat"]
     n, _, h, w = dy.shape
     m = n * h * w if m is None else m
+    m_var = m if m_var is None else m_var
     sums = (dy.sum(axis=AXES, keepdims=True),
-            (dy * x_hat).sum(axis=AXES, keepdims=True))
+            (dy * x_hat if var_sum == "dy*x_hat" else dy).sum(axis=AXES,
+                                                             keepdims=True))
     beta, gamma = sums[::-1] if swap else sums
     g = _scale(case) if scale is None else scale
     if scale_all:
-        return g * (dy - beta / m - x_hat * gamma / m)
-    return g * dy - beta / m - x_hat * gamma / m
+        return g * (dy - beta / m - x_hat * gamma / m_var)
+    return g * dy - beta / m - x_hat * gamma / m_var
 
 
 def counts(run: Run, output: str):
-    """dx with the means' count M taken wrong."""
+    """dx with the means' count M taken wrong, in both means' terms or in
+    one of them."""
     n, c, h, w = run.case["dy"].shape
     m = n * h * w
-    return [("M - 1 for M (the unbiased count)", _dx(run.case, m - 1)),
-            ("M = N*C*H*W, every element of dy", _dx(run.case, m * c)),
-            ("M = H*W, one image's plane", _dx(run.case, h * w)),
-            ("M = N, the batch alone", _dx(run.case, n))]
+    out = []
+    for label, wrong in (("M - 1 for M (the unbiased count)", m - 1),
+                         ("M = N*C*H*W, every element of dy", m * c),
+                         ("M = H*W, one image's plane", h * w),
+                         ("M = N, the batch alone", n)):
+        out += [(label, _dx(run.case, wrong)),
+                (f"{label}, in the variance's term only",
+                 _dx(run.case, m, m_var=wrong)),
+                (f"{label}, in the mean's term only",
+                 _dx(run.case, wrong, m_var=m))]
+    return out
 
 
 def placed(run: Run, output: str):
@@ -154,12 +182,18 @@ def placed(run: Run, output: str):
     out = [("γ/σ multiplying dy alone, not the two means' terms",
             _dx(run.case, scale_all=False)),
            ("dgamma/M as the mean's term and dbeta/M as the variance's",
-            _dx(run.case, swap=True))]
+            _dx(run.case, swap=True)),
+           ("x̂·mean(dy) as the variance's term, for x̂·mean(dy·x̂)",
+            _dx(run.case, var_sum="dy"))]
     g, sig = run.case["gamma"], run.case["sigma"]
     out += [("γ/σ² for γ/σ: divided by the variance, not the standard "
              "deviation", _dx(run.case, scale=_per_channel(g / sig ** 2))),
             ("γ/√σ for γ/σ: sigma taken for the variance",
-             _dx(run.case, scale=_per_channel(g / np.sqrt(sig))))]
+             _dx(run.case, scale=_per_channel(g / np.sqrt(sig)))),
+            ("γ·σ for γ/σ: multiplied by the standard deviation, not "
+             "divided", _dx(run.case, scale=_per_channel(g * sig))),
+            ("σ/γ for γ/σ: the factor upside down",
+             _dx(run.case, scale=_per_channel(sig / g)))]
     gs = run.case["gamma"] / run.case["sigma"]
     if run.case["dy"].shape[-1] == gs.size:  # (C,) broadcast along W
         out.append(("γ/σ as a (C,) vector, broadcast along W not C",
@@ -177,6 +211,7 @@ MISTAKES = [  # specific first
     model("stats-as-constants", constants, outputs=("dx",)),
     model("mean-term-only", mean_term_only, outputs=("dx",)),
     model("missing-batch-sum", per_image, fix=batch_fix),
+    model("sum-axes", other_axes, outputs=("dx",)),
     model("wrong-count", counts, outputs=("dx",)),
     model("misplaced-factor", placed, outputs=("dx",)),
     model("misplaced-factor", dgamma_scaled, outputs=("dgamma",)),
