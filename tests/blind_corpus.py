@@ -44,7 +44,8 @@ from pathlib import Path
 from convgrad.exercises import EXERCISES, check
 
 ROOT = Path(__file__).parent / "data" / "blind"
-PARTS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "tune6", "fresh5", "fresh6", "right")
+PARTS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "tune6",
+         "fresh5", "fresh6", "right")
 CATCH_ALL = (None, "shape")
 SEEDS = (0, 12345)  # the practice cases and the instructor's
 

@@ -219,10 +219,11 @@ def model(code: str, predict: Predict, outputs=None, fix=None,
     """The learner's output equals what the bug gives, on every case where
     that differs from the truth (on every case, when ``exact``: where the
     answers are few, a small integer say, a bug that agrees with the truth
-    on a case must agree with the learner there too). ``predict`` gives the bug's answers, each
-    labelled by the hypothesis it stands for (labels the same across
-    cases: each hypothesis is weighed on its own); :data:`CRASH` where the
-    bug would index outside an array, which a raised error confirms."""
+    on a case must agree with the learner there too). ``predict`` gives
+    the bug's answers, each labelled by the hypothesis it stands for
+    (labels the same across cases: each hypothesis is weighed on its own);
+    :data:`CRASH` where the bug would index outside an array, which a
+    raised error confirms."""
 
     def evidence(run: Run, output: str) -> dict[str, bool | None]:
         got, want = run.out(output), run.expected(output)

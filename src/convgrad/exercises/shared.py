@@ -506,5 +506,5 @@ SCALE = Rule("scale", lambda run, output: None, _scale_where,
 SHAPE = Rule("shape", _shape_evidence, _shape_where)
 MUTATES_INPUT = Rule("mutates-input", lambda run, _: bool(_changed(run)),
                      _mutates_where, any_case=True, integrity=True)
-GENERIC = (TRUNCATED, WRITES_TO_COPY, SCALE, HW_SWAPPED, SQUARE, *LOCALISE, *SPLIT, SHAPE,
-           MUTATES_INPUT)
+GENERIC = (TRUNCATED, WRITES_TO_COPY, SCALE, HW_SWAPPED, SQUARE, *LOCALISE,
+           *SPLIT, SHAPE, MUTATES_INPUT)
