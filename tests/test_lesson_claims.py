@@ -353,6 +353,94 @@ def test_a_conv_bias_before_batch_norm_gets_no_gradient(torch):
 
 
 # --------------------------------------------------------------------------
+# lesson and plan 12 (issue 45): layer, group and instance norm are batch
+# norm's three-term dx with the statistics over other axes
+# --------------------------------------------------------------------------
+
+
+def _norm_dx(x, dy, gamma, shape, axes, eps=1e-5):
+    """Plan 12's one backward: dx̂ = γ·dy, the means over ``axes`` of the
+    view ``shape``."""
+    xs = x.reshape(shape)
+    sigma = np.sqrt(xs.var(axis=axes, keepdims=True) + eps)
+    x_hat = (xs - xs.mean(axis=axes, keepdims=True)) / sigma
+    g = (dy * gamma).reshape(shape)
+    mg = g.mean(axis=axes, keepdims=True)
+    mgx = (g * x_hat).mean(axis=axes, keepdims=True)
+    return ((g - mg - x_hat * mgx) / sigma).reshape(x.shape)
+
+
+_N, _C, _H, _W = 3, 4, 2, 3
+_NORMS = {  # name: (γ's shape, the view the statistics see, their axes)
+    "batch": ((_C, 1, 1), (_N, _C, _H, _W), (0, 2, 3)),
+    "layer": ((_C, _H, _W), (_N, _C, _H, _W), (1, 2, 3)),
+    "group": ((_C, 1, 1), (_N, 2, _C // 2, _H, _W), (2, 3, 4)),
+    "instance": ((_C, 1, 1), (_N, _C, 1, _H, _W), (2, 3, 4)),
+}
+
+
+def _torch_norm(torch, name, tx, gamma):
+    tf, g = torch.nn.functional, torch.tensor(gamma)
+    if name == "batch":
+        return tf.batch_norm(tx, None, None, g.flatten(), training=True)
+    if name == "layer":
+        return tf.layer_norm(tx, (_C, _H, _W), g)
+    return tf.group_norm(tx, 2 if name == "group" else _C, g.flatten())
+
+
+@pytest.mark.parametrize("name", list(_NORMS))
+def test_one_backward_over_the_normalised_axes_is_each_norms(name, torch):
+    """Lesson 12: the same dx, parametrised by the axes, matches torch's
+    batch_norm, layer_norm and group_norm (G = 2, and G = C: instance
+    norm) at float64, γ given, with a random dy."""
+    rng = np.random.default_rng(12)
+    gshape, shape, axes = _NORMS[name]
+    x = rng.standard_normal((_N, _C, _H, _W))
+    dy = rng.standard_normal(x.shape)
+    gamma = rng.uniform(0.5, 1.5, gshape)
+    tx = torch.tensor(x, requires_grad=True)
+    (tdx,) = torch.autograd.grad(_torch_norm(torch, name, tx, gamma), tx,
+                                 torch.tensor(dy))
+    np.testing.assert_allclose(_norm_dx(x, dy, gamma, shape, axes),
+                               tdx.numpy(), rtol=1e-10, atol=1e-12)
+    if name == "instance":
+        ti = torch.tensor(x, requires_grad=True)
+        y = torch.nn.functional.instance_norm(ti) * torch.tensor(gamma)
+        (tdi,) = torch.autograd.grad(y, ti, torch.tensor(dy))
+        np.testing.assert_allclose(tdi.numpy(), tdx.numpy(), rtol=1e-10,
+                                   atol=1e-12)
+
+
+def test_only_batch_norms_dx_reaches_the_other_images():
+    """Lesson 12: with dy in image 0 only, batch norm's dx reaches images
+    1 and 2; layer, group and instance norm's stay in image 0."""
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((_N, _C, _H, _W))
+    dy = np.zeros(x.shape)
+    dy[0] = rng.standard_normal((_C, _H, _W))
+    for name, (gshape, shape, axes) in _NORMS.items():
+        gamma = rng.uniform(0.5, 1.5, gshape)
+        dx = _norm_dx(x, dy, gamma, shape, axes)
+        reach = np.abs(dx).max(axis=(1, 2, 3)) > 1e-12
+        assert reach.tolist() == ([True] * 3 if name == "batch"
+                                  else [True, False, False]), name
+
+
+def test_layer_norms_gamma_factored_out_gets_dx_wrong():
+    """Plan 12: layer norm's γ is per element, so it must go into dx̂
+    before the means; factored out as γ/σ, as batch norm allows, dx is
+    wrong."""
+    rng = np.random.default_rng(14)
+    gshape, shape, axes = _NORMS["layer"]
+    x = rng.standard_normal((_N, _C, _H, _W))
+    dy = rng.standard_normal(x.shape)
+    gamma = rng.uniform(0.5, 1.5, gshape)
+    right = _norm_dx(x, dy, gamma, shape, axes)
+    factored = gamma * _norm_dx(x, dy, np.ones(gshape), shape, axes)
+    assert np.abs(factored - right).max() > 0.1 * np.abs(right).max()
+
+
+# --------------------------------------------------------------------------
 # issue 45: lesson 2's column ratios, lesson 3's overlap view, lesson 7's
 # parity rule for both paddings, plan 00's flipped kernel, lesson 9's report
 # --------------------------------------------------------------------------
