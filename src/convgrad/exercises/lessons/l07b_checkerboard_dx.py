@@ -73,10 +73,10 @@ def stamps(case: dict, *, stride=None, shift: int = 0, flip: bool = False,
     s = s0 if stride is None else stride
     kh, kw = w.shape
     oh, ow = geometry.window((h, wd), (kh, kw), s0, p, 1).out
-    if counts == "H":  # both counts from the height
-        ow = oh if kh == kw else ow
+    if counts == "H":  # both counts from the height (the kernel is square)
+        ow = oh
     elif counts == "W":  # both from the width
-        oh = ow if kh == kw else oh
+        oh = ow
     i, j, ki, kj = np.indices((oh, ow, kh, kw)).reshape(4, -1)
     r, q = i * s + shift + ki, j * s + shift + kj
     inside = (r >= 0) & (r < h + 2 * p) & (q >= 0) & (q < wd + 2 * p)
