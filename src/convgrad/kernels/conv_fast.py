@@ -3,7 +3,11 @@
 The Numba backend's forwards of the three convs (:mod:`.forwards`) run
 here; a gradient is made of those forwards again (issue 43), so
 :func:`conv2d_backward` serves the ops as the ``dw``-only pass, and
-conv2d's ``dx`` is :func:`conv_transpose2d_forward`. The textbook path
+conv2d's ``dx`` is :func:`conv_transpose2d_forward`; when a gradient
+needs both, its ``dx`` forward runs the fused pass for both
+(:func:`conv2d_backward`, or :func:`conv_transpose2d_backward` for the
+transposed conv where Winograd runs) and hands ``dw`` on
+(``backend.Shared``). The textbook path
 (``ops/conv.py`` with :mod:`.im2col`, what the lessons teach and the
 NumPy backend runs) gathers the whole batch's columns
 ``col (N, C*KH*KW, OH*OW)`` once, keeps them for the backward pass, and
