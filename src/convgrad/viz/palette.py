@@ -66,6 +66,7 @@ LAYOUT = {
     "grid_right": 8,  # right of a grid
     "label_gap": [6, 4],  # row labels: their width + 6; column labels + 4
     "lines": ["#777", 0.8],  # every cell border
+    "lines_min_cell": 4,  # px: a grid of smaller cells draws its outer border only
     "blocks": ["#222", 2.4],  # the heavier lines between a block matrix's blocks
     # an outline's edges (not the trail's): a white rim, then a black edge,
     # each this many px wider than the outline, so each outline has 3:1

@@ -337,8 +337,14 @@
     g.appendChild(cells);
     // every cell border, the padding ring's too
     var path = "";
-    for (var x = -pw; x <= p.cols + pw; x++) path += "M" + x * cell + " " + (-ph * cell) + "V" + (p.rows + ph) * cell;
-    for (var y = -ph; y <= p.rows + ph; y++) path += "M" + (-pw * cell) + " " + y * cell + "H" + (p.cols + pw) * cell;
+    // (cells too small for borders between them: the outer border only)
+    var thin = cell < L.lines_min_cell;
+    for (var x = -pw; x <= p.cols + pw; x++) {
+      if (!thin || x === -pw || x === p.cols + pw) path += "M" + x * cell + " " + (-ph * cell) + "V" + (p.rows + ph) * cell;
+    }
+    for (var y = -ph; y <= p.rows + ph; y++) {
+      if (!thin || y === -ph || y === p.rows + ph) path += "M" + (-pw * cell) + " " + y * cell + "H" + (p.cols + pw) * cell;
+    }
     g.appendChild(sv("path", { d: path, stroke: L.lines[0], "stroke-width": L.lines[1], fill: "none",
                                class: "cgs-lines" }));
     if (p.blocks) {
