@@ -347,6 +347,7 @@ def _relayout(panels: list[_Panel], width: float, max_h: float, L: dict,
                 # as a page does) takes the cells that fit: colours, where
                 # numbers cannot
                 fits = (width - pn.span(0)) / pn.extent[1]
+                pn.shrunk = fits < own  # (where a page scrolls it)
                 pn.build(max(min(own, fits), 0.5), least)
     return best.columns, cell
 
@@ -606,7 +607,8 @@ class Painter:
                 y += px * lh
         px, ink = text["caption"]
         y += _SPACE
-        for line in _wrap(drawn.caption, px, self.width - 2 * _EDGE):
+        said = " ".join(drawn.caption.split())  # white space as a page shows it
+        for line in _wrap(said, px, self.width - 2 * _EDGE):
             draw.text((self.width / 2 * s, (y + px * lh / 2) * s), line,
                       fill=ink, font=_font(px * s), anchor="mm")  # fmt: skip
             y += px * lh
