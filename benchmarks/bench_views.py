@@ -142,7 +142,7 @@ def main(quick: bool = False) -> None:
         frames = view.save_gif(path)
         took = time.perf_counter() - start
         size = os.path.getsize(path) / 1024
-        print(f"| save_gif, Col2imView 7x7 k3 s2, dpi 72 (576x324) | {len(frames)} "
+        print(f"| save_gif, Col2imView 7x7 k3 s2, dpi 72 (576 px wide) | {len(frames)} "
               f"| | {size:.0f} (GIF) | {took:.1f} |")  # fmt: skip
     view.close()
 
