@@ -228,3 +228,30 @@ def test_a_still_picture_shows_its_panels_without_steps():
     with Image.open(io.BytesIO(fig.png())) as im:
         assert im.size == (painter.WIDTH, fig.painter.height)
         assert fig.painter.height >= painter.HEIGHT
+
+
+def _view_classes():
+    import inspect
+
+    return [c for _, c in inspect.getmembers(viz, inspect.isclass)
+            if issubclass(c, viz.View) and c is not viz.View]  # fmt: skip
+
+
+@pytest.mark.parametrize("cls", _view_classes(), ids=lambda c: c.__name__)
+def test_every_view_paints_its_first_and_last_steps(cls, tmp_path):
+    view = cls()
+    sc = view.scene()
+    pictures = []
+    for i in (0, view.n_frames - 1):
+        view.update(i)
+        drawn = view.drawn()
+        assert list(drawn.panels) == [p["id"] for p in sc["panels"]]
+        with Image.open(io.BytesIO(view.png())) as im:
+            assert im.size == view.painter.size() and im.size[0] == 800
+            pictures.append(np.asarray(im))
+    if view.n_frames > 1:
+        assert not np.array_equal(*pictures)  # the steps differ on the picture
+    frames = view.save_gif(tmp_path / "v.gif", steps=3, dpi=30)
+    with Image.open(tmp_path / "v.gif") as gif:
+        assert gif.n_frames == len(frames) == min(3, view.n_frames)
+    view.close()
