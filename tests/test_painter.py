@@ -115,6 +115,7 @@ def test_a_cell_a_step_writes_is_coloured_from_that_steps_picture_on(name):
     view = cls(**kwargs)
     pnt = view.painter
     dst = "dx"
+    pad = next(p["pad"] for p in view.scene()["panels"] if p["id"] == dst)
     seen: set = set()
     checked = 0
     for k, e in enumerate(view.events):
@@ -126,8 +127,6 @@ def test_a_cell_a_step_writes_is_coloured_from_that_steps_picture_on(name):
         if k == 0:
             continue
         before, after = pnt.drawn(k - 1).panels[dst], pnt.drawn(k).panels[dst]
-        pad = view.scene()["panels"][[p["id"] for p in view.scene()["panels"]]
-                                     .index(dst)]["pad"]  # fmt: skip
         r, c = cell[0] + pad[0], cell[1] + pad[1]
         was, now = pnt.image(k - 1), pnt.image(k)
         assert _pixel(was, before.box, r, c, before.cell) == (255, 255, 255)

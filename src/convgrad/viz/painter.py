@@ -177,11 +177,15 @@ def _wrap(text: str, px: float, width: float, bold: bool = False) -> list[str]:
 
 
 # --------------------------------------------------------------------------
-# one panel: scene.js's Panel, as a fixed-size host lays it out
+# one panel: scene.js's Panel
 # --------------------------------------------------------------------------
 
 
 class _Panel:
+    """One grid as scene.js measures it: the widest number it will show,
+    its labels' widths, its extent in cells; :meth:`build` sets its cell,
+    its numbers' font and its box (``x``, ``y`` come from the layout)."""
+
     def __init__(self, p: dict, L: dict, replay: Replay, scene: dict) -> None:
         self.p, self.L = p, L
         texts, compact = scene["texts"], scene["compact"]
@@ -502,7 +506,7 @@ class Painter:
         rows: list[list] = [[]]
         used = 0.0
         for role, meaning in self.scene["legend"]:
-            w = 22 + text_width(" " + meaning, px)
+            w = 22 + text_width(meaning, px)  # (a page drops the space before it)
             if rows[-1] and used + 14 + w > inner:
                 rows.append([])
                 used = 0.0
@@ -806,7 +810,7 @@ class Painter:
                 dash = _dashes(m["dash"], 3)
                 for colour, thick in ((halo, 5), (m["color"][:7], 3)):
                     self._segment(draw, x + 1, x + 21, mid, thick, dash, colour, s)
-                draw.text(((x + 22) * s, mid * s), " " + meaning, fill=ink,
+                draw.text(((x + 22) * s, mid * s), meaning, fill=ink,
                           font=_font(px * s), anchor="lm")  # fmt: skip
                 x += w + 14
             y += px * lh
