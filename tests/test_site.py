@@ -8,8 +8,10 @@ page from ``file://`` in headless Chromium with every non-file request
 aborted, at a desktop's 1280x800 and a phone's 390x844 (touched: its
 controls 44 px at least), presses Play on every view and checks that its
 caption moves, that its numbers stay at least 12 px and that no grid scrolls
-sideways in its box, that no request left the page, that nothing was logged as an
-error, and that the page opened in under 2 s. It also waits for MathJax on
+sideways in its box, that neither the page nor anything in it but code
+scrolls sideways (tables, printed lines and text results wrap), that no
+request left the page, that nothing was logged as an error, and that the
+page opened in under 2 s. It also waits for MathJax on
 lessons 00, 02, 03 and 12 (every lesson with ``all``) and finds every
 formula typeset, finds no formula wider than its column on the desktop or
 the phone in any built lesson (MathJax 3's HTML output cannot break a line:
