@@ -488,7 +488,10 @@
     root.appendChild(this.head);
     this.buildBar();
     this.inputs = el("div", "cgs-controls");
-    this.message = el("div", "cgs-message", { role: "alert" });
+    // "computing…", or why a value was refused: news the reader asked for,
+    // not urgent, so a polite status (role=alert would interrupt); it stays
+    // in the accessibility tree while empty, so what it then says is heard
+    this.message = el("div", "cgs-message", { role: "status" });
     root.appendChild(this.inputs);
     root.appendChild(this.message);
     // the caption sits by the controls, above the grids: in sight while a
