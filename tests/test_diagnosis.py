@@ -1441,6 +1441,83 @@ MISTAKES += [
 ]
 
 
+# blind corpus tune7 (session 16): x padded as dx's rule pads dy, the
+# images summed before they are correlated, v normalised, and H's
+# diagonal alone; each in two styles
+
+
+def dwc_dx_padding(x, dy, kernel_size, stride=1, padding=0):
+    pad = kernel_size - 1 - padding
+    if pad < 0:
+        x, pad = x[:, :, -pad:pad, -pad:pad], 0
+    return _dwc()(x, dy, kernel_size, stride, pad)
+
+
+def dwc_dx_padding_loops(x, dy, kernel_size, stride=1, padding=0):
+    k, s, q = kernel_size, stride, kernel_size - 1 - padding
+    xp = (np.pad(x, ((0, 0), (0, 0), (q, q), (q, q))) if q >= 0
+          else x[:, :, -q:q, -q:q])
+    dw = np.zeros((dy.shape[1], x.shape[1], k, k))
+    for a in range(k):
+        for b in range(k):
+            patch = xp[:, :, a:a + (dy.shape[2] - 1) * s + 1:s,
+                       b:b + (dy.shape[3] - 1) * s + 1:s]
+            dw[:, :, a, b] = np.einsum("ncij,noij->oc", patch, dy)
+    return dw
+
+
+def dwc_batch_first(x, dy, kernel_size, stride=1, padding=0):
+    return _dwc()(x.sum(0, keepdims=True), dy.sum(0, keepdims=True),
+                  kernel_size, stride, padding)
+
+
+def dwc_batch_first_loops(x, dy, kernel_size, stride=1, padding=0):
+    k, s, p = kernel_size, stride, padding
+    xs = np.pad(x.sum(0), ((0, 0), (p, p), (p, p)))
+    ds = dy.sum(0)
+    dw = np.zeros((dy.shape[1], x.shape[1], k, k))
+    for o in range(ds.shape[0]):
+        for c in range(xs.shape[0]):
+            for a in range(k):
+                for b in range(k):
+                    dw[o, c, a, b] = np.sum(
+                        xs[c, a:a + (ds.shape[1] - 1) * s + 1:s,
+                           b:b + (ds.shape[2] - 1) * s + 1:s] * ds[o])
+    return dw
+
+
+def hvp_unit_direction(f, x, v):
+    return _hvp()(f, x, v / np.linalg.norm(v))
+
+
+def hvp_unit_direction_backward(f, x, v):
+    return _hvp("backward")(f, x, v / np.sqrt(np.sum(v * v)))
+
+
+def _hvp_diagonal(style):
+    def answer(f, x, v):
+        diag = np.zeros(x.size)
+        for i in range(x.size):
+            e = np.zeros(x.size)
+            e[i] = 1.0
+            diag[i] = _hvp(style)(f, x, e.reshape(x.shape)).ravel()[i]
+        return diag.reshape(x.shape) * v
+
+    return answer
+
+
+MISTAKES += [
+    ("dw_by_correlation", "padding-misused", dwc_dx_padding),
+    ("dw_by_correlation", "padding-misused", dwc_dx_padding_loops),
+    ("dw_by_correlation", "batch-mixed", dwc_batch_first),
+    ("dw_by_correlation", "batch-mixed", dwc_batch_first_loops),
+    ("hessian_vector_product", "scale", hvp_unit_direction),
+    ("hessian_vector_product", "scale", hvp_unit_direction_backward),
+    ("hessian_vector_product", "term-dropped", _hvp_diagonal("grad")),
+    ("hessian_vector_product", "term-dropped", _hvp_diagonal("backward")),
+]
+
+
 def dwc_autodiff(x, dy, kernel_size, stride=1, padding=0):
     w = cg.Tensor(np.zeros((dy.shape[1], x.shape[1], kernel_size,
                             kernel_size)), requires_grad=True)

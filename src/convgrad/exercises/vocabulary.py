@@ -111,6 +111,10 @@ one-backward         hessian_vector_product
 misplaced-factor     hessian_vector_product
 grad-as-direction    hessian_vector_product
 one-sided            hessian_vector_product
+padding-misused      dw_by_correlation
+batch-mixed          dw_by_correlation
+scale                hessian_vector_product
+term-dropped         hessian_vector_product
 plane-offset         maxpool_backward
 input-for-output     conv2d_macs, conv_output_size
 extra-term           linear_backward

@@ -235,6 +235,26 @@ def differences(run: Run, output: str):
                                                 ("backward", -1))]
 
 
+def normalised(run: Run, output: str):
+    f, x, v = _parts(run)
+    return [("H·v / |v|: v normalised to a unit direction first",
+             f.hvp(x, v / np.linalg.norm(v)))]
+
+
+def diagonal(run: Run, output: str):
+    """``diag(H) * v``: each element's own second derivative times its
+    ``v``, every mixed term dropped."""
+    f, x, v = _parts(run)
+    basis = np.zeros(x.size)
+    diag = np.empty(x.size)
+    for i in range(x.size):
+        basis[i] = 1.0
+        diag[i] = f.hvp(x, basis.reshape(x.shape)).ravel()[i]
+        basis[i] = 0.0
+    return [("diag(H) * v: the mixed second derivatives dropped",
+             diag.reshape(x.shape) * v)]
+
+
 def swapped(run: Run, output: str):
     f, x, v = _parts(run)
     return [("H at v times x: x and v swapped", f.hvp(v, x))]
@@ -287,6 +307,13 @@ MISTAKES = [
                    "eps/2 times the third derivative: differentiate "
                    "exactly, cg.grad((g * v).sum(), x) with g kept by "
                    "create_graph=True")),
+    model("scale", normalised,
+          fix=_say("use v as it is given: H·v is linear in v, so "
+                   "normalising v to length 1 divides the answer by |v|")),
+    model("term-dropped", diagonal,
+          fix=_say("H·v mixes the elements: (H v)_i = sum_j H_ij v_j, "
+                   "and the diagonal alone keeps only j = i; "
+                   "differentiate (g * v).sum() with respect to x")),
     model("inputs-swapped", swapped,
           fix=_say("differentiate at x, along v: the Tensor that requires "
                    "grad holds x, and v only weighs the gradient")),
