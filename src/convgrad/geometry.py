@@ -279,8 +279,9 @@ class Window:
     the padded input (:meth:`tap_slices`), and the sizes it implies
     (:attr:`span`, :attr:`reach`, :meth:`padded`, :meth:`unreached`).
     They take Python ints (and give ints back) or NumPy integer arrays
-    (and broadcast). Only the Numba kernels spell the map again, in their
-    loop bodies, from :attr:`args`.
+    (and broadcast). Only the Numba kernels' loop bodies, from :attr:`args`,
+    and the exercises' maps written the learner's way spell it again
+    (``tests/test_window.py`` lists them).
     """
 
     k: Pair
