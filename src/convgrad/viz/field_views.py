@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..geometry import same_padding
 from ..trace import Frames
 from ._base import Control, Model, View
 from ._panel import Panel
@@ -46,6 +47,7 @@ def input_gradient(hw, layers, kernel_size, stride, dilation, weights, seed):
 
     rng = np.random.default_rng(seed)
     k, d = kernel_size, dilation
+    same, _ = same_padding((k, k), (d, d))  # d*(K-1)//2 a side
     x = cg.Tensor(np.zeros((1, 1, *hw)), requires_grad=True)
     y = x
     for _ in range(layers):
@@ -54,7 +56,7 @@ def input_gradient(hw, layers, kernel_size, stride, dilation, weights, seed):
             if weights == "ones"
             else rng.normal(size=(1, 1, k, k))
         )
-        y = cg.F.conv2d(y, w, stride=stride, padding=d * (k - 1) // 2, dilation=d)
+        y = cg.F.conv2d(y, w, stride=stride, padding=same, dilation=d)
     dy = np.zeros(y.shape)
     dy[0, 0, y.shape[2] // 2, y.shape[3] // 2] = 1.0
     y.backward(dy)

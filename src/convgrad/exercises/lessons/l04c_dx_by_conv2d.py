@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from convgrad import geometry
+
 from ..diagnosis import model
 from ..exercise import Exercise
 from ..shared import numbers
@@ -95,7 +97,7 @@ def cases(rng: np.random.Generator) -> list[dict]:
                              ((8, 8), 5, 2, 1),
                              # output_padding 1 on H, 0 on W
                              ((6, 5), 3, 2, 1)]:
-        oh, ow = (h + 2 * p - k) // s + 1, (wd + 2 * p - k) // s + 1
+        oh, ow = (geometry.conv_out_size(a, k, s, p, 1) for a in (h, wd))
         out.append({"dy": numbers(rng, 2, 3, oh, ow),
                     "w": numbers(rng, 3, 2, k, k), "input_size": (h, wd),
                     "stride": s, "padding": p})

@@ -37,7 +37,7 @@ from typing import ClassVar
 import numpy as np
 
 import convgrad as cg
-from convgrad import F
+from convgrad import F, geometry
 
 from ..diagnosis import Rule, Run, model
 from ..exercise import Exercise
@@ -167,7 +167,7 @@ def cases(rng: np.random.Generator) -> list[dict]:
         ("relu", 2, 2, 1, 6, 5, 2, 2, 0),
     ]:
         w = numbers(rng, o, c, k, k)
-        oh, ow = (h + 2 * p - k) // s + 1, (wd + 2 * p - k) // s + 1
+        oh, ow = (geometry.conv_out_size(a, k, s, p, 1) for a in (h, wd))
         a = numbers(rng, n, o, oh, ow) if kind == "tanh" else None
         out.append({"f": Scalar(kind, w, a, s, p),
                     "x": numbers(rng, n, c, h, wd),
