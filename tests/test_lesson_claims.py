@@ -310,12 +310,12 @@ def _grad_of_first_output(x, w1, w2):
 
 
 # --------------------------------------------------------------------------
-# plan 12, exercises 12.2 and 12.3: batch norm in training mode
+# plan 12, exercises 12.3 and 12.4: batch norm in training mode
 # --------------------------------------------------------------------------
 
 
 def test_one_number_per_channel_gets_no_gradient_and_torch_refuses_it(torch):
-    """12.2: with N = H = W = 1, x̂ = 0 and dx = 0 whatever dy is; torch
+    """12.3: with N = H = W = 1, x̂ = 0 and dx = 0 whatever dy is; torch
     (and convgrad) refuse to normalise one value per channel."""
     from convgrad.exercises import solution
 
@@ -332,7 +332,7 @@ def test_one_number_per_channel_gets_no_gradient_and_torch_refuses_it(torch):
 
 
 def test_a_conv_bias_before_batch_norm_gets_no_gradient(torch):
-    """12.3: the batch's mean removes the conv's bias, so its gradient is
+    """12.4: the batch's mean removes the conv's bias, so its gradient is
     Σ dx over the channel: 0 (to rounding), and β does its job."""
     rng = np.random.default_rng(3)
     img, w = rng.standard_normal((2, 1, 5, 5)), rng.standard_normal((2, 1, 3, 3))

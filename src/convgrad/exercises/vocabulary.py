@@ -81,6 +81,25 @@ mean-term-only       batch_norm_backward (dx)
 forward-for-derivative square_plus_backward
 wrong-count          batch_norm_backward (dx)
 misplaced-factor     batch_norm_backward (dx)
+stats-as-constants   group_norm_backward
+mean-term-only       group_norm_backward
+term-dropped         group_norm_backward
+sum-axes             group_norm_backward
+group-order          group_norm_backward
+wrong-count          group_norm_backward
+eps-placement        group_norm_backward
+misplaced-factor     group_norm_backward
+missing-batch-sum    conv1x1_backward (dw)
+overwrites           conv1x1_backward (dw)
+batch-mean           conv1x1_backward (dw)
+channels-swapped     conv1x1_backward (dx, dw)
+reshape-for-transpose conv1x1_backward (dx, dw)
+count-factor         head_backward
+term-dropped         head_backward
+sum-axes             head_backward
+plane-transposed     head_backward (dw)
+missing-batch-sum    head_backward (db)
+relu-mask            head_backward (da)
 spot-check           grad_check
 totals-only          grad_check
 either-gradient      grad_check
@@ -154,6 +173,16 @@ Lesson 12 added the table's last two rows before those, ``stats-as-constants`` a
 ``mean-term-only``: the two ways a batch norm backward ignores that the
 batch's mean and variance depend on ``x``; its sums taken per image
 reuse ``missing-batch-sum``.
+
+Issue 45 also added the rows from ``stats-as-constants
+group_norm_backward`` to ``relu-mask head_backward``:
+lesson 12's group norm (layer norm is one group, instance norm one per
+channel), with two codes of its own, ``group-order`` (the channels put
+into groups interleaved) and ``eps-placement`` (``eps`` outside the
+square root, or left out); lesson 9's 1×1 convolution as the linear
+layer at every pixel, whose codes all existed; and lesson 9's head
+(ReLU, linear, softmax cross-entropy) by hand, with ``relu-mask`` (the
+ReLU's mask from the wrong tensor, or ``>=`` at the kink).
 """
 
 from __future__ import annotations
@@ -400,6 +429,27 @@ CODES: dict[str, tuple[str, str]] = {
         "the mean's term subtracted, the variance's left out",
         "the variance depends on x too: subtract x_hat * mean(dy * x_hat) "
         "as well as mean(dy), both over N, H, W",
+    ),
+    "group-order": (
+        "the channels put into groups in the wrong order: interleaved "
+        "(channel k in group k % G) where each group is a block of C/G "
+        "channels in a row",
+        "group g holds the channels g*C/G to (g + 1)*C/G - 1: view x as "
+        "x.reshape(N, G, C // G, H, W), the group before the channels "
+        "inside it, and take the statistics over the axes (2, 3, 4)",
+    ),
+    "eps-placement": (
+        "eps in the wrong place: added outside the square root, left out, "
+        "or not the one given",
+        "sigma = np.sqrt(var + eps), with the eps argument under the root; "
+        "a group whose numbers are all equal has var = 0, and there only "
+        "eps keeps x_hat and dx finite",
+    ),
+    "relu-mask": (
+        "the ReLU's mask taken from the wrong tensor (the gradient's sign), "
+        "or with >= at the kink",
+        "mask with the forward's input: da = dh * (a > 0), strictly "
+        "greater, so that at exactly 0 nothing passes, as in PyTorch",
     ),
     "stuffed-padding": (
         "the stuffed dy padded by p, the forward's padding, where the "
