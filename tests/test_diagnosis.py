@@ -1525,6 +1525,63 @@ def dwc_autodiff(x, dy, kernel_size, stride=1, padding=0):
     return w.grad
 
 
+def dwc_adjoint(x, dy, kernel_size, stride=1, padding=0):
+    from convgrad import adjoint
+
+    return adjoint.dw_by_conv2d(x, dy, kernel_size, stride=stride,
+                                padding=padding)
+
+
+def dwc_per_image(x, dy, kernel_size, stride=1, padding=0):
+    # one F.conv2d per image: its C channels as a batch of one-channel
+    # images, its dy's C_out planes as one-channel kernels; summed
+    k, total = kernel_size, 0.0
+    for xn, dyn in zip(x, dy, strict=True):
+        corr = F.conv2d(xn[:, None], dyn[:, None], padding=padding,
+                        dilation=stride).data  # (C_in, C_out, ., .)
+        total = total + corr[:, :, :k, :k]
+    return np.moveaxis(total, 0, 1)
+
+
+def dxc_adjoint(dy, w, input_size, stride=1, padding=0):
+    from convgrad import adjoint
+
+    return adjoint.dx_by_conv2d(dy, w, input_size, stride=stride,
+                                padding=padding)
+
+
+def dxc_kron(dy, w, input_size, stride=1, padding=0):
+    # stuffed by np.kron with a one-hot s x s tile (s - 1 zeros after the
+    # last entry too, cut), padded in one np.pad, one F.conv2d
+    n, co, oh, ow = dy.shape
+    k, s, p = w.shape[-1], stride, padding
+    tile = np.zeros((s, s))
+    tile[0, 0] = 1.0
+    big = np.kron(dy, tile)[:, :, :(oh - 1) * s + 1, :(ow - 1) * s + 1]
+    q = k - 1 - p
+    extra = [m - ((o - 1) * s - 2 * p + k)
+             for m, o in zip(input_size, (oh, ow), strict=True)]
+    big = np.pad(big, ((0, 0), (0, 0), (q, q + extra[0]), (q, q + extra[1])))
+    back = np.ascontiguousarray(np.flip(w, (2, 3)).swapaxes(0, 1))
+    return F.conv2d(big, back).data
+
+
+def dxc_per_channel(dy, w, input_size, stride=1, padding=0):
+    # the channel swap by hand: one one-channel F.conv2d per dy channel o,
+    # its kernel w[o] rotated by 180 degrees, the results summed
+    n, co, oh, ow = dy.shape
+    k, s, p = w.shape[-1], stride, padding
+    h, wd = input_size
+    q = k - 1 - p
+    big = np.zeros((n, co, h + k - 1, wd + k - 1))
+    big[:, :, q:q + (oh - 1) * s + 1:s, q:q + (ow - 1) * s + 1:s] = dy
+    dx = np.zeros((n, w.shape[1], h, wd))
+    for o in range(co):
+        kern = np.ascontiguousarray(np.rot90(w[o], 2, axes=(1, 2))[:, None])
+        dx += F.conv2d(big[:, o:o + 1], kern).data
+    return dx
+
+
 def hvp_vjp_of_the_gradient(f, x, v):
     # H is symmetric: H·v is the vector-Jacobian product of the gradient
     xt = cg.Tensor(x, requires_grad=True)
@@ -3171,6 +3228,17 @@ MISTAKES += [
 ]
 
 
+# issue 45: what lesson 4's text rules out for dx and dw built from F.conv2d
+# (right values, named by the call; these passed as right answers before)
+MISTAKES += [
+    ("dx_by_conv2d", "forbidden-call", dxc_conv_transpose),
+    ("dx_by_conv2d", "forbidden-call", dxc_autodiff),
+    ("dx_by_conv2d", "forbidden-call", dxc_adjoint),
+    ("dw_by_correlation", "forbidden-call", dwc_autodiff),
+    ("dw_by_correlation", "forbidden-call", dwc_adjoint),
+]
+
+
 # an IndexError that is no swap: it raises on the square planes too
 
 
@@ -3840,13 +3908,13 @@ RIGHT = [
     ("grad_check", _gc(rtol=1e-6)),
     ("adjoint_gap", ag_vdot), ("adjoint_gap", ag_einsum),
     ("race_map", _rm_loops()), ("race_map", _rm_ranges()),
-    ("dx_by_conv2d", dxc_conv_transpose), ("dx_by_conv2d", dxc_autodiff),
+    ("dx_by_conv2d", dxc_kron), ("dx_by_conv2d", dxc_per_channel),
     ("dx_by_conv2d", _dxc("conv")),
     ("linear_backward", _lb_loops()), ("linear_backward", lb_einsum),
     ("linear_backward", lb_autodiff),
     ("batch_norm_backward", bn_dxhat_loops),
     ("batch_norm_backward", bn_autodiff),
-    ("dw_by_correlation", _dwc("loops")), ("dw_by_correlation", dwc_autodiff),
+    ("dw_by_correlation", _dwc("loops")), ("dw_by_correlation", dwc_per_image),
     ("hessian_vector_product", _hvp("backward")),
     ("hessian_vector_product", hvp_vjp_of_the_gradient),
     ("group_norm_backward", _gn("loops")), ("group_norm_backward", gn_autodiff),

@@ -585,6 +585,77 @@ def test_a_gradcheck_report_is_as_true_as_its_verdict():
     assert bool(worse) == worse.ok
 
 
+def test_lesson_00_exercise_3_a_second_backward_raises_a_new_forward_adds(
+        torch):
+    """Issue 45, statement 1: the second ``y.backward(dy)`` raises, as
+    torch's does; after a new forward the gradients add onto the old ones
+    (``w.grad`` doubles)."""
+    rng = np.random.default_rng(0)
+    x = cg.Tensor(rng.standard_normal((1, 1, 5, 5)), requires_grad=True)
+    w = cg.Tensor(rng.standard_normal((2, 1, 3, 3)), requires_grad=True)
+    b = cg.Tensor(rng.standard_normal(2), requires_grad=True)
+    y = F.conv2d(x, w, b, padding=1)
+    dy = rng.standard_normal(y.shape)
+    y.backward(dy)
+    first = w.grad.copy()
+    with pytest.raises(RuntimeError, match="backward through the graph a "
+                                           "second time"):
+        y.backward(dy)
+    np.testing.assert_array_equal(w.grad, first)  # nothing added
+    tx = torch.tensor(x.data, requires_grad=True)
+    tw = torch.tensor(w.data, requires_grad=True)
+    ty = torch.nn.functional.conv2d(tx, tw, torch.tensor(b.data), padding=1)
+    ty.backward(torch.tensor(dy))
+    with pytest.raises(RuntimeError, match="second time"):
+        ty.backward(torch.tensor(dy))
+    y = F.conv2d(x, w, b, padding=1)
+    y.backward(dy)
+    np.testing.assert_allclose(w.grad, 2 * first, rtol=1e-12)
+    np.testing.assert_allclose(first, tw.grad.numpy(), rtol=1e-10)
+
+
+def test_lesson_00_lists_every_lesson_ahead():
+    """Issue 45, statement 7: the table of what the lessons show stopped at
+    lesson 10; it names every lesson after 00, in order."""
+    import json
+    import re
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "notebooks"
+    lessons = sorted(p.name[:2] for p in folder.glob("[0-9][0-9]-*.ipynb"))
+    nb = json.loads((folder / "00-start-here.ipynb").read_text("utf-8"))
+    [table] = ["".join(c["source"]) for c in nb["cells"]
+               if "## The lessons ahead" in "".join(c["source"])]
+    listed = re.findall(r"^\| (\d\d) ", table, re.M)
+    assert listed == lessons[1:]
+
+
+def test_plan_10_exercise_10_2_runs_two_different_products():
+    """Issue 45, statement 2: plan 10's answer to 10.2 said both backends
+    hand the product to the same BLAS. The case is 18,874,368
+    multiply-adds, above the Numba backend's threshold (2²³), so the Numba
+    backend runs its own forward and the NumPy backend the textbook one;
+    below the threshold both run the textbook forward."""
+    from pathlib import Path
+
+    from convgrad import backend
+    from convgrad.exercises import solution
+
+    macs = solution("conv2d_macs")((8, 16, 32, 32), (16, 16, 3, 3), 1, 1)
+    assert macs == 18_874_368
+    numba = backend.get("numba")
+    assert numba.load().settings.min_work == 2**23 < macs
+    assert numba.forward("conv2d", macs) is not None
+    assert backend.get("numpy").forward("conv2d", macs) is None
+    assert numba.forward("conv2d", 2**23 - 1) is None
+    plan = next((Path(__file__).resolve().parents[1] / "course" / "plans")
+                .glob("10-*.md")).read_text("utf-8")
+    answer = plan[plan.index("**10.2 (think)**"):]
+    answer = " ".join(answer[:answer.index("\n- **")].split())
+    assert "18,874,368" in answer and "2²³" in answer
+    assert "do **not** run the same product" in answer
+
+
 # --------------------------------------------------------------------------
 # issue 45, the anchors' material: lesson 5's max-pool as im2col + argmax
 # and its tie conventions, lesson 10's gather, lesson 9's 1x1 conv

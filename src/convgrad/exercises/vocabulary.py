@@ -76,6 +76,7 @@ inverse-test         adjoint_gap
 draw-order           adjoint_gap
 any-overlap          race_map
 stuffed-padding      dx_by_conv2d
+forbidden-call       dx_by_conv2d, dw_by_correlation
 stats-as-constants   batch_norm_backward (dx)
 mean-term-only       batch_norm_backward (dx)
 forward-for-derivative square_plus_backward
@@ -145,7 +146,12 @@ A code may have a second row further down: its exercises are both rows'.
 Issue 45 added the rows from ``stride-ignored  dw_by_correlation`` to
 ``one-sided  hessian_vector_product``: lesson 4's ``dw`` as a correlation
 and lesson 11's Hessian-vector product, with four codes of its own for the
-two backward passes (``graph-dropped`` to ``grad-as-direction``).
+two backward passes (``graph-dropped`` to ``grad-as-direction``). Its
+``forbidden-call`` row (after ``stuffed-padding``) is the one code seen by
+the call rather than the values: lesson 4's ``dx`` and ``dw`` built from
+``F.conv2d`` are right whatever computes them, so an answer that hands the
+work to autodiff, ``conv_transpose2d`` or ``convgrad.adjoint`` is named by
+the watch of :mod:`.graded` (in ``check`` too), not by a model.
 
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
 list: they are the other mistakes lessons 05, 06 and 08 warn about. The
@@ -457,6 +463,14 @@ CODES: dict[str, tuple[str, str]] = {
         "pad the stuffed dy by k - 1 - p on every side (a forward padding "
         "p takes p rows of each full window away), plus the "
         "output_padding rows at the bottom and right",
+    ),
+    # what an exercise's text rules out (Exercise.forbids), seen by the
+    # call itself; the report adds the exercise's hint to the fix
+    "forbidden-call": (
+        "a call the exercise rules out (autodiff, conv_transpose2d, fold or "
+        "convgrad.adjoint) computes the answer, so the convolution it asks "
+        "for is never built",
+        "build it yourself with F.conv2d and NumPy, as the exercise asks",
     ),
     # the two backward passes of a Hessian-vector product (lesson 11)
     "graph-dropped": (

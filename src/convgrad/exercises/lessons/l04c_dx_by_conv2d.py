@@ -165,6 +165,9 @@ EXERCISE = Exercise(
     outputs=("dx",),
     mistakes=MISTAKES,
     outcomes=(1,),
+    # the lesson's text: a stride-1 F.conv2d, "no conv_transpose2d, fold or
+    # adjoint"; and no autodiff, which would hand back dx unbuilt
+    forbids=("autodiff", "conv_transpose2d", "fold", "adjoint"),
     hint="stuff dy (s - 1 zeros between entries), pad it by k - 1 - p "
          "(and the output_padding rows at the bottom and right), then "
          "correlate with w[..., ::-1, ::-1] with in/out channels swapped.",

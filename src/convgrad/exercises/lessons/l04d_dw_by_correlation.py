@@ -267,6 +267,9 @@ EXERCISE = Exercise(
     expected=expected,
     mistakes=MISTAKES,
     outcomes=(1,),
+    # the lesson's text: one F.conv2d, "no conv_transpose2d, autodiff or
+    # adjoint" (adjoint.dw_by_conv2d is this very correlation)
+    forbids=("autodiff", "conv_transpose2d", "adjoint"),
     hint="swap N and C of x and of dy, correlate with F.conv2d(x_t, dy_t, "
          "padding=padding, dilation=stride), crop to [:k, :k] and swap "
          "the channel axes back.",
