@@ -54,8 +54,9 @@ from convgrad.course.publish.site import (
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 ARTIFACTS = ROOT / "artifacts" / "site"
-# CI builds these five, not all thirteen (02 and 12: display math, 12 the
-# longest formulas; each quick to run); CONVGRAD_SITE_LESSONS=all (with
+# a developer's run builds these five, not all thirteen (02 and 12: display
+# math, 12 the longest formulas; each quick to run); CONVGRAD_SITE_LESSONS=all
+# (CI's run; with
 # CONVGRAD_SITE=OUT/, a site built by `python -m convgrad.course site OUT/`)
 # builds and checks every lesson: its views, and its formulas typeset and
 # within their column, on the desktop and the phone
