@@ -229,6 +229,9 @@ ALLOWED = {
     "exercises/lessons/l10b_race_map.py": 6,
     "exercises/lessons/l11b_hessian_vector_product.py": 1,
     "exercises/shared.py": 1,
+    # a drawn grid's cells with the padding ring the scene asks for: a
+    # picture's size, not a window's map
+    "viz/painter.py": 1,
 }
 
 
