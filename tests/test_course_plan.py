@@ -258,3 +258,20 @@ def test_every_exercise_is_assigned_a_week():
         assigned |= set(re.findall(r"(?<![\d.])(\d+\.\d+)(?![\d])",
                                    in_class + " " + home))
     assert graded <= assigned, sorted(graded - assigned)
+
+
+def test_the_lesson_map_names_every_exercise_in_its_lessons_row():
+    """Issue 45: the syllabus's lesson map is the course as it is; row 07's
+    "you write" column lacked checkerboard_dx (7.3)."""
+    from convgrad.exercises import EXERCISES
+
+    text = (ROOT / "course" / "README.md").read_text(encoding="utf-8")
+    rows = {m[1]: m[2] for m in re.finditer(
+        r"^\| (\d\d) \| [^|]+ \| [^|]+ \| (.*) \|$", text, re.M)}
+    assert len(rows) == 13, sorted(rows)
+    for name, ex in EXERCISES.items():
+        assert f"`{name}`" in rows[f"{ex.lesson:02d}"], (name, ex.lesson)
+    for number, cell in rows.items():
+        for name in re.findall(r"`(\w+)`", cell):
+            if name in EXERCISES:
+                assert EXERCISES[name].lesson == int(number), (name, number)
