@@ -38,7 +38,7 @@ import pytest
 import test_diagnosis as D
 from test_exercises import _perturb_first_output
 
-from convgrad.exercises import EXERCISES, check, grade, graded, solution
+from convgrad.exercises import EXERCISES, check, grade, solution, watch
 
 DATA = Path(__file__).parent / "data" / "exercise_verdicts.json"
 GRADE_SEED = 12345
@@ -177,7 +177,7 @@ def declaration(name: str) -> dict:
     ex = EXERCISES[name]
     hint = ex.hint if isinstance(ex.hint, str) else dict(ex.hint)
     # the kernels watched depend on what this process imported: left out
-    watched = Counter(label for label in graded._watched_codes(name).values()
+    watched = Counter(label for label in watch._watched_codes(name).values()
                       if not label.startswith("the kernel convgrad.kernels."))
     return {
         "lesson": ex.lesson,

@@ -375,7 +375,7 @@ def test_a_kernel_is_seen_where_the_profiler_cannot_see_compiled_code(
     frames are taken out of what the watch looks for, as on 3.12."""
     global KERNEL
     from convgrad import kernels
-    from convgrad.exercises import graded as graded_mode
+    from convgrad.exercises import watch as graded_mode
 
     real = graded_mode._watched_codes
     monkeypatch.setattr(graded_mode, "_watched_codes", lambda name: {
@@ -405,7 +405,7 @@ def test_the_solutions_code_written_out_is_not_the_library():
 def test_the_bug_hunt_may_run_convgrads_ops_but_not_its_solution():
     hunt = exercises.EXERCISES["find_wrong_backward"]
     case = hunt.cases(np.random.default_rng(SEED))[0]
-    from convgrad.exercises.graded import _Watch
+    from convgrad.exercises.watch import _Watch
 
     watch = _Watch("find_wrong_backward")
     own_hunt = own("find_wrong_backward")
@@ -457,7 +457,7 @@ def test_the_watch_covers_the_numba_backends_forwards_and_pipeline():
     """An answer that calls the Numba backend's conv forwards or the
     pipeline under them (conv_fast's entries) uses the library: both are
     watched by their code, and the watch's names are real functions."""
-    from convgrad.exercises import graded as graded_mode
+    from convgrad.exercises import watch as graded_mode
     from convgrad.kernels import conv_fast, forwards
 
     watched = graded_mode._watched_codes("conv2d_backward")

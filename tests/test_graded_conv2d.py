@@ -224,7 +224,7 @@ def test_f_conv2d_lifts_the_watch_only_while_it_runs():
 
 def test_other_exercises_forbid_nothing_in_self_study():
     from convgrad.exercises import EXERCISES
-    from convgrad.exercises.graded import FORBIDDEN as MENU
+    from convgrad.exercises.watch import FORBIDDEN as MENU
 
     forbidding = {n for n, ex in EXERCISES.items() if ex.forbids}
     assert forbidding == {"dx_by_conv2d", "dw_by_correlation"}

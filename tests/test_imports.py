@@ -49,7 +49,7 @@ COMPUTED = {
     "convgrad.backend": {  # each backend's module, loaded on first use
         "convgrad.kernels", "convgrad.reference",
     },
-    "convgrad.exercises.graded": {"convgrad.reference"},  # reference.<key>
+    "convgrad.exercises.watch": {"convgrad.reference"},  # reference.<key>
     # one module per exercise, found by walking the package
     "convgrad.exercises.registry": {"convgrad.exercises.lessons"},
 }

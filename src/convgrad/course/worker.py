@@ -140,7 +140,7 @@ def main(argv: list[str]) -> int:
     for fd in (args.read, args.write):  # not inherited by programs it starts
         os.set_inheritable(fd, False)
 
-    from convgrad.exercises import graded
+    from convgrad.exercises import watch as library_watch
     from convgrad.exercises.graded import one_line
     from convgrad.exercises.raised import learner_line
 
@@ -149,8 +149,8 @@ def main(argv: list[str]) -> int:
     # library use is seen in forked children too: they write to this pipe
     hits_r, hits_w = os.pipe()
     fcntl.fcntl(hits_r, fcntl.F_SETFL, os.O_NONBLOCK)
-    graded.report_hits_to(hits_w, os.getpid())
-    threading.setprofile(graded.relay)  # threads the notebook starts
+    library_watch.report_hits_to(hits_w, os.getpid())
+    threading.setprofile(library_watch.relay)  # threads the notebook starts
     programs = _Programs()
     sys.addaudithook(programs)
 
@@ -178,7 +178,7 @@ def main(argv: list[str]) -> int:
                 kwargs[key] = _Remote(conn, tree["remote"][0], tree["remote"][1])
             else:
                 kwargs[key] = wire.decode_input(tree, blobs)
-        watch = graded._Watch(name)
+        watch = library_watch._Watch(name)
         watched = watch.wrap(namespace[name])
         reply: dict = {}
         out: list[bytes] = []

@@ -25,6 +25,7 @@ from .diagnosis import (
 from .exercise import Exercise
 from .registry import exercise
 from .split import SPLIT
+from .watch import forbidden_lines, forbidden_watch
 
 
 @dataclass
@@ -118,8 +119,6 @@ def check(
     source = _source(fn)
     # what the exercise forbids (autodiff, conv_transpose2d, ...), watched
     # where the answer runs; None when graded mode watches fn already
-    from .graded import forbidden_lines, forbidden_watch
-
     watched = forbidden_watch(name, fn)
     # every call of fn, and every use of what it returned, in isolation
     answer = isolation.Answer(fn if watched is None else watched, time_limit,

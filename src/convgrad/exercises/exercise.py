@@ -30,7 +30,7 @@ class Exercise:
     numbers of the syllabus's learning outcomes (``course/README.md``)
     whose skill the exercise grades; ``tests/test_outcomes.py`` fails if
     an outcome has none. ``forbids`` names what of convgrad the exercise's
-    text rules out (keys of :data:`.graded.FORBIDDEN`: ``"autodiff"``,
+    text rules out (keys of :data:`.watch.FORBIDDEN`: ``"autodiff"``,
     ``"conv_transpose2d"``, ``"fold"``, ``"adjoint"``): an answer that
     calls one gets the verdict ``forbidden-call``, in ``check`` and in
     graded mode alike.
