@@ -1,10 +1,10 @@
 """Speed of traces and views: python benchmarks/bench_views.py [--quick].
 
-Measures, headless (Agg), for a lesson-sized 1x1x7x7 input with a 3x3
-kernel: building each trace, building each view (trace + scene),
-``update(i)`` on its figure, a full Agg render of one frame (what a picture
-costs), and the embedded export (the scene and renderer) beside what drawing
-the same steps with Agg would cost. Prints Markdown tables (paste
+Measures, headless, for a lesson-sized 1x1x7x7 input with a 3x3 kernel:
+building each trace, building each view (trace + scene), ``drawn()`` of a
+frame (what its picture holds), painting one frame (what a picture costs),
+and the embedded export (the scene and renderer) beside what painting the
+same steps as pictures costs. Prints Markdown tables (paste
 into the views section of benchmarks/RESULTS.md).
 """
 
@@ -16,15 +16,12 @@ import sys
 import tempfile
 import time
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
+from convgrad import trace, viz
+from convgrad.viz import export
 
-import numpy as np  # noqa: E402
-
-from convgrad import trace, viz  # noqa: E402
-from convgrad.viz import export  # noqa: E402
-from convgrad.viz._grid import SLIDE_DPI  # noqa: E402
+SLIDE_DPI = 160  # a picture of 1280 x 720 px, a slide's
 
 
 def timed(fn, repeat: int) -> list[float]:
@@ -86,7 +83,7 @@ def main(quick: bool = False) -> None:
     print()
     print(
         "| view, 7x7 input, 3x3 kernel | frames | build: trace + scene (ms) "
-        "| update(i) on the figure (ms) | full Agg render (ms) |"
+        "| drawn() of a frame (ms) | painting a frame, 800x450 (ms) |"
     )
     print("|---|---:|---:|---:|---:|")
     for name, make in views.items():
@@ -97,18 +94,19 @@ def main(quick: bool = False) -> None:
             builds.append(time.perf_counter() - start)
             view.close()
         view = make()
-        view.fig  # noqa: B018 - the picture's figure, built on first use
+        view.painter  # noqa: B018 - the pictures' layout, made on first use
         frames = list(range(0, view.n_frames, max(1, view.n_frames // 20)))
         updates = []
         for k in frames:
             start = time.perf_counter()
             view.update(k)
+            view.drawn()
             updates.append(time.perf_counter() - start)
         renders = []
         for k in frames[: max(3, rep)]:
             view.update(k)
             start = time.perf_counter()
-            view.fig.canvas.draw()
+            view.png()
             renders.append(time.perf_counter() - start)
         print(
             f"| {name} | {view.n_frames} | {ms(builds)} | {ms(updates)} "
@@ -118,7 +116,7 @@ def main(quick: bool = False) -> None:
 
     print()
     print("| export | frames | scene (ms) | embedded HTML (kB) "
-          "| the same steps drawn by Agg at 1280x720 (s) |")
+          "| the same steps painted at 1280x720 (s) |")
     print("|---|---:|---:|---:|---:|")
     cases = [
         ("Col2imView 7x7 k3 s2", lambda: viz.Col2imView()),
@@ -144,7 +142,7 @@ def main(quick: bool = False) -> None:
         frames = view.save_gif(path)
         took = time.perf_counter() - start
         size = os.path.getsize(path) / 1024
-        print(f"| save_gif, Col2imView 7x7 k3 s2, dpi 72 (576x324) | {len(frames)} "
+        print(f"| save_gif, Col2imView 7x7 k3 s2, dpi 72 (576 px wide) | {len(frames)} "
               f"| | {size:.0f} (GIF) | {took:.1f} |")  # fmt: skip
     view.close()
 

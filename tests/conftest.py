@@ -9,6 +9,7 @@ import pytest
 from oracle import _torch
 
 import convgrad as cg
+from convgrad.backend import BACKENDS
 
 
 @pytest.fixture(scope="session")
@@ -22,7 +23,15 @@ def rng():
     return np.random.default_rng(1234)
 
 
-@pytest.fixture(scope="module", params=["numba", "numpy"])
+def _backends_under_test() -> list[str]:
+    """Both backends; only the one ``CONVGRAD_BACKEND`` names when it is
+    set (CI's NumPy-backend pass, ``.ci/run`` step 2b, runs the oracle
+    modules once more on NumPy alone, not on Numba a second time)."""
+    chosen = os.environ.get("CONVGRAD_BACKEND")
+    return [chosen] if chosen in BACKENDS else list(BACKENDS)
+
+
+@pytest.fixture(scope="module", params=_backends_under_test())
 def each_backend(request):
     """Run a whole test module once per backend: the oracle suite must pass
     on the Numba kernels and on the NumPy reference alike."""

@@ -82,11 +82,13 @@ def _together(jobs: int, job) -> None:
 
 
 @pytest.mark.torch
-def test_fast_convs_on_several_threads_leave_blas_threads_as_they_were(
-        two_blas_threads, torch):
-    """Four threads each run conv fwd+bwd big enough for the fast rule, its
-    image threads and a held kernel transform (32→32, 3×3: Winograd, 1024
-    kernels); afterwards every BLAS library runs on as many threads as
+@pytest.mark.parametrize("name", ["numba", "numpy"])
+def test_convs_on_several_threads_leave_blas_threads_as_they_were(
+        two_blas_threads, torch, name):
+    """Four threads each run conv fwd+bwd big enough for the fast forwards
+    (on Numba: its image threads and a held kernel transform, 32→32, 3×3:
+    Winograd, 1024 kernels; on NumPy the textbook GEMMs, which hold
+    nothing); afterwards every BLAS library runs on as many threads as
     before, and the gradients are torch's."""
     rng = np.random.default_rng(43)
     x = rng.standard_normal((2, 32, 32, 32)).astype(np.float32)
@@ -98,14 +100,14 @@ def test_fast_convs_on_several_threads_leave_blas_threads_as_they_were(
     got = [None] * 4
 
     def job(k):
-        for _ in range(3):
-            xt = cg.Tensor(x, requires_grad=True)
-            wt = cg.Tensor(w, requires_grad=True)
-            F.conv2d(xt, wt, padding=1).backward(dys[k])
+        with cg.use_backend(name):  # the choice is each thread's own
+            for _ in range(3):
+                xt = cg.Tensor(x, requires_grad=True)
+                wt = cg.Tensor(w, requires_grad=True)
+                F.conv2d(xt, wt, padding=1).backward(dys[k])
         got[k] = xt.grad, wt.grad
 
-    with cg.use_backend("numba"):
-        _together(4, job)
+    _together(4, job)
     assert _blas_threads() == two_blas_threads
     dx, dw = got[0]
     np.testing.assert_allclose(dx, tx.grad.numpy(), rtol=1e-3, atol=1e-3)

@@ -18,14 +18,13 @@ import pytest
 from convgrad.exercises import EXERCISES
 
 SEEDS = B.SEEDS
-WRONG = [a for part in ("tune", "heldout", "fresh", "fresh2", "fresh3",
-                         "fresh4", "tune6", "fresh5", "fresh6")
-         for a in B.answers(part)]
+WRONG = [a for part in B.PARTS if part != "right" for a in B.answers(part)]
 RIGHT = B.answers("right")
 
 # the naming rate each part had when last recorded: it may only rise
 FLOORS = {"tune": 0.95, "heldout": 0.94, "fresh": 0.94, "fresh2": 0.95, "fresh3": 0.97,
-          "fresh4": 0.99, "tune6": 0.98, "fresh5": 0.98, "fresh6": 0.93}
+          "fresh4": 0.99, "tune6": 0.98, "fresh5": 0.98, "fresh6": 0.93,
+          "tune7": 1.0, "fresh7": 0.66}
 
 
 def _id(a: B.Answer) -> str:

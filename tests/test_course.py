@@ -37,7 +37,7 @@ from convgrad.course.__main__ import course_problems, main
 from convgrad.course.publish import MissingTool, slides
 from convgrad.course.publish.assets import remote_references
 from convgrad.course.publish.chromium import find_chromium, print_pdf
-from convgrad.course.publish.execute import execute_static
+from convgrad.course.publish.execute import execute_static, joined_streams
 from convgrad.course.publish.slides import (
     ANIMATION_TAG,
     HEIGHT,
@@ -966,3 +966,24 @@ def test_each_animation_gets_a_subslide_of_its_own():
     assert anim in shown.outputs[0]["data"]["text/html"]
     assert shown.metadata["tags"] == ["mine", ANIMATION_TAG]
     assert out.cells[5].outputs  # an ordinary output stays where it was
+
+
+def test_printed_pieces_of_one_stream_become_one_output():
+    """A busy kernel sends two prints a moment apart as two outputs; the
+    export joins each run of one stream, so a slide is as tall as on a
+    quiet machine (lesson 02's timing slide overflowed by one gap)."""
+    out = nbformat.v4.new_output
+    outputs = [out("stream", name="stdout", text="im2col: 54x\n"),
+               out("stream", name="stdout", text="col2im: 159x\n"),
+               out("stream", name="stderr", text="a warning\n"),
+               out("stream", name="stdout", text="after\n"),
+               out("execute_result", data={"text/plain": "1"},
+                   execution_count=1),
+               out("stream", name="stdout", text="last\n")]
+    joined = joined_streams(outputs)
+    assert [(o.output_type, o.get("name"), o.get("text")) for o in joined] == [
+        ("stream", "stdout", "im2col: 54x\ncol2im: 159x\n"),
+        ("stream", "stderr", "a warning\n"),
+        ("stream", "stdout", "after\n"),
+        ("execute_result", None, None),
+        ("stream", "stdout", "last\n")]

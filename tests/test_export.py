@@ -16,14 +16,11 @@ import subprocess
 from importlib import resources
 from pathlib import Path
 
-import matplotlib
 import pytest
 from PIL import Image
 
-matplotlib.use("Agg")
-
-from convgrad import viz  # noqa: E402
-from convgrad.viz import export  # noqa: E402
+from convgrad import viz
+from convgrad.viz import export
 
 REPO = Path(__file__).resolve().parents[1]
 LIMIT = 120_000  # bytes of HTML for a lesson's largest view, renderer included
@@ -72,7 +69,7 @@ def test_every_view_embeds_its_whole_scene(cls):
     view = cls()
     page = view.to_jshtml()
     assert scene_of(page) == json.loads(json.dumps(view.scene()))
-    assert view._fig is None, "an embedded view draws no matplotlib frame"
+    assert view._painter is None, "an embedded view paints no picture"
     view.close()
 
 

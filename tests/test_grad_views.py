@@ -3,15 +3,23 @@ the convolution matrix. Their last frames are what torch computes."""
 
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
+from convgrad import adjoint, trace, viz
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
 
-from convgrad import adjoint, trace, viz  # noqa: E402
-from convgrad.viz._grid import cell_of  # noqa: E402
+def _at(view, panel, role):
+    """The ``(row, col)`` of outline ``role`` on ``panel`` in the picture of
+    the frame on show; None when it is hidden."""
+    where = view.drawn().panels[panel].marks[role]
+    return None if where is None else where[:2]
+
+
+def _shown(view, panel):
+    """What ``panel`` shows in the picture of the frame on show (masked
+    where a cell is not written yet)."""
+    return view.drawn().panels[panel].values
 
 GEOMETRIES = [
     # n, c_in, c_out, groups, k, stride, padding, dilation, size
@@ -80,12 +88,12 @@ def test_weight_grad_view_ends_at_conv2ds_weight_gradient(make, torch):
         torch.tensor(x[None, None]), (1, 1, 3, 3), torch.tensor(dy[None, None]), 2, 1
     )
     view.update(view.n_frames - 1)
-    shown = np.ma.getdata(view.grids["dw"].image.get_array())
+    shown = np.ma.getdata(_shown(view, "dw"))
     np.testing.assert_allclose(shown, want.numpy()[0, 0], atol=1e-12)
     e = view.events[5]
     view.update(5)
-    assert cell_of(view.grids["dy"].marks["src"]) == e.a[2:]
-    assert cell_of(view.grids["dw"].marks["dst"]) == e.dst[2:]
+    assert _at(view, "dy", "src") == e.a[2:]
+    assert _at(view, "dw", "dst") == e.dst[2:]
     assert "dy[" in view.caption and "dw[" in view.caption
 
 
@@ -100,7 +108,7 @@ def test_channels_view_ends_at_torchs_gradient(make, torch, mode):
         )
         view.update(view.n_frames - 1)
         for c in range(2):
-            shown = np.ma.getdata(view.grids[f"dx0_{c}"].image.get_array())
+            shown = np.ma.getdata(_shown(view, f"dx0_{c}"))
             np.testing.assert_allclose(shown, want.numpy()[0, c], atol=1e-12)
         # every output channel reaches dx[0, 0]
         assert {e.b[1] for e in view.events if e.dst[1] == 0} == {0, 1}
@@ -110,7 +118,7 @@ def test_channels_view_ends_at_torchs_gradient(make, torch, mode):
             torch.tensor(x), (2, 1, 2, 2), torch.tensor(dy), 1, 1
         )
         view.update(view.n_frames - 1)
-        shown = np.ma.getdata(view.grids["dw"].image.get_array())
+        shown = np.ma.getdata(_shown(view, "dw"))
         np.testing.assert_allclose(
             shown, viz.grad_views.block(want.numpy()), atol=1e-12
         )
@@ -165,16 +173,23 @@ def test_conv_matrix_is_the_convolution_and_its_transpose_the_backward(torch):
 
 def test_conv_matrix_figure_shows_c_and_its_transpose():
     fig = viz.conv_matrix_figure(input_size=(4, 4), kernel_size=3)
-    grids = [ax for ax in fig.axes]
-    shapes = sorted(ax.images[0].get_array().shape for ax in grids)
-    assert shapes == [(4, 16), (16, 4)]
+    panels = fig.drawn().panels
+    from convgrad.viz._data import numbers
+
+    c = adjoint.conv_matrix(numbers(0, (3, 3), 7), (4, 4))
+    np.testing.assert_array_equal(np.ma.getdata(panels["C"].values), c)
+    np.testing.assert_array_equal(np.ma.getdata(panels["CT"].values), c.T)
+    # the zeros blank and white: the sparsity shows
+    np.testing.assert_array_equal(np.ma.getmaskarray(panels["C"].values), c == 0)
+    assert (panels["C"].fills[c == 0] == 255).all()
+    assert (panels["C"].fills[c != 0] != 255).any(axis=-1).all()
     assert fig._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_transposed_conv_view_stamps_ones_by_default(make):
     view = make(viz.ConvTransposeView, input_size=(3, 3), kernel_size=3, stride=2)
     view.update(view.n_frames - 1)
-    y = np.ma.getdata(view.grids["y"].image.get_array())
+    y = np.ma.getdata(_shown(view, "y"))
     np.testing.assert_array_equal(y, trace.overlap_count((7, 7), 3, stride=2))
     assert set(np.unique(y)) == {1, 2, 4}  # the checkerboard, in counts
 
@@ -203,18 +218,17 @@ def test_conv_matrix_view_builds_c_row_by_row(make):
     assert view.synthetic == {} and view.n_frames == 4 * 9
     c = adjoint.conv_matrix(w, (4, 4))
     view.update(view.n_frames - 1)
-    grid = view.grids["C"]
-    np.testing.assert_array_equal(np.ma.getdata(grid.image.get_array()), c)
+    np.testing.assert_array_equal(np.ma.getdata(_shown(view, "C")), c)
     # the zeros are never written: blank, so the sparsity shows
-    hidden = np.ma.getmaskarray(grid.image.get_array())
+    hidden = np.ma.getmaskarray(_shown(view, "C"))
     np.testing.assert_array_equal(hidden, c == 0)
     # row by row: the first 9 steps write row 0, the window of output 0
     assert [e.k for e in view.events[:9]] == [0] * 9
     view.update(5)
     e = view.events[5]
-    assert cell_of(grid.marks["dst"]) == (e.k, e.p)
-    assert cell_of(view.grids["w"].marks["src"]) == e.tap
-    assert cell_of(view.grids["x"].marks["src"]) == e.pixel
+    assert _at(view, "C", "dst") == (e.k, e.p)
+    assert _at(view, "w", "src") == e.tap
+    assert _at(view, "x", "src") == e.pixel
     assert f"C[{e.k},{e.p}]" in view.caption and "row k=0" in view.caption
 
 
@@ -225,7 +239,7 @@ def test_conv_matrix_view_backward_is_ct_dy_column_by_column(make, torch):
                 stride=2, input_size=(4, 4))  # fmt: skip
     c = adjoint.conv_matrix(w, (4, 4), 2, 1)
     view.update(view.n_frames - 1)
-    dx = np.ma.getdata(view.grids["dx"].image.get_array())
+    dx = np.ma.getdata(_shown(view, "dx"))
     np.testing.assert_allclose(dx.ravel(), c.T @ dy.ravel())
     tx = torch.zeros((1, 1, 4, 4), dtype=torch.float64, requires_grad=True)
     y = torch.nn.functional.conv2d(tx, torch.tensor(w[None, None]), stride=2,
@@ -236,9 +250,9 @@ def test_conv_matrix_view_backward_is_ct_dy_column_by_column(make, torch):
     for i in (0, 9, view.n_frames - 1):
         view.update(i)
         e = view.events[i]
-        col = np.ma.getdata(view.grids["col"].image.get_array())
+        col = np.ma.getdata(_shown(view, "col"))
         np.testing.assert_array_equal(col, c.T[:, e.k].reshape(4, 4))
-        assert cell_of(view.grids["dy"].marks["src"]) == divmod(e.k, 2)
+        assert _at(view, "dy", "src") == divmod(e.k, 2)
     assert [e.k for e in view.events] == sorted(e.k for e in view.events)
     assert any(e.padding for e in view.events)
     pad = next(e for e in view.events if e.padding)
@@ -254,22 +268,22 @@ def test_conv_matrix_view_names_bad_parameters(make):
     with pytest.raises(ValueError, match="does not fit"):
         viz.ConvMatrixView(kernel_size=5)
     view = make(viz.ConvMatrixView, w=np.ones((2, 2)))  # the kernel is 3x3
-    assert set(view.synthetic) == {"w"} and "stand-in" in view.grids["w"].ax.get_title()
+    assert set(view.synthetic) == {"w"} and "stand-in" in view.drawn().panels["w"].title
 
 
 def test_gradient_checkerboard_view_ends_at_the_overlap_count(make):
     view = make(viz.GradientCheckerboardView)
     view.update(view.n_frames - 1)
-    dx = np.ma.getdata(view.grids["dx"].image.get_array())
+    dx = np.ma.getdata(_shown(view, "dx"))
     count = trace.overlap_count((7, 7), 3, stride=2)
     np.testing.assert_array_equal(dx, count)
     assert set(np.unique(dx)) == {1, 2, 4}
-    assert view.grids["count"].ax.get_title() == "overlap count: 1, 2, 4"
+    assert view.drawn().panels["count"].title == "overlap count: 1, 2, 4"
     e = view.events[4]
     view.update(4)
-    assert cell_of(view.grids["dy"].marks["src"]) == e.b[2:]
-    assert cell_of(view.grids["w"].marks["src"]) == e.a[2:]
-    assert cell_of(view.grids["dx"].marks["dst"]) == e.dst[2:]
+    assert _at(view, "dy", "src") == e.b[2:]
+    assert _at(view, "w", "src") == e.a[2:]
+    assert _at(view, "dx", "dst") == e.dst[2:]
 
 
 def test_gradient_checkerboard_view_plays_the_learners_numbers(make, torch):
@@ -283,7 +297,7 @@ def test_gradient_checkerboard_view_plays_the_learners_numbers(make, torch):
         2, 1,
     )
     view.update(view.n_frames - 1)
-    dx = np.ma.getdata(view.grids["dx"].image.get_array())
+    dx = np.ma.getdata(_shown(view, "dx"))
     np.testing.assert_allclose(dx, want.numpy()[0, 0], atol=1e-12)
     view.rebuild(stride=1)  # dy no longer fits: a marked stand-in
     assert set(view.synthetic) == {"dy"}

@@ -310,12 +310,12 @@ def _grad_of_first_output(x, w1, w2):
 
 
 # --------------------------------------------------------------------------
-# plan 12, exercises 12.2 and 12.3: batch norm in training mode
+# plan 12, exercises 12.3 and 12.4: batch norm in training mode
 # --------------------------------------------------------------------------
 
 
 def test_one_number_per_channel_gets_no_gradient_and_torch_refuses_it(torch):
-    """12.2: with N = H = W = 1, x̂ = 0 and dx = 0 whatever dy is; torch
+    """12.3: with N = H = W = 1, x̂ = 0 and dx = 0 whatever dy is; torch
     (and convgrad) refuse to normalise one value per channel."""
     from convgrad.exercises import solution
 
@@ -332,7 +332,7 @@ def test_one_number_per_channel_gets_no_gradient_and_torch_refuses_it(torch):
 
 
 def test_a_conv_bias_before_batch_norm_gets_no_gradient(torch):
-    """12.3: the batch's mean removes the conv's bias, so its gradient is
+    """12.4: the batch's mean removes the conv's bias, so its gradient is
     Σ dx over the channel: 0 (to rounding), and β does its job."""
     rng = np.random.default_rng(3)
     img, w = rng.standard_normal((2, 1, 5, 5)), rng.standard_normal((2, 1, 3, 3))
@@ -583,6 +583,77 @@ def test_a_gradcheck_report_is_as_true_as_its_verdict():
     worse = cg.gradgradcheck(lambda a: cg.Tensor(a.data ** 3) + a * a, [x],
                              raise_exception=False)
     assert bool(worse) == worse.ok
+
+
+def test_lesson_00_exercise_3_a_second_backward_raises_a_new_forward_adds(
+        torch):
+    """Issue 45, statement 1: the second ``y.backward(dy)`` raises, as
+    torch's does; after a new forward the gradients add onto the old ones
+    (``w.grad`` doubles)."""
+    rng = np.random.default_rng(0)
+    x = cg.Tensor(rng.standard_normal((1, 1, 5, 5)), requires_grad=True)
+    w = cg.Tensor(rng.standard_normal((2, 1, 3, 3)), requires_grad=True)
+    b = cg.Tensor(rng.standard_normal(2), requires_grad=True)
+    y = F.conv2d(x, w, b, padding=1)
+    dy = rng.standard_normal(y.shape)
+    y.backward(dy)
+    first = w.grad.copy()
+    with pytest.raises(RuntimeError, match="backward through the graph a "
+                                           "second time"):
+        y.backward(dy)
+    np.testing.assert_array_equal(w.grad, first)  # nothing added
+    tx = torch.tensor(x.data, requires_grad=True)
+    tw = torch.tensor(w.data, requires_grad=True)
+    ty = torch.nn.functional.conv2d(tx, tw, torch.tensor(b.data), padding=1)
+    ty.backward(torch.tensor(dy))
+    with pytest.raises(RuntimeError, match="second time"):
+        ty.backward(torch.tensor(dy))
+    y = F.conv2d(x, w, b, padding=1)
+    y.backward(dy)
+    np.testing.assert_allclose(w.grad, 2 * first, rtol=1e-12)
+    np.testing.assert_allclose(first, tw.grad.numpy(), rtol=1e-10)
+
+
+def test_lesson_00_lists_every_lesson_ahead():
+    """Issue 45, statement 7: the table of what the lessons show stopped at
+    lesson 10; it names every lesson after 00, in order."""
+    import json
+    import re
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "notebooks"
+    lessons = sorted(p.name[:2] for p in folder.glob("[0-9][0-9]-*.ipynb"))
+    nb = json.loads((folder / "00-start-here.ipynb").read_text("utf-8"))
+    [table] = ["".join(c["source"]) for c in nb["cells"]
+               if "## The lessons ahead" in "".join(c["source"])]
+    listed = re.findall(r"^\| (\d\d) ", table, re.M)
+    assert listed == lessons[1:]
+
+
+def test_plan_10_exercise_10_2_runs_two_different_products():
+    """Issue 45, statement 2: plan 10's answer to 10.2 said both backends
+    hand the product to the same BLAS. The case is 18,874,368
+    multiply-adds, above the Numba backend's threshold (2²³), so the Numba
+    backend runs its own forward and the NumPy backend the textbook one;
+    below the threshold both run the textbook forward."""
+    from pathlib import Path
+
+    from convgrad import backend
+    from convgrad.exercises import solution
+
+    macs = solution("conv2d_macs")((8, 16, 32, 32), (16, 16, 3, 3), 1, 1)
+    assert macs == 18_874_368
+    numba = backend.get("numba")
+    assert numba.load().settings.min_work == 2**23 < macs
+    assert numba.forward("conv2d", macs) is not None
+    assert backend.get("numpy").forward("conv2d", macs) is None
+    assert numba.forward("conv2d", 2**23 - 1) is None
+    plan = next((Path(__file__).resolve().parents[1] / "course" / "plans")
+                .glob("10-*.md")).read_text("utf-8")
+    answer = plan[plan.index("**10.2 (think)**"):]
+    answer = " ".join(answer[:answer.index("\n- **")].split())
+    assert "18,874,368" in answer and "2²³" in answer
+    assert "do **not** run the same product" in answer
 
 
 # --------------------------------------------------------------------------

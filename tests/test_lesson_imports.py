@@ -180,6 +180,21 @@ def test_the_reading_on_examples(code, expected):
 def test_lesson_01_prints_the_whole_engine():
     # issue 43: the rule step (_run_rule) and the bookkeeping, not only the
     # three functions the lesson explains one by one
+    from convgrad import engine
+
     cells = json.loads(TRACKED["01-autodiff-in-a-page.ipynb"])["cells"]
     code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
-    assert any("inspect.getsource(engine)" in c for c in code)
+    whole = [c for c in code if "inspect.getsource(engine)" in c]
+    assert len(whole) == 1
+    # the cell's own expression, evaluated here: the text it shows is
+    # engine.py, every line of it, with each function the walk runs
+    tree = ast.parse(whole[0])
+    shown = ast.Expression(tree.body[-1].value.args[0])  # Code(<this>, ...)
+    text = eval(compile(shown, "<lesson 01>", "eval"),
+                {"inspect": inspect, "engine": engine})
+    source = Path(engine.__file__).read_text(encoding="utf-8")
+    assert text == source
+    defined = {n.name for n in ast.parse(source).body
+               if isinstance(n, ast.FunctionDef)}
+    assert {"backprop", "_run_rule", "_add", "accumulate", "topological_order",
+            "_needed"} <= defined

@@ -260,7 +260,7 @@ def test_building_a_scene_costs_milliseconds():
     start = time.perf_counter()
     view.scene()
     assert time.perf_counter() - start < 2.0
-    assert view._fig is None
+    assert view._painter is None
 
 
 # --------------------------------------------------------------------------

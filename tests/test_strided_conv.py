@@ -237,10 +237,10 @@ def test_strided_backward_computes_what_is_asked_like_the_pixel_major_path(
     x, w = rng.standard_normal((5, 4, 9, 8)), rng.standard_normal((6, 2, 3, 3))
     args = (3, 3, 2, 2, 1, 1, 1, 1)
     dy = rng.standard_normal((5, 6, 5, 4))
-    got = conv_fast.conv2d_backward(x, w, dy, args, 2, *need, need_db=True)
+    got = conv_fast.conv2d_backward(x, w, dy, args, 2, *need)
     y = conv_fast.conv2d_forward(x, w, args, 2, (5, 4))
     monkeypatch.setattr(conv_fast, "CHANNELS_LAST", False)
-    want = conv_fast.conv2d_backward(x, w, dy, args, 2, *need, need_db=True)
+    want = conv_fast.conv2d_backward(x, w, dy, args, 2, *need)
     np.testing.assert_allclose(y, conv_fast.conv2d_forward(x, w, args, 2, (5, 4)),
                                rtol=1e-12)
     for a, b_ in zip(got, want, strict=True):
@@ -250,7 +250,7 @@ def test_strided_backward_computes_what_is_asked_like_the_pixel_major_path(
     # a block size of one image, so several blocks and offsets are used
     monkeypatch.setattr(conv_fast, "CHANNELS_LAST", True)
     monkeypatch.setattr(conv_fast, "BLOCK_BYTES", 1)
-    for a, b_ in zip(conv_fast.conv2d_backward(x, w, dy, args, 2, *need, need_db=True),
+    for a, b_ in zip(conv_fast.conv2d_backward(x, w, dy, args, 2, *need),
                      want, strict=True):
         if a is not None:
             np.testing.assert_allclose(a, b_, rtol=1e-12, atol=1e-12)

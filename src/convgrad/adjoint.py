@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import functional as F
+from .geometry import Window
 
 
 def conv_matrix(
@@ -73,6 +74,12 @@ def _array(a: object) -> np.ndarray:
     return np.asarray(getattr(a, "data", a))
 
 
+def _window(kernel_size, stride, padding, dilation, out) -> Window:
+    """The conv's window, its arguments as F took them."""
+    return Window(_pair(kernel_size), _pair(stride), _pair(padding),
+                  _pair(dilation), _pair(out))
+
+
 def zero_stuff(dy: object, stride: object) -> np.ndarray:
     """``dy`` (N, C, OH, OW) with ``stride - 1`` zeros between its entries:
     (N, C, (OH - 1)*s + 1, (OW - 1)*s + 1). Stride 1 changes nothing."""
@@ -102,13 +109,8 @@ def output_padding(
     """The rows and columns of ``x`` that a strided conv never reaches with
     its last window: the ``output_padding`` for which conv_transpose2d
     maps ``dy`` back to ``x``'s size. Always smaller than the stride."""
-    return tuple(  # type: ignore[return-value]
-        h - ((o - 1) * s - 2 * p + d * (k - 1) + 1)
-        for h, o, k, s, p, d in zip(
-            _pair(input_size), _pair(dy_size), _pair(kernel_size),
-            _pair(stride), _pair(padding), _pair(dilation), strict=True,
-        )
-    )
+    return _window(kernel_size, stride, padding, dilation, dy_size).unreached(
+        _pair(input_size))
 
 
 def dx_by_conv_transpose(
@@ -135,11 +137,11 @@ def dx_by_conv2d(
     dy, w = _array(dy), _array(w)
     op = output_padding(input_size, dy.shape[2:], w.shape[2:], stride,
                         padding, dilation)
-    pads = [
-        (d * (k - 1) - p, d * (k - 1) - p + r)
-        for k, p, d, r in zip(w.shape[2:], _pair(padding), _pair(dilation),
-                              op, strict=True)
-    ]
+    win = _window(w.shape[2:], stride, padding, dilation, dy.shape[2:])
+    # the flipped kernel reaches span - 1 rows back: that much padding,
+    # less the forward's own
+    pads = [(span - 1 - p, span - 1 - p + r)
+            for span, p, r in zip(win.span, win.p, op, strict=True)]
     stuffed = np.pad(zero_stuff(dy, stride),
                      [(0, 0), (0, 0), *[(max(a, 0), max(b, 0))
                                         for a, b in pads]])

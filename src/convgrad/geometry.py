@@ -264,7 +264,24 @@ class Window:
     """A sliding window over an ``H x W`` plane.
 
     ``k`` kernel size, ``s`` stride, ``p`` padding, ``d`` dilation, each a
-    ``(h, w)`` pair; ``out`` is ``(OH, OW)``.
+    ``(h, w)`` pair; ``out`` is ``(OH, OW)``, the number of window
+    positions along each axis.
+
+    **The index map**, written here once. Along one axis, tap ``t`` of
+    window ``i`` reads input coordinate::
+
+        i*s - p + t*d
+
+    (below 0 or past the input's last row: the padding). Every method
+    below reads that map one way: per axis (:meth:`row`,
+    :meth:`column`), for a pixel (:meth:`pixel`), one window's taps
+    (:meth:`rows_of`, :meth:`columns_of`), one tap over every window on
+    the padded input (:meth:`tap_slices`), and the sizes it implies
+    (:attr:`span`, :attr:`reach`, :meth:`padded`, :meth:`unreached`).
+    They take Python ints (and give ints back) or NumPy integer arrays
+    (and broadcast). Only the Numba kernels' loop bodies, from :attr:`args`,
+    and the exercises' maps written the learner's way spell it again
+    (``tests/test_window.py`` lists them).
     """
 
     k: Pair
@@ -273,10 +290,92 @@ class Window:
     d: Pair
     out: Pair
 
+    @classmethod
+    def of(cls, args: tuple[int, ...], out: Pair) -> Window:
+        """The window whose :attr:`args` are ``args`` (``kh, kw, sh, sw,
+        ph, pw, dh, dw``), at ``out`` positions: what a NumPy twin, which
+        takes a kernel's eight ints, reads its map from."""
+        kh, kw, sh, sw, ph, pw, dh, dw = args
+        return cls((kh, kw), (sh, sw), (ph, pw), (dh, dw), (out[0], out[1]))
+
     @property
     def args(self) -> tuple[int, ...]:
         """``kh, kw, sh, sw, ph, pw, dh, dw``: what every kernel takes."""
         return (*self.k, *self.s, *self.p, *self.d)
+
+    def row(self, i, ki):
+        """The input row tap ``ki`` of window row ``i`` reads (the map
+        along H); ``i`` or ``ki`` may be an integer array."""
+        return i * self.s[0] - self.p[0] + ki * self.d[0]
+
+    def column(self, j, kj):
+        """The input column tap ``kj`` of window column ``j`` reads (the
+        map along W); ``j`` or ``kj`` may be an integer array."""
+        return j * self.s[1] - self.p[1] + kj * self.d[1]
+
+    def pixel(self, o, t) -> tuple:
+        """The input pixel ``(h, w)`` tap ``t = (ki, kj)`` of window
+        ``o = (i, j)`` reads."""
+        return self.row(o[0], t[0]), self.column(o[1], t[1])
+
+    def rows_of(self, i: int) -> range:
+        """The input rows window row ``i``'s taps read, tap by tap (``KH``
+        of them, ``dh`` apart): ``.start`` is where the window starts,
+        ``.stop`` one past the end of its dilated span."""
+        start = self.row(i, 0)
+        return range(start, start + self.span[0], self.d[0])
+
+    def columns_of(self, j: int) -> range:
+        """The input columns window column ``j``'s taps read, tap by tap
+        (``KW`` of them, ``dw`` apart); as :meth:`rows_of`."""
+        start = self.column(j, 0)
+        return range(start, start + self.span[1], self.d[1])
+
+    def tap_slices(self, ki: int, kj: int) -> tuple[slice, slice]:
+        """Where tap ``(ki, kj)`` of every window sits on the *padded*
+        input (``p`` rows and columns added on each side): one strided
+        slice per axis, ``OH`` rows ``sh`` apart and ``OW`` columns ``sw``
+        apart. Within one tap no two windows share a pixel."""
+        (sh, sw), (oh, ow) = self.s, self.out
+        r0 = self.row(0, ki) + self.p[0]
+        c0 = self.column(0, kj) + self.p[1]
+        return slice(r0, r0 + sh * oh, sh), slice(c0, c0 + sw * ow, sw)
+
+    @property
+    def span(self) -> Pair:
+        """The rows and columns one window covers, its taps and the holes
+        the dilation leaves between them: ``(k - 1)*d + 1`` per axis."""
+        return ((self.k[0] - 1) * self.d[0] + 1, (self.k[1] - 1) * self.d[1] + 1)
+
+    @property
+    def reach(self) -> Pair:
+        """The rows and columns of the padded input the windows cover, from
+        its first: the last window's start plus its span, ``(OH - 1)*sh +
+        span`` per axis."""
+        return tuple(  # type: ignore[return-value]
+            (o - 1) * s + span
+            for o, s, span in zip(self.out, self.s, self.span, strict=True)
+        )
+
+    def padded(self, hw: Pair) -> Pair:
+        """The padded plane that holds every tap of every window over an
+        input plane ``hw``: ``hw + 2p``, or the :attr:`reach` where it is
+        larger (a ``ceil_mode`` pooling window hanging past the padding)."""
+        return tuple(  # type: ignore[return-value]
+            max(size + 2 * p, reach)
+            for size, p, reach in zip(hw, self.p, self.reach, strict=True)
+        )
+
+    def unreached(self, hw: Pair) -> Pair:
+        """The rows and columns at the bottom and right of the padded input
+        plane ``hw`` that no window reaches, ``hw + 2p - reach`` per axis
+        (0 when the stride steps exactly to the edge; negative when a
+        ``ceil_mode`` window hangs past it): the ``output_padding`` that
+        takes a strided conv's output back to ``hw``."""
+        return tuple(  # type: ignore[return-value]
+            size + 2 * p - reach
+            for size, p, reach in zip(hw, self.p, self.reach, strict=True)
+        )
 
 
 def window(
@@ -691,17 +790,15 @@ def pool_window(
             )
         out.append(o)
     n, c = x_shape[:2]
+    win = Window(k, s, p, d, (out[0], out[1]))
     # the NumPy twins pad to hold every tap, a ceil_mode overhang included
-    padded = [
-        max(size + 2 * pp, (o - 1) * ss + (kk - 1) * dd + 1)
-        for size, o, kk, ss, pp, dd in zip(x_shape[2:], out, k, s, p, d, strict=True)
-    ]
     check_memory(
         max(itemsize, 8),  # the int64 argmax is as large as the output
         _window_args(kernel_size, stride, padding, dilation),
-        output=(n, c, *out), argmax=(n, c, *out), padded_input=(n, c, *padded),
+        output=(n, c, *out), argmax=(n, c, *out),
+        padded_input=(n, c, *win.padded(x_shape[2:])),
     )
-    return Window(k, s, p, d, (out[0], out[1]))
+    return win
 
 
 def avg_pool_options(count_include_pad: object, divisor_override: object) -> int:

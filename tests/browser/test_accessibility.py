@@ -15,7 +15,8 @@
   one of the edges drawn under it (black, white).
 - Each step is said in words a screen reader reads: the caption is a
   polite live region that names what the step wrote and where, and it is
-  the cell the outlines show.
+  the cell the outlines show. The player's message ("computing…", a
+  refusal) is a polite status, in the tree before it speaks.
 
 Screenshots (normal and forced colours, the lesson, the deck) go to
 artifacts/browser/accessibility/.
@@ -476,7 +477,8 @@ def _live_regions(page) -> list[dict]:
     for n in nodes:
         props = {p["name"]: p["value"].get("value") for p in n.get("properties", [])}
         if props.get("live") in ("polite", "assertive") and not n.get("ignored"):
-            out.append({"live": props["live"], "text": text(n)})
+            out.append({"live": props["live"], "text": text(n),
+                        "role": n.get("role", {}).get("value")})
     return out
 
 
@@ -541,5 +543,30 @@ def test_each_step_is_said_in_words_where_the_picture_shows_it(page):
         text = root.locator(".cgs-slider").get_attribute("aria-valuetext")
         assert text == f"step {n} of {n}: {last}"
         assert re.search(r"dx\[0,0,\d+,\d+\]", text)
+    finally:
+        view.close()
+
+
+def test_the_players_message_is_a_polite_status_heard_when_it_speaks(page):
+    """"computing…" and why a value was refused are news the reader asked
+    for, not urgent: a polite status (role=alert would interrupt whatever
+    is being read). It takes no room while empty but stays in the
+    accessibility tree, so that the text it then gets is heard."""
+    view = viz.Col2imView(input_size=(4, 4), kernel_size=2)
+    path = _page_of("message-status", [view.to_jshtml()])
+    try:
+        _open(page, path, 1)
+        message = page.locator(".cgs .cgs-message").first
+        assert message.get_attribute("role") == "status"
+        assert page.locator(".cgs [role=alert]").count() == 0
+        quiet = [r for r in _live_regions(page) if r["role"] == "status"]
+        assert quiet == [{"live": "polite", "text": "", "role": "status"}], (
+            "the empty message is not in the accessibility tree", quiet)
+        box = message.bounding_box()  # None: not rendered (display: none)
+        assert box is not None and box["height"] == 0, box
+        message.evaluate("m => { m.textContent = 'computing\\u2026'; }")
+        said = [r for r in _live_regions(page) if r["role"] == "status"]
+        assert said == [{"live": "polite", "text": "computing…", "role": "status"}]
+        assert message.bounding_box()["height"] > 0
     finally:
         view.close()

@@ -115,11 +115,16 @@ def check(
     _arguments(seed, quiet, plot, time_limit)
     cases = ex.cases(np.random.default_rng(seed))
     n = len(ex.outputs)
-    # every call of fn, and every use of what it returned, in isolation
-    answer = isolation.Answer(fn, time_limit, read=lambda v: _read(v, n),
-                              build=_built)
-    runs, stop = _run(ex, answer, cases, time_limit)
     source = _source(fn)
+    # what the exercise forbids (autodiff, conv_transpose2d, ...), watched
+    # where the answer runs; None when graded mode watches fn already
+    from .graded import forbidden_lines, forbidden_watch
+
+    watched = forbidden_watch(name, fn)
+    # every call of fn, and every use of what it returned, in isolation
+    answer = isolation.Answer(fn if watched is None else watched, time_limit,
+                              read=lambda v: _read(v, n), build=_built)
+    runs, stop = _run(ex, answer, cases, time_limit)
     # a CheckResult is falsy unless it passed: compare with None, never `or`
     result = stop if stop is not None and stop.status != "error" else None
     verdicts = _verdicts(ex, runs) if result is None and runs else {}
@@ -129,6 +134,11 @@ def check(
             break
     if result is None:
         result = stop if stop is not None else _integrity(ex, runs, source)
+    ruled_out = [] if watched is None else forbidden_lines(
+        name, watched.isolated_state.hits)
+    if ruled_out:  # whatever the values: the exercise's skill is not in it
+        result = CheckResult(name, "wrong", "\n".join(ruled_out),
+                             n_cases=len(runs), diagnosis="forbidden-call")
     if result is None:
         result = CheckResult(
             name, "passed",

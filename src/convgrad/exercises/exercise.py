@@ -29,7 +29,11 @@ class Exercise:
     said when no rule fits (a dict: one per output). ``outcomes`` are the
     numbers of the syllabus's learning outcomes (``course/README.md``)
     whose skill the exercise grades; ``tests/test_outcomes.py`` fails if
-    an outcome has none.
+    an outcome has none. ``forbids`` names what of convgrad the exercise's
+    text rules out (keys of :data:`.graded.FORBIDDEN`: ``"autodiff"``,
+    ``"conv_transpose2d"``, ``"fold"``, ``"adjoint"``): an answer that
+    calls one gets the verdict ``forbidden-call``, in ``check`` and in
+    graded mode alike.
     """
 
     name: str
@@ -53,10 +57,12 @@ class Exercise:
     # (``sums(case)`` gives ``{output: (array, axes)}``): the family sums
     # over the other axes
     sums: Callable[[dict], Mapping[str, tuple]] | None = None
+    forbids: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mistakes", tuple(self.mistakes))
         object.__setattr__(self, "outcomes", tuple(self.outcomes))
+        object.__setattr__(self, "forbids", tuple(self.forbids))
 
     @functools.cached_property
     def rules(self) -> tuple[Rule, ...]:

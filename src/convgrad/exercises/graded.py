@@ -21,7 +21,13 @@
   Python method, included). Nothing of the learner's namespace is watched
   or changed: no reference solution is in it, since the package
   exports none under an exercise's name (:func:`~.registry.solution` is
-  the only way to reach one, and calling it is watched like the rest);
+  the only way to reach one, and calling it is watched like the rest).
+  Where an exercise asks for ``F.conv2d`` (lesson 4's ``dx_by_conv2d`` and
+  ``dw_by_correlation``) the watch is off while ``F.conv2d`` runs; what
+  an exercise's text rules out (``Exercise.forbids``: autodiff,
+  ``conv_transpose2d``, ``fold``, ``convgrad.adjoint``) is watched for it
+  in ``check`` too, and its verdict is ``forbidden-call``, with the
+  exercise's hint as the fix;
 - it writes nothing to stderr: warnings are silenced and anything the
   answer writes to stderr goes to stdout, because nbgrader gives a test
   cell 0 points when it writes to stderr.
@@ -60,6 +66,7 @@ from dataclasses import dataclass, field
 from .checker import CheckResult, check
 from .display import wrap
 from .registry import EXERCISES, exercise
+from .vocabulary import CODES
 
 SEED_VARIABLE = "CONVGRAD_GRADE_SEED"
 
@@ -68,11 +75,57 @@ STATUSES = ("passed", "wrong", "not-attempted", "error", "timeout",
             "uses-library")
 
 # exercises whose cases make the answer run convgrad's ops (the bug hunt's
-# suspects are convgrad Functions), or that ask for them (a correlation
-# written with F.conv2d; two backward passes with cg.grad): only the
-# reference solutions are off limits there
-_RUNS_OPS = frozenset({"find_wrong_backward", "dw_by_correlation",
-                       "hessian_vector_product"})
+# suspects are convgrad Functions), or that ask for them (two backward
+# passes with cg.grad): only the reference solutions are off limits there
+_RUNS_OPS = frozenset({"find_wrong_backward", "hessian_vector_product"})
+
+# exercises that ask for the backward pass built from F.conv2d (lesson 4's
+# dx of the stuffed dy, dw as a correlation): F.conv2d is theirs to call,
+# and while it runs the watch is off (its forward and kernels are the
+# library's doing, as a handed function's are); the rest of the library is
+# watched as for any exercise, and so is what the exercise forbids
+_CALLS_CONV2D = frozenset({"dx_by_conv2d", "dw_by_correlation"})
+
+
+def _autodiff() -> list[tuple[object, str]]:
+    from convgrad import engine
+    from convgrad.ops import conv
+
+    said = "convgrad's autodiff (backward() or cg.grad)"
+    return [(engine.backprop, said), (conv.Conv2d.vjp, said),
+            (conv.ConvWeightGrad.forward,
+             "convgrad's weight-gradient op (what backward() runs for dw)")]
+
+
+def _conv_transpose2d() -> list[tuple[object, str]]:
+    from convgrad import functional
+    from convgrad.ops import conv
+
+    return [(functional.conv_transpose2d, "convgrad.F.conv_transpose2d"),
+            (conv.ConvTranspose2d.forward, "convgrad.F.conv_transpose2d")]
+
+
+def _fold() -> list[tuple[object, str]]:
+    from convgrad import functional
+    from convgrad.ops import conv
+
+    return [(functional.fold, "convgrad.F.fold"),
+            (conv.Fold.forward, "convgrad.F.fold")]
+
+
+def _adjoint() -> list[tuple[object, str]]:
+    from convgrad import adjoint
+
+    return [(fn, f"convgrad.adjoint.{key}")
+            for key, fn in _functions(adjoint)]
+
+
+#: what an exercise's ``forbids`` may name: each a function giving the
+#: library's entries for it, ``[(function, label)]``
+FORBIDDEN: dict[str, Callable[[], list[tuple[object, str]]]] = {
+    "autodiff": _autodiff, "conv_transpose2d": _conv_transpose2d,
+    "fold": _fold, "adjoint": _adjoint,
+}
 
 # how a score line says each status
 _SAID = {"passed": "passed", "wrong": "wrong",
@@ -286,6 +339,11 @@ def _score(name: str, result: CheckResult, top: float) -> tuple[str, float]:
 def _uses_library(name: str, top: float, watch: _Watch,
                   result: CheckResult) -> Graded:
     called = tuple(dict.fromkeys(watch.hits))
+    ruled_out = forbidden_lines(name, called)
+    if ruled_out:
+        return _graded(name, "uses-library", 0.0, top, "\n".join(ruled_out),
+                       diagnosis="forbidden-call", library=called,
+                       result=result)
     shown = ", ".join(called[:3])
     summary = "\n".join([
         f"{name}: your function calls convgrad's own implementation",
@@ -297,6 +355,48 @@ def _uses_library(name: str, top: float, watch: _Watch,
     ])
     return _graded(name, "uses-library", 0.0, top, summary,
                    diagnosis="uses-library", library=called, result=result)
+
+
+def forbidden_lines(name: str, called: tuple[str, ...] | list[str]
+                    ) -> list[str]:
+    """The report of an answer to exercise ``name`` that called what the
+    exercise forbids (``called``: the watch's labels, in order), as the
+    checker's lines (headline, diagnosis, evidence, fix); ``[]`` when it
+    called nothing of that."""
+    ruled_out = set(_forbidden_codes(name).values())
+    seen = [x for x in dict.fromkeys(called) if x in ruled_out]
+    if not seen:
+        return []
+    what, fix = CODES["forbidden-call"]
+    ex = exercise(name)
+    hint = ex.hint_for(ex.outputs[0])
+    return [
+        f"{name}: your function calls what this exercise rules out",
+        f"  diagnosis [forbidden-call]: {what}.",
+        f"    evidence: while your function ran, it called "
+        f"{', '.join(seen[:3])}.",
+        f"    fix: {fix}: {hint.rstrip('.')}.",
+    ]
+
+
+def forbidden_watch(name: str, fn: Callable) -> Callable | None:
+    """``fn`` watched for what exercise ``name`` forbids (for ``check``:
+    its ``isolated_state`` brings the calls back from the answer's
+    process), or ``None`` when the exercise forbids nothing or ``fn`` is
+    watched already (graded mode's watch, or an answer that runs in the
+    sealed grader's worker, which watches it there)."""
+    if not exercise(name).forbids or _watched_already(fn):
+        return None
+    return _Watch(name, forbidden_only=True).wrap(fn)
+
+
+def _watched_already(fn: Callable) -> bool:
+    # the class's attributes and a plain function's own: nothing of the
+    # learner's runs to answer this
+    if getattr(type(fn), "runs_elsewhere", False):
+        return True
+    return isinstance(fn, types.FunctionType) and isinstance(
+        fn.__dict__.get("isolated_state"), _Watch)
 
 
 @contextlib.contextmanager
@@ -366,7 +466,7 @@ def _watched_codes(name: str) -> dict[types.CodeType, str]:
 
     from . import registry, shared
 
-    codes: dict[types.CodeType, str] = {}
+    codes: dict[types.CodeType, str] = dict(_forbidden_codes(name))
 
     def add(fn: object, label: str) -> None:
         code = _code(fn)
@@ -401,6 +501,28 @@ def _watched_codes(name: str) -> dict[types.CodeType, str]:
             if fn is not None:
                 add(fn, f"the kernel convgrad.kernels.{key}")
     return codes
+
+
+def _forbidden_codes(name: str) -> dict[types.CodeType, str]:
+    """The code of what exercise ``name`` forbids (its ``forbids``), each
+    with what it is."""
+    codes: dict[types.CodeType, str] = {}
+    for key in exercise(name).forbids:
+        for fn, label in FORBIDDEN[key]():
+            code = _code(fn)
+            if code is not None:
+                codes.setdefault(code, label)
+    return codes
+
+
+def _allowed_codes(name: str) -> set[types.CodeType]:
+    """The code of what an answer to ``name`` may call with the watch off
+    while it runs (F.conv2d, for :data:`_CALLS_CONV2D`)."""
+    if name not in _CALLS_CONV2D:
+        return set()
+    from convgrad import functional
+
+    return {_code(functional.conv2d)} - {None}
 
 
 #: the Numba backend's conv pipeline on arrays (``kernels/conv_fast.py``),
@@ -465,8 +587,10 @@ class _Given:
 class _Watch:
     """Record what of the library an answer calls, while it runs."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, forbidden_only: bool = False) -> None:
         self.name = name
+        #: watch only what the exercise forbids (``check``'s watch)
+        self.forbidden_only = forbidden_only
         self.hits: list[str] = []
         #: > 0 while a function the checker handed to the answer runs (an
         #: operator for adjoint_gap, a backward for grad_check): what it
@@ -475,6 +599,10 @@ class _Watch:
         self._codes: dict[types.CodeType, str] = {}
         self._kernels: dict[int, str] = {}
         self._calls: set[types.CodeType] = set()
+        #: what the answer may call with the watch off while it runs, and
+        #: per thread, the frame of such a call that is running
+        self._allowed: set[types.CodeType] = set()
+        self._inside: dict[int, types.FrameType] = {}
 
     def wrap(self, fn: Callable) -> Callable:
         @functools.wraps(fn)
@@ -507,7 +635,16 @@ class _Watch:
 
     def profile(self, frame, event, arg) -> None:
         """The profile hook's work: note a watched function entered."""
-        if event != "call" or self._given:
+        if event == "return":
+            if self._inside and self._inside.get(
+                    threading.get_ident()) is frame:
+                del self._inside[threading.get_ident()]
+            return
+        if event != "call" or self._given or (
+                self._inside and threading.get_ident() in self._inside):
+            return
+        if frame.f_code in self._allowed:  # F.conv2d, where it is asked for
+            self._inside[threading.get_ident()] = frame
             return
         label = self._codes.get(frame.f_code)
         if label is None and frame.f_code in self._calls:  # a kernel's entry
@@ -524,8 +661,13 @@ class _Watch:
 
     @contextlib.contextmanager
     def _watching(self) -> Iterator[None]:
-        self._codes = _watched_codes(self.name)
-        self._kernels, self._calls = _kernel_entries(self.name)
+        if self.forbidden_only:
+            self._codes, self._kernels, self._calls = (
+                _forbidden_codes(self.name), {}, set())
+        else:
+            self._codes = _watched_codes(self.name)
+            self._kernels, self._calls = _kernel_entries(self.name)
+        self._allowed, self._inside = _allowed_codes(self.name), {}
         previous, threads = sys.getprofile(), threading.getprofile()
         _armed.append(self)
         sys.setprofile(relay)

@@ -28,6 +28,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..geometry import Window
 from . import feeds
 from .diagnosis import Rule, Run, model, overwrites
 from .display import num, plural
@@ -107,7 +108,9 @@ def conv(case: dict, output: str, *, stride=None, dilation=None,
         7, -1)
     ch = GROUP_OFFSETS[offset](o, c_out // g, c_in_g, g) + ci
     ti, tj = feeds.taps(ki, kj, k, flip, swap)
-    r, q = i * s + ti * dr, j * s + tj * dc  # on the padded input
+    # the window's map, on the padded input (p rows and columns on)
+    win = Window((k, k), feeds.pair(s), (p, p), (dr, dc), (oh, ow))
+    r, q = win.row(i, ti) + p, win.column(j, tj) + p
     grad = dy[b, o, i, j]
     if output == "dx":
         terms = {"at": (b, ch, r, q), "value": w[o, ci, ki, kj] * grad,

@@ -76,11 +76,31 @@ inverse-test         adjoint_gap
 draw-order           adjoint_gap
 any-overlap          race_map
 stuffed-padding      dx_by_conv2d
+forbidden-call       dx_by_conv2d, dw_by_correlation
 stats-as-constants   batch_norm_backward (dx)
 mean-term-only       batch_norm_backward (dx)
 forward-for-derivative square_plus_backward
 wrong-count          batch_norm_backward (dx)
 misplaced-factor     batch_norm_backward (dx)
+stats-as-constants   group_norm_backward
+mean-term-only       group_norm_backward
+term-dropped         group_norm_backward
+sum-axes             group_norm_backward
+group-order          group_norm_backward
+wrong-count          group_norm_backward
+eps-placement        group_norm_backward
+misplaced-factor     group_norm_backward
+missing-batch-sum    conv1x1_backward (dw)
+overwrites           conv1x1_backward (dw)
+batch-mean           conv1x1_backward (dw)
+channels-swapped     conv1x1_backward (dx, dw)
+reshape-for-transpose conv1x1_backward (dx, dw)
+count-factor         head_backward
+term-dropped         head_backward
+sum-axes             head_backward
+plane-transposed     head_backward (dw)
+missing-batch-sum    head_backward (db)
+relu-mask            head_backward (da)
 spot-check           grad_check
 totals-only          grad_check
 either-gradient      grad_check
@@ -111,6 +131,10 @@ one-backward         hessian_vector_product
 misplaced-factor     hessian_vector_product
 grad-as-direction    hessian_vector_product
 one-sided            hessian_vector_product
+padding-misused      dw_by_correlation
+batch-mixed          dw_by_correlation
+scale                hessian_vector_product
+term-dropped         hessian_vector_product
 plane-offset         maxpool_backward
 input-for-output     conv2d_macs, conv_output_size
 extra-term           linear_backward
@@ -122,7 +146,12 @@ A code may have a second row further down: its exercises are both rows'.
 Issue 45 added the rows from ``stride-ignored  dw_by_correlation`` to
 ``one-sided  hessian_vector_product``: lesson 4's ``dw`` as a correlation
 and lesson 11's Hessian-vector product, with four codes of its own for the
-two backward passes (``graph-dropped`` to ``grad-as-direction``).
+two backward passes (``graph-dropped`` to ``grad-as-direction``). Its
+``forbidden-call`` row (after ``stuffed-padding``) is the one code seen by
+the call rather than the values: lesson 4's ``dx`` and ``dw`` built from
+``F.conv2d`` are right whatever computes them, so an answer that hands the
+work to autodiff, ``conv_transpose2d`` or ``convgrad.adjoint`` is named by
+the watch of :mod:`.graded` (in ``check`` too), not by a model.
 
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
 list: they are the other mistakes lessons 05, 06 and 08 warn about. The
@@ -150,6 +179,16 @@ Lesson 12 added the table's last two rows before those, ``stats-as-constants`` a
 ``mean-term-only``: the two ways a batch norm backward ignores that the
 batch's mean and variance depend on ``x``; its sums taken per image
 reuse ``missing-batch-sum``.
+
+Issue 45 also added the rows from ``stats-as-constants
+group_norm_backward`` to ``relu-mask head_backward``:
+lesson 12's group norm (layer norm is one group, instance norm one per
+channel), with two codes of its own, ``group-order`` (the channels put
+into groups interleaved) and ``eps-placement`` (``eps`` outside the
+square root, or left out); lesson 9's 1×1 convolution as the linear
+layer at every pixel, whose codes all existed; and lesson 9's head
+(ReLU, linear, softmax cross-entropy) by hand, with ``relu-mask`` (the
+ReLU's mask from the wrong tensor, or ``>=`` at the kink).
 """
 
 from __future__ import annotations
@@ -397,12 +436,41 @@ CODES: dict[str, tuple[str, str]] = {
         "the variance depends on x too: subtract x_hat * mean(dy * x_hat) "
         "as well as mean(dy), both over N, H, W",
     ),
+    "group-order": (
+        "the channels put into groups in the wrong order: interleaved "
+        "(channel k in group k % G) where each group is a block of C/G "
+        "channels in a row",
+        "group g holds the channels g*C/G to (g + 1)*C/G - 1: view x as "
+        "x.reshape(N, G, C // G, H, W), the group before the channels "
+        "inside it, and take the statistics over the axes (2, 3, 4)",
+    ),
+    "eps-placement": (
+        "eps in the wrong place: added outside the square root, left out, "
+        "or not the one given",
+        "sigma = np.sqrt(var + eps), with the eps argument under the root; "
+        "a group whose numbers are all equal has var = 0, and there only "
+        "eps keeps x_hat and dx finite",
+    ),
+    "relu-mask": (
+        "the ReLU's mask taken from the wrong tensor (the gradient's sign), "
+        "or with >= at the kink",
+        "mask with the forward's input: da = dh * (a > 0), strictly "
+        "greater, so that at exactly 0 nothing passes, as in PyTorch",
+    ),
     "stuffed-padding": (
         "the stuffed dy padded by p, the forward's padding, where the "
         "backward needs k - 1 - p",
         "pad the stuffed dy by k - 1 - p on every side (a forward padding "
         "p takes p rows of each full window away), plus the "
         "output_padding rows at the bottom and right",
+    ),
+    # what an exercise's text rules out (Exercise.forbids), seen by the
+    # call itself; the report adds the exercise's hint to the fix
+    "forbidden-call": (
+        "a call the exercise rules out (autodiff, conv_transpose2d, fold or "
+        "convgrad.adjoint) computes the answer, so the convolution it asks "
+        "for is never built",
+        "build it yourself with F.conv2d and NumPy, as the exercise asks",
     ),
     # the two backward passes of a Hessian-vector product (lesson 11)
     "graph-dropped": (

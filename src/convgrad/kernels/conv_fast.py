@@ -3,7 +3,11 @@
 The Numba backend's forwards of the three convs (:mod:`.forwards`) run
 here; a gradient is made of those forwards again (issue 43), so
 :func:`conv2d_backward` serves the ops as the ``dw``-only pass, and
-conv2d's ``dx`` is :func:`conv_transpose2d_forward`. The textbook path
+conv2d's ``dx`` is :func:`conv_transpose2d_forward`; when a gradient
+needs both, its ``dx`` forward runs the fused pass for both
+(:func:`conv2d_backward`, or :func:`conv_transpose2d_backward` for the
+transposed conv where Winograd runs) and hands ``dw`` on
+(``backend.Shared``). The textbook path
 (``ops/conv.py`` with :mod:`.im2col`, what the lessons teach and the
 NumPy backend runs) gathers the whole batch's columns
 ``col (N, C*KH*KW, OH*OW)`` once, keeps them for the backward pass, and
@@ -450,21 +454,19 @@ def conv2d_forward(x, w, args, groups, out_hw, bias=None):
     return y
 
 
-def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,
-                    need_db=False):
+def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True):
     """``(dx, dw)`` of :func:`conv2d_forward` for upstream ``dy`` (None for
     what is not needed): ``dw = Σ dy · rows``; ``dx = row2im(dyᵀ · w)``.
-    With ``need_db``, ``(dx, dw, db)``: the bias gradient too, each thread
-    summing ``dy`` over its own images. Both ``dx`` and ``dw`` share ``dy``'s
-    Winograd tiles, so only a pass for one of them is held to
-    :data:`WINOGRAD_GRAD_MAX_DILATION`."""
+    Both ``dx`` and ``dw`` share ``dy``'s Winograd tiles, so only a pass for
+    one of them is held to :data:`WINOGRAD_GRAD_MAX_DILATION`. (``db`` is
+    the ops' own ``Σ dy``: ``ops/conv.py``.)"""
     if _winograd(w, args, dy.shape[3], x.dtype, grad=not (need_dx and need_dw)):
         *grads, ok = winograd.backward(x, w, dy, args, groups, need_dx, need_dw,
-                                       _split, need_db=need_db, check=True)
+                                       _split, check=True)
         if ok:
             return tuple(grads)
     if _cl(args, w.shape[1], x.dtype):
-        return _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, need_db)
+        return _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw)
     n = x.shape[0]
     co, cg, kh, kw = w.shape
     oh, ow = dy.shape[2:]
@@ -472,7 +474,6 @@ def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,
     dx = np.zeros_like(x) if need_dx else None
     wg = w.reshape(groups, cog, k)
     dyg = dy.reshape(n, groups, cog, p)
-    sums = {}  # each thread's share of db, by its first image
 
     def part(lo, hi):
         dw = np.zeros((groups, cog, k), x.dtype) if need_dw else None
@@ -490,15 +491,10 @@ def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,
                     np.matmul(d.T, wg[g], out=rows[g])
             if need_dx:
                 row2im(rows, n0, *args, oh, ow, dx)
-        if need_db:
-            sums[lo] = dy[lo:hi].sum(axis=(0, 2, 3))
         return dw
 
     dw = _split(n, n * p * k * co * (need_dx + need_dw), part)
-    out = (dx, None if dw is None else dw.reshape(co, cg, kh, kw))
-    if need_db:
-        out += (winograd.total_in_order(sums, co, dy.dtype),)
-    return out
+    return dx, None if dw is None else dw.reshape(co, cg, kh, kw)
 
 
 #: run strided conv2d (no Winograd) through channels-last rows
@@ -562,8 +558,7 @@ def _conv2d_forward_cl(x, w, args, groups, out_hw, bias):
     return y
 
 
-def _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, need_db,
-                        x_shape=None):
+def _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, x_shape=None):
     """:func:`conv2d_backward`'s direct path on channels-last rows (see
     :func:`_conv2d_forward_cl`); ``dx`` by :func:`row2im_cl` into a zeroed
     channels-last block, copied back. ``x`` may be None when only ``dx``
@@ -576,7 +571,6 @@ def _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, need_db,
     dx = np.empty(x_shape, dy.dtype) if need_dx else None
     wg = _taps_last(w, groups)
     dyg = dy.reshape(n, groups, cog, p)
-    sums = {}  # each thread's share of db, by its first image
 
     def part(lo, hi):
         dw = np.zeros((groups, cog, k), dy.dtype) if need_dw else None
@@ -597,18 +591,13 @@ def _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, need_db,
                 dxc.fill(0)
                 row2im_cl(rows, *args, oh, ow, dxc)
                 from_cl(dxc, n0, dx)
-        if need_db:
-            sums[lo] = dy[lo:hi].sum(axis=(0, 2, 3))
         return dw
 
     dw = _split(n, n * p * k * co * (need_dx + need_dw), part)
     if dw is not None:  # (ki, kj, c) columns back to (c, ki, kj)
         dw = dw.reshape(groups, cog, kh, kw, cg).transpose(0, 1, 4, 2, 3)
         dw = np.ascontiguousarray(dw).reshape(co, cg, kh, kw)
-    out = (dx, dw)
-    if need_db:
-        out += (winograd.total_in_order(sums, co, dy.dtype),)
-    return out
+    return dx, dw
 
 
 def conv_transpose2d_forward(x, w, args, groups, out_hw, bias=None):
@@ -631,7 +620,7 @@ def conv_transpose2d_forward(x, w, args, groups, out_hw, bias=None):
         if ok:
             return y
     if _cl(args, cog, x.dtype):  # conv2d's dx pass on channels-last rows
-        y = _conv2d_backward_cl(None, w, x, args, groups, True, False, False,
+        y = _conv2d_backward_cl(None, w, x, args, groups, True, False,
                                 (n, cog * groups, *out_hw))[0]
         _add_bias(y, bias, 0, n)
         return y
@@ -660,32 +649,28 @@ def transposed_backward_shares(w, args, x_w, dtype) -> bool:
     return _winograd(w, args, x_w, dtype)
 
 
-def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,
-                              need_db=False):
+def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True):
     """``(dx, dw)`` of :func:`conv_transpose2d_forward`: ``dx`` is conv2d of
-    ``dy`` with ``w``; ``dw = Σ x · rows(dy)``, the rows gathered once. With
-    ``need_db``, ``(dx, dw, db)``."""
+    ``dy`` with ``w``; ``dw = Σ x · rows(dy)``, the rows gathered once."""
     flipped = _as_conv2d(args, x.shape[1], w.shape[1] * groups)
     if flipped and _winograd(w, args, x.shape[3], x.dtype):
         # the backward of that conv2d of x: one pass over dy's tiles for both
-        dx, dwf, *db, ok = winograd.backward(x, _flip(w, groups), dy, flipped, groups,
-                                             need_dx, need_dw, _split, need_db=need_db,
-                                             check=True)
+        dx, dwf, ok = winograd.backward(x, _flip(w, groups), dy, flipped, groups,
+                                        need_dx, need_dw, _split, check=True)
         if ok:
-            return (dx, None if dwf is None else _flip(dwf, groups), *db)
+            return dx, None if dwf is None else _flip(dwf, groups)
     elif _winograd(w, args, x.shape[3], x.dtype):  # conv2d of dy; its dw with x as dy
-        *db, dx, dw, ok = winograd.forward(dy, w, args, groups, x.shape[2:], _split,
-                                           g=x if need_dw else None, need_y=need_dx,
-                                           check=True, sum_x=need_db)
+        dx, dw, ok = winograd.forward(dy, w, args, groups, x.shape[2:], _split,
+                                      g=x if need_dw else None, need_y=need_dx,
+                                      check=True)
         if ok:
-            return (dx, dw, *db)
+            return dx, dw
     n, ci, h, w_ = x.shape
     _, cog, kh, kw = w.shape
     k, cig, p = cog * kh * kw, ci // groups, h * w_
     dx = np.empty_like(x) if need_dx else None
     wt = np.ascontiguousarray(w.reshape(groups, cig, k).transpose(0, 2, 1))
     xg = x.reshape(n, groups, cig, p)
-    sums = {}  # each thread's share of db, by its first image
 
     def part(lo, hi):
         dw = np.zeros((groups, cig, k), x.dtype) if need_dw else None
@@ -701,12 +686,7 @@ def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True
                 for g in range(groups):
                     np.matmul(_channels_first(xg, n0, b, g), rows[g], out=dwb)
                     dw[g] += dwb
-        if need_db:
-            sums[lo] = dy[lo:hi].sum(axis=(0, 2, 3))
         return dw
 
     dw = _split(n, n * p * k * ci * (need_dx + need_dw), part)
-    out = (dx, None if dw is None else dw.reshape(ci, cog, kh, kw))
-    if need_db:
-        out += (winograd.total_in_order(sums, dy.shape[1], dy.dtype),)
-    return out
+    return dx, None if dw is None else dw.reshape(ci, cog, kh, kw)

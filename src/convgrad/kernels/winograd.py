@@ -843,7 +843,7 @@ def _all_finite(a) -> bool:
 
 
 def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
-            check=False, sum_x=False):
+            check=False):
     """``y (N, C_out, *out_hw)``: conv2d of ``x`` with 3×3 ``w`` at stride 1,
     plus ``bias`` (None: none). ``split(n, work, part)`` runs ``part(lo,
     hi)`` over images.
@@ -855,9 +855,7 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
 
     With ``check``, one more value is returned: whether every result is
     finite (found as the results are written, in the threads; conv_fast
-    recomputes a call that is not the direct way). With ``sum_x``, first
-    ``x`` summed over all but its channel axis, by the threads (the
-    transposed conv's bias gradient, whose ``dy`` is this ``x``).
+    recomputes a call that is not the direct way).
     """
     n = x.shape[0]
     co, cg = w.shape[:2]
@@ -869,7 +867,6 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
     b_ = np.empty(0, x.dtype) if bias is None else np.ascontiguousarray(bias, x.dtype)
     d = args[7]
     flags = []  # a thread's share that met an inf or nan (list.append is atomic)
-    sums = {}
 
     def part(lo, hi):
         du = np.zeros((groups, 16, cg, cog), x.dtype) if g is not None else None
@@ -898,30 +895,25 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
                     du += np.matmul(v, dm.transpose(0, 1, 3, 2))
         if worst >= INF_BITS:
             flags.append(lo)
-        if sum_x:
-            sums[lo] = x[lo:hi].sum(axis=(0, 2, 3))
         return du
 
     work = n * co * cg * 9 * out_hw[0] * out_hw[1] * (need_y + (g is not None))
     du = split(n, work, part)
     dw = None if g is None else kernel_transform_adjoint(du, w.shape)
     if check:
-        out = (y, dw, not flags and (dw is None or _all_finite(dw)))
-        return (total_in_order(sums, x.shape[1], x.dtype), *out) if sum_x else out
+        return y, dw, not flags and (dw is None or _all_finite(dw))
     return y if g is None else (y, dw)
 
 
 def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None,
-             need_db=False, check=False, bias=None):
+             check=False, bias=None):
     """``(dx, dw)`` of :func:`forward` for upstream ``dy`` (None for what is
     not needed). ``x`` may be None when only ``dx`` is asked for; then
     ``x_shape`` gives its shape (the transposed conv's forward, whose
     ``bias``, if any, each thread adds to its own images of ``dx``).
 
-    ``need_db``: also the bias gradient, ``dy`` summed over all but the
-    channel axis, in the threads: ``(dx, dw, db)``. ``check``: one more
-    value, whether ``dx`` and ``dw`` are finite (``dx`` checked by each
-    thread on its own images)."""
+    ``check``: one more value, whether ``dx`` and ``dw`` are finite
+    (``dx`` checked by each thread on its own images)."""
     x_shape = x.shape if x is not None else x_shape
     n = x_shape[0]
     co, cg = w.shape[:2]
@@ -933,7 +925,6 @@ def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None,
     dx = (np.zeros if d == 1 else np.empty)(x_shape, dtype) if need_dx else None
     y_hw = dy.shape[2:]
     flags = []
-    sums = {}  # each thread's partial bias gradient, by its first image
 
     def part(lo, hi):
         du = np.zeros((groups, 16, cg, cog), dtype) if need_dw else None
@@ -965,28 +956,13 @@ def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None,
             dx[lo:hi] += bias.reshape(-1, 1, 1)
         if need_dx and check and not _all_finite(dx[lo:hi]):
             flags.append(lo)
-        if need_db:
-            sums[lo] = dy[lo:hi].sum(axis=(0, 2, 3))
         return du
 
     work = n * co * cg * 9 * y_hw[0] * y_hw[1] * (need_dx + need_dw)
     du = split(n, work, part)
     dwt = None if du is None else kernel_transform_adjoint(du, w.shape)
     out = (dx, dwt)
-    if need_db:
-        out += (total_in_order(sums, co, dtype),)
     if check:
         out += (not flags and (dwt is None or _all_finite(dwt)),)
     return out
 
-
-def total_in_order(parts, c, dtype):
-    """The threads' partial bias gradients added in the order of their
-    images, so a call rounds alike every time (zeros for no images)."""
-    if not parts:
-        return np.zeros(c, dtype)
-    keys = sorted(parts)
-    total = parts[keys[0]]
-    for k in keys[1:]:
-        total = total + parts[k]
-    return total

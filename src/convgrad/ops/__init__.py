@@ -1,4 +1,5 @@
-"""Differentiation rules only: each Function's forward and backward.
+"""Differentiation rules only: each Function's forward and its rule, one
+body (``vjp``, written in these ops).
 
 No loops live here. Scatters and gathers are looked up in
 :mod:`convgrad.backend`.

@@ -1,16 +1,19 @@
 """Max, average and unpooling, in NumPy: the readable twins of the kernels.
 
-Window ``(oh, ow)`` starts at input pixel ``(oh*sh - ph, ow*sw - pw)`` and
-its tap ``(ki, kj)`` reads input pixel::
+Window ``(oh, ow)``'s tap ``(ki, kj)`` reads input pixel
+``Window.pixel((oh, ow), (ki, kj))``, the index map
+:class:`convgrad.geometry.Window` writes once::
 
     h = oh * sh - ph + ki * dh
     w = ow * sw - pw + kj * dw
 
-Each function loops over the ``KH * KW`` taps and handles every window of
-every image and channel at once, with one strided slice per tap (as
-``im2col`` does). A tap outside the input reads the padding: ``-inf`` for
-max pooling, ``0`` for average pooling. In ``ceil_mode`` the last window
-may hang past the padded input; those taps are padding too.
+These functions take the kernels' ints and ask :meth:`Window.of` for the
+window they make. Each loops over the ``KH * KW`` taps and handles every
+window of every image and channel at once, with one strided slice per tap
+(``Window.tap_slices``, as ``im2col`` does). A tap outside the input
+reads the padding: ``-inf`` for max pooling, ``0`` for average pooling.
+In ``ceil_mode`` the last window may hang past the padded input; those
+taps are padding too (``Window.padded`` makes room for them).
 
 Max-pool indices (``argmax``) are flat indices ``h*W + w`` into each
 input's ``H x W`` plane, as torch returns them.
@@ -20,27 +23,22 @@ from __future__ import annotations
 
 import numpy as np
 
-
-def _padded_size(size, out, k, s, p, d):
-    """Padded length that holds every tap: ``size + 2p``, or more when a
-    ceil_mode window hangs past the padding."""
-    return max(size + 2 * p, (out - 1) * s + (k - 1) * d + 1)
+from ..geometry import Window
 
 
-def _padded(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, fill):
+def _padded(x, win, fill):
     """``x`` inside a border of ``fill`` wide enough for every window tap."""
     n, c, h, w = x.shape
-    rows = _padded_size(h, oh, kh, sh, ph, dh)
-    cols = _padded_size(w, ow, kw, sw, pw, dw)
-    xp = np.full((n, c, rows, cols), fill, dtype=x.dtype)
+    ph, pw = win.p
+    xp = np.full((n, c, *win.padded((h, w))), fill, dtype=x.dtype)
     xp[:, :, ph : ph + h, pw : pw + w] = x
     return xp
 
 
-def _tap(xp, ki, kj, sh, sw, dh, dw, oh, ow):
+def _tap(xp, win, ki, kj):
     """What tap ``(ki, kj)`` of every window sees: an (N, C, OH, OW) view."""
-    h0, w0 = ki * dh, kj * dw
-    return xp[:, :, h0 : h0 + sh * oh : sh, w0 : w0 + sw * ow : sw]
+    rows, cols = win.tap_slices(ki, kj)
+    return xp[:, :, rows, cols]
 
 
 def maxpool2d_forward(x, kh, kw, sh, sw, ph, pw, dh, dw, y, argmax):
@@ -54,17 +52,18 @@ def maxpool2d_forward(x, kh, kw, sh, sw, ph, pw, dh, dw, y, argmax):
     """
     n, c, h, w = x.shape
     oh, ow = y.shape[2], y.shape[3]
-    xp = _padded(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, -np.inf)
+    win = Window.of((kh, kw, sh, sw, ph, pw, dh, dw), (oh, ow))
+    xp = _padded(x, win, -np.inf)
     best = np.full((n, c, oh, ow), -np.inf, dtype=x.dtype)
     best_idx = np.full((n, c, oh, ow), -1, dtype=np.int64)
     for ki in range(kh):
-        rows = np.arange(oh) * sh - ph + ki * dh  # input row of this tap
+        rows = win.row(np.arange(oh), ki)  # input row of this tap
         row_inside = (rows >= 0) & (rows < h)
         for kj in range(kw):
-            cols = np.arange(ow) * sw - pw + kj * dw
+            cols = win.column(np.arange(ow), kj)
             col_inside = (cols >= 0) & (cols < w)
             inside = row_inside[:, None] & col_inside[None, :]  # (OH, OW)
-            val = _tap(xp, ki, kj, sh, sw, dh, dw, oh, ow)
+            val = _tap(xp, win, ki, kj)
             first = best_idx < 0
             take = inside & (first | (val > best) | np.isnan(val))
             best = np.where(take, val, best)
@@ -87,27 +86,26 @@ def maxpool2d_backward(dy, argmax, dx):
     np.add.at(dx, (batch, channel, rows, cols), dy)
 
 
-def _avg_divisors(
-    h, w, oh, ow, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override, dtype
-):
+def _avg_divisors(h, w, win, count_include_pad, divisor_override, dtype):
     """The number each window's sum is divided by, an (OH, OW) array.
 
-    Torch's rule, one axis at a time: the window ``[h0, h0 + kh)`` is first
-    cut at the far edge of the padding (its size there counts the padding),
-    then at the input (its size there counts only real pixels).
+    Torch's rule, one axis at a time: the window (from its first row to
+    the end of its span) is first cut at the far edge of the padding (its
+    size there counts the padding), then at the input (its size there
+    counts only real pixels).
     """
+    oh, ow = win.out
     if divisor_override:
         return np.full((oh, ow), divisor_override, dtype=dtype)
 
-    def sizes(size, out, k, s, p):
-        start = np.arange(out) * s - p
-        end = np.minimum(start + k, size + p)
+    def sizes(size, start, span, p):
+        end = np.minimum(start + span, size + p)
         with_pad = end - start
         real = np.minimum(end, size) - np.maximum(start, 0)
         return with_pad, real
 
-    pad_h, real_h = sizes(h, oh, kh, sh, ph)
-    pad_w, real_w = sizes(w, ow, kw, sw, pw)
+    pad_h, real_h = sizes(h, win.row(np.arange(oh), 0), win.span[0], win.p[0])
+    pad_w, real_w = sizes(w, win.column(np.arange(ow), 0), win.span[1], win.p[1])
     if count_include_pad:
         return np.outer(pad_h, pad_w).astype(dtype)
     return np.outer(real_h, real_w).astype(dtype)
@@ -125,26 +123,14 @@ def avgpool2d_forward(
     kernel does.
     """
     n, c, h, w = x.shape
-    oh, ow = y.shape[2], y.shape[3]
-    xp = _padded(x, kh, kw, sh, sw, ph, pw, 1, 1, oh, ow, 0)
-    total = np.zeros((n, c, oh, ow), dtype=x.dtype)
+    win = Window.of((kh, kw, sh, sw, ph, pw, 1, 1), y.shape[2:])
+    xp = _padded(x, win, 0)
+    total = np.zeros((n, c, *win.out), dtype=x.dtype)
     for ki in range(kh):
         for kj in range(kw):
-            total += _tap(xp, ki, kj, sh, sw, 1, 1, oh, ow)
+            total += _tap(xp, win, ki, kj)
     divisor = _avg_divisors(
-        h,
-        w,
-        oh,
-        ow,
-        kh,
-        kw,
-        sh,
-        sw,
-        ph,
-        pw,
-        count_include_pad,
-        divisor_override,
-        x.dtype,
+        h, w, win, count_include_pad, divisor_override, x.dtype
     )
     y[...] = total / divisor
 
@@ -163,31 +149,17 @@ def avgpool2d_backward(
     own values, as the kernel's do.
     """
     n, c, h, w = dx.shape
-    oh, ow = dy.shape[2], dy.shape[3]
+    win = Window.of((kh, kw, sh, sw, ph, pw, 1, 1), dy.shape[2:])
     divisor = _avg_divisors(
-        h,
-        w,
-        oh,
-        ow,
-        kh,
-        kw,
-        sh,
-        sw,
-        ph,
-        pw,
-        count_include_pad,
-        divisor_override,
-        dy.dtype,
+        h, w, win, count_include_pad, divisor_override, dy.dtype
     )
     share = dy / divisor  # both in dy's dtype
-    rows = _padded_size(h, oh, kh, sh, ph, 1)
-    cols = _padded_size(w, ow, kw, sw, pw, 1)
-    dxp = np.zeros((n, c, rows, cols), dtype=dx.dtype)
+    dxp = np.zeros((n, c, *win.padded((h, w))), dtype=dx.dtype)
     inside = dxp[:, :, ph : ph + h, pw : pw + w]
     inside[...] = dx
     for ki in range(kh):
         for kj in range(kw):
-            _tap(dxp, ki, kj, sh, sw, 1, 1, oh, ow)[...] += share
+            _tap(dxp, win, ki, kj)[...] += share
     dx[...] = inside
 
 

@@ -4,7 +4,8 @@ Loop order (the reference kernels' order, and the column layout's memory
 order): ``n, c, ki, kj, oh, ow``. For one kernel tap ``(ki, kj)`` every
 window position is visited before the next tap, just as the NumPy reference
 adds one strided slice per tap. Tap ``(ki, kj)`` of window ``(oh, ow)``
-touches input pixel::
+touches input pixel ``window.pixel((oh, ow), (ki, kj))``, the index map
+of :class:`convgrad.geometry.Window`::
 
     h = oh * sh - ph + ki * dh
     w = ow * sw - pw + kj * dw
@@ -41,13 +42,11 @@ def _scatter(
     """The col2im loop shared by col2im and the transposed conv."""
     n_, c_, kh, kw, oh_, ow_ = dcol.shape
     h_, w_ = hw
-    _, _, sh, sw, ph, pw, dh, dw = win.args
     acc = np.zeros((h_, w_), dtype=dcol.dtype)
     for n, c in product(range(n_), range(c_)):
         acc[...] = 0
         for ki, kj, oh, ow in product(range(kh), range(kw), range(oh_), range(ow_)):
-            h = oh * sh - ph + ki * dh
-            w = ow * sw - pw + kj * dw
+            h, w = win.pixel((oh, ow), (ki, kj))
             v = dcol[n, c, ki, kj, oh, ow]
             src = (n, c, ki, kj, oh, ow)
             if 0 <= h < h_ and 0 <= w < w_:
@@ -79,12 +78,10 @@ def im2col(
 
 def _gather(x: np.ndarray, win: geo.Window, skip_padding: bool):
     n_, c_, h_, w_ = x.shape
-    kh, kw, sh, sw, ph, pw, dh, dw = win.args
-    oh_, ow_ = win.out
+    (kh, kw), (oh_, ow_) = win.k, win.out
     for n, c in product(range(n_), range(c_)):
         for ki, kj, oh, ow in product(range(kh), range(kw), range(oh_), range(ow_)):
-            h = oh * sh - ph + ki * dh
-            w = ow * sw - pw + kj * dw
+            h, w = win.pixel((oh, ow), (ki, kj))
             dst = (n, c, ki, kj, oh, ow)
             if 0 <= h < h_ and 0 <= w < w_:
                 v = float(x[n, c, h, w])
@@ -223,10 +220,8 @@ def overlap_count(
     """
     win = fold_window(hw, kernel_size, dilation, padding, stride)
     size = geo.pair(hw, "output_size", minimum=1)
-    kh, kw, sh, sw, ph, pw, dh, dw = win.args
-    oh_, ow_ = win.out
-    padded = np.zeros((size[0] + 2 * ph, size[1] + 2 * pw), dtype=np.int64)
+    (kh, kw), (ph, pw) = win.k, win.p
+    padded = np.zeros(win.padded(size), dtype=np.int64)
     for ki, kj in product(range(kh), range(kw)):
-        h0, w0 = ki * dh, kj * dw
-        padded[h0 : h0 + sh * oh_ : sh, w0 : w0 + sw * ow_ : sw] += 1
+        padded[win.tap_slices(ki, kj)] += 1
     return padded[ph : ph + size[0], pw : pw + size[1]].copy()

@@ -10,7 +10,8 @@ equals the ops' results up to rounding (exactly, on numbers that add
 without rounding), not bit for bit.
 
 Tap ``(ki, kj)`` of window ``(i, j)`` reads input pixel
-``(i*sh - ph + ki*dh, j*sw - pw + kj*dw)``; with ``G`` groups, output
+``window.pixel((i, j), (ki, kj))`` (:class:`convgrad.geometry.Window`'s index
+map, ``(i*sh - ph + ki*dh, j*sw - pw + kj*dw)``); with ``G`` groups, output
 channel ``o`` sees input channels ``g*C_in/G ... (g+1)*C_in/G - 1`` of its
 group ``g = o // (C_out/G)``.
 """
@@ -84,14 +85,14 @@ def _weight(x, dy, geom, w_shape):
     n_, _, h_, w_ = x.shape
     c_out, c_per, kh, kw = w_shape
     o_per = c_out // geom.groups
-    _, _, sh, sw, ph, pw, dh, dw = geom.win.args
-    oh_, ow_ = geom.win.out
+    win = geom.win
+    oh_, ow_ = win.out
     acc = np.zeros(w_shape, dtype=np.result_type(x.dtype, dy.dtype))
     for n, i, j, o in product(range(n_), range(oh_), range(ow_), range(c_out)):
         g = dy[n, o, i, j]
         for c, ki, kj in product(range(c_per), range(kh), range(kw)):
             ci = (o // o_per) * c_per + c
-            h, w = i * sh - ph + ki * dh, j * sw - pw + kj * dw
+            h, w = win.pixel((i, j), (ki, kj))
             a, dst = (n, o, i, j), (o, c, ki, kj)
             if not (0 <= h < h_ and 0 <= w < w_):
                 yield ProductEvent(
@@ -136,14 +137,14 @@ def _input(w, dy, geom, x_shape):
     n_, c_in, h_, w_ = x_shape
     c_out, c_per, kh, kw = w.shape
     o_per = c_out // geom.groups
-    _, _, sh, sw, ph, pw, dh, dw = geom.win.args
-    oh_, ow_ = geom.win.out
+    win = geom.win
+    oh_, ow_ = win.out
     acc = np.zeros(x_shape, dtype=np.result_type(w.dtype, dy.dtype))
     for n, c in product(range(n_), range(c_in)):
         group, cg = divmod(c, c_per)
         for o in range(group * o_per, (group + 1) * o_per):
             for ki, kj, i, j in product(range(kh), range(kw), range(oh_), range(ow_)):
-                h, x_ = i * sh - ph + ki * dh, j * sw - pw + kj * dw
+                h, x_ = win.pixel((i, j), (ki, kj))
                 a, b, dst = (o, cg, ki, kj), (n, o, i, j), (n, c, h, x_)
                 wv, g = w[a], dy[b]
                 if not (0 <= h < h_ and 0 <= x_ < w_):

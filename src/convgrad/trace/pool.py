@@ -10,7 +10,9 @@ Loop orders, as in the kernels:
   ``i, j`` before the next tap (col2im's order). So each pixel receives
   its shares tap by tap, as in the Numba kernel and the NumPy twin.
 
-Tap ``(ki, kj)`` of window ``(i, j)`` sits on input pixel::
+Tap ``(ki, kj)`` of window ``(i, j)`` sits on input pixel
+``window.pixel((i, j), (ki, kj))``, the index map of
+:class:`convgrad.geometry.Window`::
 
     h = i * sh - ph + ki * dh
     w = j * sw - pw + kj * dw
@@ -60,12 +62,9 @@ def maxpool_forward(
 
 def _scan(x: np.ndarray, win: geo.Window, skip_padding: bool):
     n_, c_, h_, w_ = x.shape
-    kh, kw, sh, sw, ph, pw, dh, dw = win.args
-    oh_, ow_ = win.out
+    (kh, kw), (ph, pw), (oh_, ow_) = win.k, win.p, win.out
     for n, c, i, j in product(range(n_), range(c_), range(oh_), range(ow_)):
-        h0, w0 = i * sh - ph, j * sw - pw
-        rows = [h0 + ki * dh for ki in range(kh)]
-        cols = [w0 + kj * dw for kj in range(kw)]
+        rows, cols = win.rows_of(i), win.columns_of(j)  # tap by tap
         # the kernel starts from the first in-bounds pixel and −∞
         first_h = next((h for h in rows if h >= 0), 0)
         first_w = next((w for w in cols if w >= 0), 0)
@@ -156,9 +155,9 @@ def avgpool_divisor(
     divisor_override: int | None,
 ) -> int:
     """torch's divisor for window ``(i, j)`` (see the pool kernel contract)."""
-    (kh, kw), (sh, sw), (ph, pw) = win.k, win.s, win.p
-    h0, w0 = i * sh - ph, j * sw - pw
-    h1, w1 = min(h0 + kh, hw[0] + ph), min(w0 + kw, hw[1] + pw)
+    rows, cols = win.rows_of(i), win.columns_of(j)  # the window, uncut
+    (h0, w0), (ph, pw) = (rows.start, cols.start), win.p
+    h1, w1 = min(rows.stop, hw[0] + ph), min(cols.stop, hw[1] + pw)
     pool_size = (h1 - h0) * (w1 - w0)
     if divisor_override:
         return int(divisor_override)
@@ -209,8 +208,7 @@ def avgpool_backward(
 
 def _spread(dy, shape, win, count_include_pad, divisor_override, skip_padding):
     n_, c_, h_, w_ = shape
-    (kh, kw), (sh, sw), (ph, pw) = win.k, win.s, win.p
-    oh_, ow_ = win.out
+    (kh, kw), (ph, pw), (oh_, ow_) = win.k, win.p, win.out
     hw = (h_, w_)
     div = {
         (i, j): avgpool_divisor(i, j, hw, win, count_include_pad, divisor_override)
@@ -221,7 +219,7 @@ def _spread(dy, shape, win, count_include_pad, divisor_override, skip_padding):
         acc[...] = 0
         # col2im's order: one tap over every window, then the next tap
         for ki, kj, i, j in product(range(kh), range(kw), range(oh_), range(ow_)):
-            h, w = i * sh - ph + ki, j * sw - pw + kj
+            h, w = win.pixel((i, j), (ki, kj))
             if h >= h_ + ph or w >= w_ + pw:
                 continue  # past the padded input (ceil_mode overhang)
             g = dy[n, c, i, j]

@@ -14,7 +14,8 @@ numbers, outlines and caption, as data. The browser draws the scene
   the scene as a ``<convgrad-scene>`` element and the same renderer (the
   ES module, once per page: ``export.one_renderer``), which plays with no
   kernel;
-- as pictures, with matplotlib: ``png()``, ``save_gif()``.
+- as pictures, painted from the same scene by the browser's layout rule
+  (:mod:`.painter`): ``png()``, ``save_gif()``.
 
 :func:`display_as` chooses what displaying a view shows: ``"live"`` (the
 default), ``"embed"`` or ``"pictures"``; a kernel started with

@@ -19,17 +19,16 @@ the frame on show, where no JavaScript runs). A view knows no widget: a
 live widget holds the view it plays, and its traits are the player's
 state (:mod:`._widget`), which it keeps the view at.
 
-Matplotlib draws the pictures: ``png()``, ``save_gif()`` and ``view.fig``
-(built on first use, then only its artists change). ``update(i)`` moves
-the frame on show for all of them (not a live player's: ``ui.frame``).
+The pictures (``png()``, ``save_gif()``) are painted from the same scene,
+by the browser's layout rule (:mod:`.painter`, laid out on first use);
+``drawn()`` says what the picture of the frame on show holds. ``update(i)``
+moves the frame on show for all of them (not a live player's: ``ui.frame``).
 """
 
 from __future__ import annotations
 
 import inspect
-import io
 import os
-import sys
 import warnings
 import weakref
 from collections.abc import Iterator, Mapping
@@ -42,7 +41,7 @@ from ..display import MODE_ENV, MODES, display_as, display_mode  # noqa: F401
 from ..trace import Frames
 from ._data import is_data, supply
 from ._limits import LargeSceneWarning, size_note
-from ._panel import Panel, dest_cells
+from ._panel import Panel
 from .palette import TRAIL
 
 _LIVE: weakref.WeakSet = weakref.WeakSet()
@@ -133,7 +132,7 @@ class View:
             given[k] = v
         self._params = {**self.defaults, **given}
         self._frame = 0
-        self._fig: Any = None
+        self._painter: Any = None  # the pictures' layout, made on first use
         # what the view displayed as itself (a cell's last expression), kept
         # only to live as long as the view: a host keeps the object it
         # displays, and marimo closes the comm of a widget nobody holds.
@@ -250,8 +249,6 @@ class View:
         if not 0 <= i < max(n, 1):
             raise ValueError(f"frame must lie in [0, {n}), got {i}")
         self._frame = int(i)
-        if self._fig is not None:
-            self._draw_frame()
 
     def scene(self) -> dict[str, Any]:
         """The view as data for the browser (see :mod:`.scene`)."""
@@ -275,8 +272,7 @@ class View:
         model = self.model(params)
         self._params, self._frame = params, 0
         self._set_model(model)
-        if self._fig is not None:
-            self._build_figure()
+        self._painter = None
 
     def data(self, p, name, shape, salt, synthetic, also=()) -> np.ndarray:
         """The learner's array ``name``, or a seeded stand-in that says so
@@ -288,63 +284,34 @@ class View:
         p = self._params
         return ", ".join(f"{c.name}={p[c.name]}" for c in self.controls)
 
-    # ---- the figure (pictures) ---------------------------------------------
+    # ---- the pictures ------------------------------------------------------
 
     @property
-    def fig(self):
-        """The matplotlib figure of the frame on show (built on first use)."""
-        if self._fig is None:
-            from . import _figure
+    def painter(self):
+        """The scene laid out for pictures (:class:`~.painter.Painter`),
+        made on first use."""
+        if self._painter is None:
+            from .painter import Painter
 
-            self._fig = _figure.new_figure()
-            self._build_figure()
-        return self._fig
+            self._painter = Painter(self.scene())
+        return self._painter
 
-    @property
-    def grids(self) -> dict:
-        """The figure's grids by panel name (see :class:`~._grid.Grid`)."""
-        self.fig  # noqa: B018 - builds it
-        return self._grids
-
-    def _build_figure(self) -> None:
-        from . import _figure
-
-        self._grids, self._caption = _figure.draw(
-            self._fig, self.title, self.params_text(), self.model_,
-            self.panels(self.model_),
-        )  # fmt: skip
-        self._dests = [gr for gr in self._grids.values() if gr.panel.values is None]
-        self._draw_frame()
-
-    def _draw_frame(self) -> None:
-        i = self._frame
-        if self.n_frames:
-            for key, where in self.frame_marks(i).items():
-                panel, role = key.split(".")
-                self._grids[panel].place(role, where)
-            state, touched = self.model_.frames.at(i)
-            for grid in self._dests:
-                grid.set_values(dest_cells(grid.panel, state[None])[0],
-                                ~dest_cells(grid.panel, touched[None])[0])
-        self._caption.set_text(self.caption)
-        self._fig.stale = True
+    def drawn(self):
+        """What the picture of the frame on show holds, per panel: its
+        numbers, their text, the cells' colours and the outlines
+        (:class:`~.painter.Drawn`)."""
+        return self.painter.drawn(self._frame)
 
     def png(self, dpi: float | None = None) -> bytes:
-        """The frame on show as PNG bytes."""
-        from ._grid import LIVE_DPI
-
-        buf = io.BytesIO()
-        self.fig.savefig(buf, format="png", dpi=dpi or LIVE_DPI)
-        return buf.getvalue()
+        """The frame on show as PNG bytes: 800 x 450 px at ``dpi`` 100 (the
+        default; taller only if its grids cannot fit), ``dpi / 100`` times
+        that otherwise (160: a slide's 1280 x 720)."""
+        return self.painter.png(self._frame, 100 if dpi is None else dpi)
 
     def close(self) -> None:
-        """Release the figure (and pyplot's reference to it, if any)."""
+        """Forget the view (the registry's) and its pictures' layout."""
         _LIVE.discard(self)
-        if self._fig is not None and "matplotlib.pyplot" in sys.modules:
-            import matplotlib.pyplot as plt
-
-            plt.close(self._fig)
-        self._fig = None
+        self._painter = None
 
     # ---- exports and display -----------------------------------------------
 

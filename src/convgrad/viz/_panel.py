@@ -1,6 +1,5 @@
 """What one grid of a view shows (:class:`Panel`), and how its numbers
-read: the part of a view that both the matplotlib figure (:mod:`._grid`)
-and the browser's scene (:mod:`.scene`) use. No matplotlib here.
+read: what a view's scene (:mod:`.scene`) is made of.
 """
 
 from __future__ import annotations
@@ -11,8 +10,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..trace.events import fmt
-
-TEXT_PT = 8.5  # the smallest text of a figure (pt)
 
 
 def cell_text(v: float, compact: bool = False) -> str:
@@ -27,21 +24,6 @@ def cell_text(v: float, compact: bool = False) -> str:
     if compact and text.lstrip("-").startswith("0."):
         text = text.replace("0.", ".", 1)
     return text.replace("-", "−")
-
-
-# widths of DejaVu Sans glyphs, in em: what a number needs in a cell
-_EM = {"−": 0.838, ".": 0.318, ",": 0.318, "∞": 0.833}
-
-
-def text_em(text: str) -> float:
-    """The width of ``text`` in em (digits 0.636 em)."""
-    return sum(_EM.get(ch, 0.636) for ch in text)
-
-
-def number_size(cell: float, widest: str) -> float:
-    """The font size (pt) at which ``widest`` fills 92% of a ``cell``-inch
-    cell, at most 11 pt; numbers show only if it is at least TEXT_PT."""
-    return min(11.0, 0.92 * cell * 72 / max(text_em(widest), 1.0))
 
 
 def dark_text(rgb: np.ndarray) -> np.ndarray:
@@ -63,31 +45,6 @@ def value_range(*arrays: np.ndarray) -> tuple[float, float]:
     return lo, (hi if hi > lo else lo + 1.0)
 
 
-def dest_cells(panel: Panel, states: np.ndarray) -> np.ndarray:
-    """What a destination panel shows of every frame's state (``states``:
-    ``(frames, *state)``): ``state[plane]`` when that is the panel's size,
-    else the browser's rule, ``rows·cols`` consecutive cells of the raveled
-    state from the plane's first cell (a panel of a packed vector)."""
-    states = np.asarray(states)
-    at = () if panel.plane is None else tuple(panel.plane)
-    part = states[(slice(None), *at)]
-    size = (panel.rows, panel.cols)
-    if part.shape[1:] == size:
-        return part
-    shape = states.shape[1:]
-    first = (*at, *([0] * (len(shape) - len(at))))
-    k = int(np.ravel_multi_index(first, shape))
-    flat = states.reshape(len(states), -1)[:, k : k + size[0] * size[1]]
-    return flat.reshape(len(states), *size)
-
-
-def dest_index(panel: Panel, shape: tuple[int, ...]) -> np.ndarray:
-    """The flat indices into a state of ``shape`` of the cells a
-    destination panel shows (see :func:`dest_cells`)."""
-    cells = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
-    return dest_cells(panel, cells[None])[0].ravel()
-
-
 @dataclass
 class Panel:
     """One grid: its name, title, size in cells and what it shows.
@@ -96,9 +53,10 @@ class Panel:
     destination, whose cells follow the replay frame by frame: the whole
     state, or ``state[plane]`` when the state has several planes (a
     gradient's channels; a ``plane`` smaller than the state's planes, or a
-    full index, shows ``rows·cols`` consecutive cells from it: a piece of
-    a packed vector, see :func:`dest_cells`). ``marks`` names the outlines
-    the view places on it (keys of ``MARK_STYLE``).
+    full index, shows ``rows·cols`` consecutive cells of the raveled state
+    from it: a piece of a packed vector; the scene's ``offset``).
+    ``marks`` names the outlines the view places on it (keys of
+    ``MARK_STYLE``).
     """
 
     name: str
@@ -112,19 +70,5 @@ class Panel:
     col_labels: Sequence[str] | None = None
     colored: bool = False
     plane: tuple[int, ...] | None = None
-    compact: bool = False  # numbers as −.25 (set by the layout when needed)
     column: str | None = None
     blocks: tuple[int, int] | None = None  # a block matrix: heavy lines between
-    cell: float = 0.0  # inches; set by layout()
-
-    @property
-    def extent(self) -> tuple[int, int]:
-        return self.rows + 2 * self.pad[0], self.cols + 2 * self.pad[1]
-
-    @property
-    def label_space(self) -> float:
-        """Inches left of the grid for its row labels."""
-        labels = self.row_labels or [str(self.rows - 1)]
-        return 0.1 + max(text_em(t) for t in labels) * TEXT_PT / 72
-
-

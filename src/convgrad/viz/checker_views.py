@@ -34,9 +34,9 @@ class OverlapView(View):
     def panels(self, m):
         win, count = m.window, m.planes["count"]
         # the interior is even when the stride divides the dilated span
-        spans = [(k - 1) * d + 1 for k, d in zip(win.k, win.d, strict=True)]
         uneven = any(
-            s > 1 and span % s or s > span for s, span in zip(win.s, spans, strict=True)
+            s > 1 and span % s or s > span
+            for s, span in zip(win.s, win.span, strict=True)
         )
         verdict = "uneven: a checkerboard" if uneven else "even"
         return [

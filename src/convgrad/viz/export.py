@@ -15,16 +15,16 @@ element, and every ``<convgrad-scene>`` of the page draws itself.
 :func:`one_renderer` keeps a page's first copy and drops the others; the
 slide decks and the course website pass every page through it.
 
-**Pictures** (matplotlib, for files and for where no JavaScript runs):
-:func:`save_gif` draws chosen steps with ``view.update(i)`` and writes an
-animated GIF; :class:`Picture` is a PNG of the view's last step, what a
-view displays as under ``display_as("pictures")`` (nbconvert to PDF).
+**Pictures** (for files and for where no JavaScript runs), painted from
+the same scene by the browser's layout rule (:mod:`.painter`):
+:func:`save_gif` paints chosen steps and writes an animated GIF;
+:class:`Picture` is a PNG of the view's last step, what a view displays as
+under ``display_as("pictures")`` (nbconvert to PDF).
 """
 
 from __future__ import annotations
 
 import html
-import io
 import os
 import re
 from collections.abc import Iterator
@@ -160,26 +160,17 @@ class Embedded:
 
 
 # --------------------------------------------------------------------------
-# pictures: matplotlib
+# pictures: painted from the scene
 # --------------------------------------------------------------------------
 
 
 def render_frames(view: Any, frames: list[int], dpi: float) -> Iterator[np.ndarray]:
-    """Draw each frame with ``view.update(i)``; yield it as an RGB array
-    ``(height, width, 3)``. The view is left on the frame it showed."""
-    keep = view.frame
-    try:
-        for i in frames:
-            view.update(i)
-            buf = io.BytesIO()
-            fig = view.fig
-            fig.savefig(buf, format="rgba", dpi=dpi, facecolor=fig.get_facecolor())
-            w, h = np.round(fig.get_size_inches() * dpi).astype(int)
-            rgba = np.frombuffer(buf.getvalue(), np.uint8).reshape(h, w, 4)
-            yield np.ascontiguousarray(rgba[..., :3])
-    finally:
-        if view.n_frames:
-            view.update(keep)
+    """Paint each of ``frames`` from the view's scene (laid out once, so
+    every frame has one size); yield it as an RGB array ``(height, width,
+    3)``. The frame the view shows does not move."""
+    painter = view.painter
+    for i in frames:
+        yield np.asarray(painter.image(i, dpi))
 
 
 def save_gif(
@@ -213,19 +204,14 @@ def save_gif(
 
 class Picture:
     """What a view displays as under ``display_as("pictures")``: a PNG of
-    its last step (the whole result), drawn by matplotlib."""
+    its last step (the whole result), painted from its scene."""
 
     def __init__(self, view: Any) -> None:
         self.view = view
 
     def png(self) -> bytes:
         view = self.view
-        keep = view.frame
-        view.update(max(view.n_frames - 1, 0))
-        try:
-            return view.png()
-        finally:
-            view.update(keep)
+        return view.painter.png(max(view.n_frames - 1, 0))
 
     def _repr_png_(self) -> bytes:
         return self.png()

@@ -5,8 +5,8 @@ convolution as an explicit matrix.
 centre of a stack of conv layers, with the package's own autodiff, and
 shows ``|dx|`` at the input for a stack of 1, 2, ... layers: not only where
 the gradient reaches (the receptive field) but how much arrives where (its
-magnitude piles up in the middle). :func:`conv_matrix_figure` draws the
-matrix ``C`` of a small convolution and its transpose.
+magnitude piles up in the middle). :func:`conv_matrix_figure` paints the
+matrix ``C`` of a small convolution and its transpose (a still picture).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..geometry import same_padding
 from ..trace import Frames
 from ._base import Control, Model, View
 from ._panel import Panel
@@ -46,6 +47,7 @@ def input_gradient(hw, layers, kernel_size, stride, dilation, weights, seed):
 
     rng = np.random.default_rng(seed)
     k, d = kernel_size, dilation
+    same, _ = same_padding((k, k), (d, d))  # d*(K-1)//2 a side
     x = cg.Tensor(np.zeros((1, 1, *hw)), requires_grad=True)
     y = x
     for _ in range(layers):
@@ -54,7 +56,7 @@ def input_gradient(hw, layers, kernel_size, stride, dilation, weights, seed):
             if weights == "ones"
             else rng.normal(size=(1, 1, k, k))
         )
-        y = cg.F.conv2d(y, w, stride=stride, padding=d * (k - 1) // 2, dilation=d)
+        y = cg.F.conv2d(y, w, stride=stride, padding=same, dilation=d)
     dy = np.zeros(y.shape)
     dy[0, 0, y.shape[2] // 2, y.shape[3] // 2] = 1.0
     y.backward(dy)
@@ -130,27 +132,31 @@ class ReceptiveFieldView(View):
         return e.describe()
 
 
-class StaticFigure:
-    """A figure shown as a picture under every matplotlib backend;
-    attributes are the figure's (``savefig``, ``axes``, ...)."""
+class StillPicture:
+    """A picture of a scene's one step (a still, not a view): shown as a
+    PNG wherever it is displayed; ``drawn()`` says what it holds."""
 
-    def __init__(self, fig: Any) -> None:
-        self.fig = fig
+    def __init__(self, scene: dict[str, Any]) -> None:
+        from .painter import Painter
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.fig, name)
+        self.scene = scene
+        self.painter = Painter(scene, steps=False)
+
+    def drawn(self):
+        """Its panels' numbers, texts and colours (:class:`~.painter.Drawn`)."""
+        return self.painter.drawn(0)
+
+    def png(self, dpi: float = 100) -> bytes:
+        """PNG bytes, 800 px wide at ``dpi`` 100."""
+        return self.painter.png(0, dpi)
 
     def _repr_png_(self) -> bytes:
-        import io
-
-        buf = io.BytesIO()
-        self.fig.savefig(buf, format="png", dpi=self.fig.dpi)
-        return buf.getvalue()
+        return self.png()
 
 
 def conv_matrix_figure(
     input_size: Any = (4, 4), kernel_size: int = 3, seed: int = 0
-) -> StaticFigure:
+) -> StillPicture:
     """The convolution ``y = C x`` as an explicit matrix, and ``Cᵀ``.
 
     Row ``k`` of ``C`` is output pixel ``k``'s window: the kernel's
@@ -159,59 +165,27 @@ def conv_matrix_figure(
     """
     from .. import adjoint
     from ..geometry import pair
-    from . import _grid as g
     from ._data import numbers
-    from ._figure import new_figure
-    from ._layout import layout
+    from .scene import still_scene
 
     hw = pair(input_size, "input_size", minimum=1)
     k = pair(kernel_size, "kernel_size", minimum=1)
     w = numbers(seed, k, 7)
     c = adjoint.conv_matrix(w, hw)
-    fig = new_figure()
-    fig.set_facecolor("white")
-    fig.text(
-        0.5,
-        0.97,
-        f"a {k[0]}×{k[1]} convolution of a {hw[0]}×{hw[1]} "
-        f"image as a matrix: y = C·x,  dx = Cᵀ·dy",
-        ha="center",
-        va="top",
-        fontsize=g.SUPTITLE_PT,
-        weight="bold",
-    )
     pixel = [f"{i},{j}" for i in range(hw[0]) for j in range(hw[1])]
     oh = int(round(c.shape[0] ** 0.5)) if c.shape[0] else 0
     outs = [f"{i // max(oh, 1)},{i % max(oh, 1)}" for i in range(c.shape[0])]
     panels = [
-        Panel(
-            "C",
-            f"C  ({c.shape[0]} × {c.shape[1]}): rows = outputs",
-            *c.shape,
-            values=c,
-            row_labels=outs,
-            col_labels=pixel,
-        ),
-        Panel(
-            "CT",
-            f"Cᵀ ({c.shape[1]} × {c.shape[0]})",
-            *c.T.shape,
-            values=c.T,
-            row_labels=pixel,
-            col_labels=outs,
-        ),
-    ]
-    fig.text(
-        0.5,
-        0.02,
+        Panel("C", f"C  ({c.shape[0]} × {c.shape[1]}): rows = outputs", *c.shape,
+              values=c, row_labels=outs, col_labels=pixel, colored=True),
+        Panel("CT", f"Cᵀ ({c.shape[1]} × {c.shape[0]})", *c.T.shape,
+              values=c.T, row_labels=pixel, col_labels=outs, colored=True),
+    ]  # fmt: skip
+    return StillPicture(still_scene(
+        f"a {k[0]}×{k[1]} convolution of a {hw[0]}×{hw[1]} image as a matrix",
+        "y = C·x,  dx = Cᵀ·dy",
+        panels,
         "row k of C: output pixel k's window (zeros blank);  "
         "column k of Cᵀ: where dy[k] goes",
-        ha="center",
-        va="bottom",
-        fontsize=g.CAPTION_PT,
-    )
-    axes = layout(fig, panels, top=0.35, bottom=0.3)
-    for p, ax in zip(panels, axes, strict=True):
-        grid = g.Grid(ax, p, g.norm_for(c), "−0.9")
-        grid.set_values(p.values, p.values == 0)  # zeros blank: the sparsity
-    return StaticFigure(fig)
+        blank=lambda values: values == 0,  # the sparsity
+    ))  # fmt: skip

@@ -35,15 +35,8 @@
  * keeps the indent it had inside the script's old function wrapper.)
  */
   var SVG = "http://www.w3.org/2000/svg";
-  var FONT_MIN = 12; // CSS px: no number is smaller (a host may set --cgs-font-min)
-  var FONT_SOFT = 10.5; // ... except on a wide screen, rather than outgrow its height
-  var NARROW = 600; // px: below this the panels always stack (a phone)
-  var FONT_MAX = 15;
-  var CELL_MAX = 48;
-  var LABEL_FONT = 12; // CSS px: the grids' row and column labels (at least --cgs-text-min)
-  var GAP = 18;
-  var CELL_FLOOR = 12; // px: the smallest cell a phone's grid is shrunk to (colours only)
-  var HALO = "#000"; // the dark edge of every outline (and a white one)
+  // the measures (sizes, gaps, lines, fonts) are the scene's: scene.style.layout
+  // (palette.py's LAYOUT, which the painter of pictures reads too)
   var TRAILS = { trail1: 1, trail2: 1 }; // the fading trail: no edge
   // the keys a focused control moves itself with: kept from the host page
   var CONTROL_KEYS = { ArrowLeft: 1, ArrowRight: 1, ArrowUp: 1, ArrowDown: 1, Home: 1, End: 1,
@@ -93,12 +86,11 @@
   // ---- numbers and colours ---------------------------------------------
 
   var measurer = null;
-  function textWidth(text, px) {
+  function textWidth(text, px, font) {
     if (!measurer) measurer = document.createElement("canvas").getContext("2d");
-    measurer.font = px + "px " + FONT;
+    measurer.font = px + "px " + font;
     return measurer.measureText(text).width;
   }
-  var FONT = "'DejaVu Sans', Verdana, 'Segoe UI', Arial, sans-serif";
 
   function hexRgb(hex) {
     var v = parseInt(hex.slice(1, 7), 16);
@@ -180,9 +172,9 @@
       }
       return cursor;
     }
-    var stops = scene.style.cmap.map(hexRgb);
-    return { scene: scene, numbers: numbers, at: at, stops: stops,
-             fontMin: FONT_MIN, labelFont: LABEL_FONT, soft: FONT_SOFT };
+    var stops = scene.style.cmap.map(hexRgb), L = scene.style.layout;
+    return { scene: scene, numbers: numbers, at: at, stops: stops, L: L,
+             fontMin: L.font_min, labelFont: L.text.label[0], soft: L.font_soft };
   }
 
   // ---- one panel -----------------------------------------------------------
@@ -190,14 +182,14 @@
   function Panel(prep, p) {
     this.prep = prep;
     this.p = p;
-    var texts = prep.scene.texts, compact = prep.scene.compact;
+    var texts = prep.scene.texts, compact = prep.scene.compact, font = prep.L.font;
     // the widest number it will ever show, at 1 px
     var wide = 0, wideC = 0, seen = {};
     var consider = function (k) {
       if (seen[k]) return;
       seen[k] = 1;
-      wide = Math.max(wide, textWidth(texts[k], 100) / 100);
-      wideC = Math.max(wideC, textWidth(compact[k], 100) / 100);
+      wide = Math.max(wide, textWidth(texts[k], 100, font) / 100);
+      wideC = Math.max(wideC, textWidth(compact[k], 100, font) / 100);
     };
     if (p.cells) p.cells.forEach(consider);
     else if (prep.scene.steps) { // frame 0's cells, then every later change in the panel
@@ -229,20 +221,23 @@
     var rl = this.labels[t], cl = this.labels[1 - t];
     this.rowLabels = rl;
     this.colLabels = cl;
-    var px = this.prep.labelFont;
-    this.labelW = 6 + Math.max.apply(null, rl.map(function (x) { return textWidth(x, px); }).concat([0]));
-    this.colLabelW = 4 + Math.max.apply(null, cl.map(function (x) { return textWidth(x, px); }).concat([0]));
+    var px = this.prep.labelFont, font = this.prep.L.font, gap = this.prep.L.label_gap;
+    var widest = function (labels) {
+      return Math.max.apply(null, labels.map(function (x) { return textWidth(x, px, font); }).concat([0]));
+    };
+    this.labelW = gap[0] + widest(rl);
+    this.colLabelW = gap[1] + widest(cl);
   };
 
   /* the panel's width on screen at cell c (its svg: row labels, cells, margin) */
   Panel.prototype.span = function (c) {
-    return this.labelW + this.extent()[1] * c + 8;
+    return this.labelW + this.extent()[1] * c + this.prep.L.grid_right;
   };
 
   /* on a screen ``avail`` px wide (a phone), the panel's cell and whether it
    * is turned: as laid out if it fits; else smaller cells while its numbers
    * stay legible; else turned, if that fits; else the larger of the cells
-   * that fit either way, down to CELL_FLOOR (colours, no numbers) */
+   * that fit either way, down to the layout's cell_floor (colours, no numbers) */
   Panel.prototype.fit = function (cell, least, avail) {
     this.orient(false);
     if (this.span(cell) <= avail) return cell;
@@ -256,7 +251,7 @@
     var turned = this.p.cols > this.p.rows ? fits(true) : -1;
     if (turned >= need) return Math.min(cell, turned);
     this.orient(turned > flat);
-    return Math.max(CELL_FLOOR, Math.min(cell, Math.max(flat, turned)));
+    return Math.max(this.prep.L.cell_floor, Math.min(cell, Math.max(flat, turned)));
   };
 
   /* the reader asked for less motion (prefers-reduced-motion) */
@@ -267,10 +262,11 @@
   function range(n) { var a = []; for (var i = 0; i < n; i++) a.push(i); return a; }
 
   /* the cell size (px) at which the panel's numbers read at the smallest
-   * font allowed (FONT_MIN; a slide, which the projector scales up, may set
+   * font allowed (the layout's font_min; a slide, which the projector scales up, may set
    * --cgs-font-min lower) */
   Panel.prototype.need = function (font) {
-    return Math.ceil(((font || this.prep.fontMin) * Math.min(this.wide, this.wideC) + 4) / 0.88);
+    var fill = this.prep.L.fill;
+    return Math.ceil(((font || this.prep.fontMin) * Math.min(this.wide, this.wideC) + fill[1]) / fill[0]);
   };
   /* the height of panels wrapped into rows of the given width, at cell c */
   function wrapHeight(subs, c, width, tall) {
@@ -292,21 +288,22 @@
     var p = this.q, ph = p.pad[0], pw = p.pad[1], ext = this.extent(), turned = this.turned;
     this.cell = cell;
     least = least || this.prep.fontMin;
-    var fontMax = Math.max(FONT_MAX, 0.36 * cell, least);
-    var font = Math.min(fontMax, (0.88 * cell - 4) / this.wide);
+    var L = this.prep.L, room = L.fill[0] * cell - L.fill[1]; // a number's width
+    var fontMax = Math.max(L.font_max, 0.36 * cell, least);
+    var font = Math.min(fontMax, room / this.wide);
     this.compact = false;
     if (font < least) {
-      font = Math.min(fontMax, (0.88 * cell - 4) / this.wideC);
+      font = Math.min(fontMax, room / this.wideC);
       this.compact = true;
     }
     this.numbers = font >= least - 1e-9;
     this.font = font;
     this.coloured = this.p.colored || !this.numbers;
-    var left = this.labelW, top = 4;
+    var left = this.labelW, top = L.grid_top;
     var rot = this.colLabelW > cell * 0.98 * this.labelStep(cell); // vertical labels
     var labelFont = this.prep.labelFont;
     var below = 6 + (rot ? Math.min(this.colLabelW, 60) : labelFont + 2);
-    var width = left + ext[1] * cell + 8, height = top + ext[0] * cell + below;
+    var width = left + ext[1] * cell + L.grid_right, height = top + ext[0] * cell + below;
     var svg = sv("svg", { class: "cgs-grid", width: width, height: height,
                           viewBox: "0 0 " + width + " " + height, role: "img" });
     this.svg = svg;
@@ -340,15 +337,21 @@
     g.appendChild(cells);
     // every cell border, the padding ring's too
     var path = "";
-    for (var x = -pw; x <= p.cols + pw; x++) path += "M" + x * cell + " " + (-ph * cell) + "V" + (p.rows + ph) * cell;
-    for (var y = -ph; y <= p.rows + ph; y++) path += "M" + (-pw * cell) + " " + y * cell + "H" + (p.cols + pw) * cell;
-    g.appendChild(sv("path", { d: path, stroke: "#777", "stroke-width": 0.8, fill: "none",
+    // (cells too small for borders between them: the outer border only)
+    var thin = cell < L.lines_min_cell;
+    for (var x = -pw; x <= p.cols + pw; x++) {
+      if (!thin || x === -pw || x === p.cols + pw) path += "M" + x * cell + " " + (-ph * cell) + "V" + (p.rows + ph) * cell;
+    }
+    for (var y = -ph; y <= p.rows + ph; y++) {
+      if (!thin || y === -ph || y === p.rows + ph) path += "M" + (-pw * cell) + " " + y * cell + "H" + (p.cols + pw) * cell;
+    }
+    g.appendChild(sv("path", { d: path, stroke: L.lines[0], "stroke-width": L.lines[1], fill: "none",
                                class: "cgs-lines" }));
     if (p.blocks) {
       var heavy = "";
       for (var bx = p.blocks[1]; bx < p.cols; bx += p.blocks[1]) heavy += "M" + bx * cell + " 0V" + p.rows * cell;
       for (var by = p.blocks[0]; by < p.rows; by += p.blocks[0]) heavy += "M0 " + by * cell + "H" + p.cols * cell;
-      g.appendChild(sv("path", { d: heavy, stroke: "#222", "stroke-width": 2.4, fill: "none",
+      g.appendChild(sv("path", { d: heavy, stroke: L.blocks[0], "stroke-width": L.blocks[1], fill: "none",
                                  class: "cgs-lines cgs-blocks" }));
     }
     g.appendChild(nums);
@@ -388,16 +391,16 @@
     g.appendChild(rims);
     g.appendChild(halos);
     roles.forEach(function (role) {
-      var s = style.marks[role], w = s.width * cell / 36 * 1.25 + 0.6;
+      var s = style.marks[role], w = s.width * cell * L.mark_width[0] + L.mark_width[1];
       var colour = s.color.slice(0, 7), alpha = s.color.length > 7 ? parseInt(s.color.slice(7), 16) / 255 : 1;
       var m = sv("rect", { fill: "none", stroke: colour, "stroke-opacity": alpha.toFixed(2),
                            "stroke-width": w.toFixed(2), "stroke-dasharray": dashOf(s.dash, w),
                            visibility: "hidden", class: "cgs-mark cgs-mark-" + role });
-      var edges = TRAILS[role] ? [] : [[rims, "#fff", 4, "cgs-rim-"], [halos, HALO, 2, "cgs-edge-"]]
+      var edges = TRAILS[role] ? [] : [[rims, L.edges[0], "cgs-rim-"], [halos, L.edges[1], "cgs-edge-"]]
         .map(function (e) {
-          var node = sv("rect", { fill: "none", stroke: e[1], "stroke-width": (w + e[2]).toFixed(2),
+          var node = sv("rect", { fill: "none", stroke: e[1][0], "stroke-width": (w + e[1][1]).toFixed(2),
                                   "stroke-dasharray": dashOf(s.dash, w), visibility: "hidden",
-                                  class: "cgs-halo " + e[3] + role });
+                                  class: "cgs-halo " + e[2] + role });
           e[0].appendChild(node);
           return node;
         });
@@ -485,7 +488,10 @@
     root.appendChild(this.head);
     this.buildBar();
     this.inputs = el("div", "cgs-controls");
-    this.message = el("div", "cgs-message", { role: "alert" });
+    // "computing…", or why a value was refused: news the reader asked for,
+    // not urgent, so a polite status (role=alert would interrupt); it stays
+    // in the accessibility tree while empty, so what it then says is heard
+    this.message = el("div", "cgs-message", { role: "status" });
     root.appendChild(this.inputs);
     root.appendChild(this.message);
     // the caption sits by the controls, above the grids: in sight while a
@@ -534,6 +540,17 @@
     this.pause();
     this.prep = prepare(scene);
     var n = Math.max(scene.steps, 1), self = this;
+    // the text's sizes and colours: the layout's, for scene.css
+    var text = this.prep.L.text, rootStyle = this.root.style;
+    Object.keys(text).forEach(function (name) {
+      rootStyle.setProperty("--cgs-" + name + "-size", text[name][0] + "px");
+      rootStyle.setProperty("--cgs-" + name + "-ink", text[name][1]);
+    });
+    rootStyle.setProperty("--cgs-font", this.prep.L.font);
+    rootStyle.setProperty("--cgs-line-height", String(this.prep.L.line_height));
+    ["gap", "row_gap", "group_gap", "stack_gap"].forEach(function (name) {
+      rootStyle.setProperty("--cgs-" + name.replace("_", "-"), self.prep.L[name] + "px");
+    });
     this.title.textContent = scene.title;
     this.sub.textContent = scene.subtitle;
     this.warn.textContent = scene.warning || "";
@@ -555,7 +572,7 @@
     scene.legend.forEach(function (entry) {
       var item = el("span", "cgs-key"), s = scene.style.marks[entry[0]];
       var sw = sv("svg", { width: 22, height: 12, "aria-hidden": "true" });
-      sw.appendChild(sv("line", { x1: 1, y1: 6, x2: 21, y2: 6, stroke: HALO, "stroke-width": 5,
+      sw.appendChild(sv("line", { x1: 1, y1: 6, x2: 21, y2: 6, stroke: scene.style.layout.edges[1][0], "stroke-width": 5,
                                   "stroke-dasharray": dashOf(s.dash, 3), class: "cgs-halo" }));
       sw.appendChild(sv("line", { x1: 1, y1: 6, x2: 21, y2: 6, stroke: s.color.slice(0, 7),
                                   "stroke-width": 3, "stroke-dasharray": dashOf(s.dash, 3),
@@ -672,17 +689,18 @@
     var width = Math.floor(this.root.clientWidth || 800);
     if (!force && width === this.width) return;
     this.width = width;
-    var style = getComputedStyle(this.root);
-    var maxH = parseFloat(style.getPropertyValue("--cgs-max-grid-height")) || 0;
-    var cellMax = parseFloat(style.getPropertyValue("--cgs-cell-max")) || CELL_MAX;
-    this.prep.fontMin = parseFloat(style.getPropertyValue("--cgs-font-min")) || FONT_MIN;
+    var style = getComputedStyle(this.root), L = this.prep.L;
+    // a host's --cgs-* properties (a slide's) before the layout's own measures
+    var maxH = parseFloat(style.getPropertyValue("--cgs-max-grid-height")) || L.max_grid_height;
+    var cellMax = parseFloat(style.getPropertyValue("--cgs-cell-max")) || L.cell_max;
+    this.prep.fontMin = parseFloat(style.getPropertyValue("--cgs-font-min")) || L.font_min;
     // no grid text below --cgs-text-min (a slide that a 1024-px screen scales
     // down sets it): the labels, and the numbers even where a wide screen
-    // would shrink them to FONT_SOFT; numbers that cannot hold it give way
+    // would shrink them to font_soft; numbers that cannot hold it give way
     // to colours alone
     var textMin = parseFloat(style.getPropertyValue("--cgs-text-min")) || 0;
-    this.prep.labelFont = Math.max(LABEL_FONT, textMin);
-    this.prep.soft = Math.max(FONT_SOFT, textMin);
+    this.prep.labelFont = Math.max(L.text.label[0], textMin);
+    this.prep.soft = Math.max(L.font_soft, textMin);
     var soft = this.prep.soft;
     // a host whose height is fixed (a slide: --cgs-fixed-height: 1) keeps
     // the grids within --cgs-max-grid-height, their numbers giving way to
@@ -696,7 +714,7 @@
       if (!by[key]) { by[key] = []; groups.push(by[key]); }
       by[key].push(pn);
     });
-    var floor = this.prep.fontMin, narrow = width < NARROW;
+    var floor = this.prep.fontMin, narrow = width < L.narrow;
     this.panels.forEach(function (pn) { pn.orient(false); });
     var need = 0, needSoft = 0;
     this.panels.forEach(function (pn) {
@@ -725,7 +743,7 @@
       var fixed = 0, cells = 0, rows = 0, stack = 1, subs = [];
       columns.forEach(function (parts) {
         parts.forEach(function (g) {
-          var lw = Math.max.apply(null, g.map(function (pn) { return pn.labelW; })) + 8 + GAP;
+          var lw = Math.max.apply(null, g.map(function (pn) { return pn.labelW; })) + L.grid_right + L.gap;
           var cw = Math.max.apply(null, g.map(function (pn) { return pn.extent()[1]; }));
           fixed += lw;
           cells += cw;
@@ -743,7 +761,7 @@
     if (cell < need) {
       // legible numbers come first: the panels wrap at cells that hold them,
       // unless (on a wide screen) that would be taller than the height
-      // allowed while one row still holds numbers of FONT_SOFT px
+      // allowed while one row still holds numbers of font_soft px
       var wrapped = wrapHeight(best.subs, need, width, tall);
       if (!narrow && maxH && wrapped > maxH && Math.min(cellMax, best.wFit) >= needSoft) {
         cell = Math.min(cellMax, best.wFit);
@@ -751,7 +769,7 @@
       } else if (fixedH && wrapped > maxH) {
         // one row within the height, its stacks split for the largest cells:
         // numbers where they still fit, colours where they do not
-        for (var t = Math.floor(need) - 1; t >= CELL_FLOOR; t--) {
+        for (var t = Math.floor(need) - 1; t >= L.cell_floor; t--) {
           var other = plan(t);
           if (other.cell > best.cell) best = other;
         }
@@ -767,7 +785,7 @@
     var self = this;
     columns.forEach(function (parts) {
       // a stack still taller than the height allowed (on a wide screen)
-      // takes smaller cells of its own, while its numbers hold FONT_SOFT
+      // takes smaller cells of its own, while its numbers hold font_soft
       // (or --cgs-text-min)
       var own = cell, least = floor;
       var high = Math.max.apply(null, parts.map(function (g) { return tall(g, cell); }));

@@ -171,6 +171,39 @@ def build_scene(view: Any) -> dict[str, Any]:
     }
 
 
+def still_scene(title: str, subtitle: str, panels: list, caption: str,
+                blank: Any = None) -> dict[str, Any]:  # fmt: skip
+    """A scene of one step that shows fixed ``panels`` (each with its
+    ``values``): a still picture's (:func:`~.field_views.conv_matrix_figure`).
+    The cells where ``blank(values)`` is set are left blank and white."""
+    planes = [np.asarray(p.values, np.float64) for p in panels]
+    numbers = _Numbers(*planes)
+    sets, entries, offset = [], [], 0
+    for p, values in zip(panels, planes, strict=True):
+        shown = ~blank(values) if blank is not None else np.ones(values.shape, bool)
+        cells = np.arange(values.size) + offset
+        sets += np.stack([cells, numbers.index(values).ravel(), shown.ravel()],
+                         1).astype(np.int64).tolist()  # fmt: skip
+        entries.append({
+            "id": p.name, "title": p.title, "rows": p.rows, "cols": p.cols,
+            "pad": [int(p.pad[0]), int(p.pad[1])],
+            "row_labels": _labels(p.row_labels, p.rows),
+            "col_labels": _labels(p.col_labels, p.cols),
+            "marks": [], "colored": bool(p.colored), "column": p.column,
+            "blocks": None, "offset": offset,
+            "scale": list(value_range(*planes)),
+        })  # fmt: skip
+        offset += values.size
+    return {
+        "format": FORMAT, "version": VERSION, "view": "still", "title": title,
+        "subtitle": subtitle, "warning": "", "steps": 1, "state_size": offset,
+        **numbers.table(), "panels": entries,
+        "frames": [{"set": sets, "marks": {}, "text": caption}],
+        "controls": [], "legend": [], "style": style(),
+        "speeds": [list(s) for s in SPEEDS], "speed": DEFAULT_SPEED, "loop": False,
+    }  # fmt: skip
+
+
 def _sets(history: Any, numbers: _Numbers) -> tuple[list, list[int]]:
     """Every frame's ``set`` entries, ``[cell, number, shown]``, as one list
     and where each frame's part begins: frame 0 sets every cell (the player

@@ -31,8 +31,8 @@ def pos_labels(oh: int, ow: int) -> list[str]:
 
 def window_at(win, i: int, j: int) -> tuple[int, int, int, int]:
     """The outline ``(r, c, h, w)`` of window ``(i, j)``: its dilated span."""
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = win.k, win.s, win.p, win.d
-    return i * sh - ph, j * sw - pw, (kh - 1) * dh + 1, (kw - 1) * dw + 1
+    rows, cols = win.rows_of(i), win.columns_of(j)
+    return rows.start, cols.start, *win.span
 
 
 def frames_of(t: trace.Trace, plane: tuple[int, ...]):

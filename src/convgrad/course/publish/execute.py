@@ -59,7 +59,28 @@ def execute_static(
         client.on_cell_start = started
     with embedded_views():
         client.preprocess(nb, {"metadata": {"path": str(cwd)}})
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = joined_streams(cell.outputs)
     return nb
+
+
+def joined_streams(outputs: list) -> list:
+    """``outputs`` with each run of printed text to one stream made one
+    output, as a notebook shows it. The kernel sends what a cell prints in
+    pieces, as often as it flushes: on a busy machine two ``print`` calls a
+    moment apart arrive as two outputs, which a deck or a page would draw
+    as two boxes, taller than the one a quiet machine gives."""
+    joined: list = []
+    for out in outputs:
+        last = joined[-1] if joined else None
+        if (out.get("output_type") == "stream" and last is not None
+                and last.get("output_type") == "stream"
+                and last.get("name") == out.get("name")):
+            last["text"] = "".join(last["text"]) + "".join(out["text"])
+        else:
+            joined.append(out)
+    return joined
 
 
 @contextlib.contextmanager

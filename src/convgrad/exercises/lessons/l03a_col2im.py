@@ -73,7 +73,9 @@ def feed(case: dict, output: str = "output", *, stride=None,
     p = case.get("padding", 0)
     b, ch, ki, kj, i, j = np.indices(col.shape).reshape(6, -1)
     ti, tj = feeds.taps(ki, kj, k, flip, swap)
-    terms = {"at": (b, ch, i * s + ti * dr, j * s + tj * dc),
+    # the window's map, on the padded canvas (p rows and columns on)
+    win = geometry.Window((k, k), feeds.pair(s), (p, p), (dr, dc), (oh, ow))
+    terms = {"at": (b, ch, win.row(i, ti) + p, win.column(j, tj) + p),
              "value": col.reshape(-1), "batch": b, "source": (i, j, ki, kj)}
     return feeds.scatter((n, c, h + 2 * p, w + 2 * p), (0, 0, p, p),
                          (n, c, h, w), terms,

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from convgrad import geometry
+
 from ..diagnosis import model
 from ..exercise import Exercise
 from ..shared import numbers
@@ -95,7 +97,7 @@ def cases(rng: np.random.Generator) -> list[dict]:
                              ((8, 8), 5, 2, 1),
                              # output_padding 1 on H, 0 on W
                              ((6, 5), 3, 2, 1)]:
-        oh, ow = (h + 2 * p - k) // s + 1, (wd + 2 * p - k) // s + 1
+        oh, ow = (geometry.conv_out_size(a, k, s, p, 1) for a in (h, wd))
         out.append({"dy": numbers(rng, 2, 3, oh, ow),
                     "w": numbers(rng, 3, 2, k, k), "input_size": (h, wd),
                     "stride": s, "padding": p})
@@ -163,6 +165,9 @@ EXERCISE = Exercise(
     outputs=("dx",),
     mistakes=MISTAKES,
     outcomes=(1,),
+    # the lesson's text: a stride-1 F.conv2d, "no conv_transpose2d, fold or
+    # adjoint"; and no autodiff, which would hand back dx unbuilt
+    forbids=("autodiff", "conv_transpose2d", "fold", "adjoint"),
     hint="stuff dy (s - 1 zeros between entries), pad it by k - 1 - p "
          "(and the output_padding rows at the bottom and right), then "
          "correlate with w[..., ::-1, ::-1] with in/out channels swapped.",

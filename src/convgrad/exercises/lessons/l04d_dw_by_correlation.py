@@ -188,6 +188,27 @@ def one_image(run: Run, output: str):
             for b in (0, n - 1)]
 
 
+def dx_padding(run: Run, output: str):
+    """x padded by k - 1 - p, the padding of dx's rule (exercise 4.3),
+    where dw keeps the forward's p; a negative one crops x."""
+    x, dy, k, s, p = _args(run.case)
+    pad = k - 1 - p
+    if pad == p:
+        return []
+    if pad < 0:
+        x, pad = x[:, :, -pad:pad, -pad:pad], 0
+    return _try("x padded by k - 1 - p, dx's padding",
+                lambda: correlate(x, dy, k, s, pad))
+
+
+def batch_summed_first(run: Run, output: str):
+    x, dy, k, s, p = _args(run.case)
+    return _try("the images summed before the correlation: (sum_n x) "
+                "correlated with (sum_n dy)",
+                lambda: correlate(x.sum(0, keepdims=True),
+                                  dy.sum(0, keepdims=True), k, s, p))
+
+
 def batch_mean(run: Run, output: str):
     return [("the mean over the images", run.expected(output) / len(run.case["x"]))]
 
@@ -229,6 +250,15 @@ MISTAKES = [
                    "correlation's input channels, F.conv2d sums them for "
                    "you; keep all N")),
     model("batch-mean", batch_mean),
+    model("padding-misused", dx_padding,
+          fix=_say("pad x by the forward's padding p, as the forward did: "
+                   "k - 1 - p is the padding of dx's rule, where dy is "
+                   "the input; here x is")),
+    model("batch-mixed", batch_summed_first,
+          fix=_say("pair each image's x with its own dy, then sum: "
+                   "sum_n corr(x[n], dy[n]); summing x and dy over the "
+                   "batch first adds the products of one image's x with "
+                   "another's dy")),
 ]
 
 EXERCISE = Exercise(
@@ -237,6 +267,9 @@ EXERCISE = Exercise(
     expected=expected,
     mistakes=MISTAKES,
     outcomes=(1,),
+    # the lesson's text: one F.conv2d, "no conv_transpose2d, autodiff or
+    # adjoint" (adjoint.dw_by_conv2d is this very correlation)
+    forbids=("autodiff", "conv_transpose2d", "adjoint"),
     hint="swap N and C of x and of dy, correlate with F.conv2d(x_t, dy_t, "
          "padding=padding, dilation=stride), crop to [:k, :k] and swap "
          "the channel axes back.",

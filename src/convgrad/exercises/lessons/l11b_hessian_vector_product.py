@@ -37,7 +37,7 @@ from typing import ClassVar
 import numpy as np
 
 import convgrad as cg
-from convgrad import F
+from convgrad import F, geometry
 
 from ..diagnosis import Rule, Run, model
 from ..exercise import Exercise
@@ -167,7 +167,7 @@ def cases(rng: np.random.Generator) -> list[dict]:
         ("relu", 2, 2, 1, 6, 5, 2, 2, 0),
     ]:
         w = numbers(rng, o, c, k, k)
-        oh, ow = (h + 2 * p - k) // s + 1, (wd + 2 * p - k) // s + 1
+        oh, ow = (geometry.conv_out_size(a, k, s, p, 1) for a in (h, wd))
         a = numbers(rng, n, o, oh, ow) if kind == "tanh" else None
         out.append({"f": Scalar(kind, w, a, s, p),
                     "x": numbers(rng, n, c, h, wd),
@@ -235,6 +235,26 @@ def differences(run: Run, output: str):
                                                 ("backward", -1))]
 
 
+def normalised(run: Run, output: str):
+    f, x, v = _parts(run)
+    return [("H·v / |v|: v normalised to a unit direction first",
+             f.hvp(x, v / np.linalg.norm(v)))]
+
+
+def diagonal(run: Run, output: str):
+    """``diag(H) * v``: each element's own second derivative times its
+    ``v``, every mixed term dropped."""
+    f, x, v = _parts(run)
+    basis = np.zeros(x.size)
+    diag = np.empty(x.size)
+    for i in range(x.size):
+        basis[i] = 1.0
+        diag[i] = f.hvp(x, basis.reshape(x.shape)).ravel()[i]
+        basis[i] = 0.0
+    return [("diag(H) * v: the mixed second derivatives dropped",
+             diag.reshape(x.shape) * v)]
+
+
 def swapped(run: Run, output: str):
     f, x, v = _parts(run)
     return [("H at v times x: x and v swapped", f.hvp(v, x))]
@@ -287,6 +307,13 @@ MISTAKES = [
                    "eps/2 times the third derivative: differentiate "
                    "exactly, cg.grad((g * v).sum(), x) with g kept by "
                    "create_graph=True")),
+    model("scale", normalised,
+          fix=_say("use v as it is given: H·v is linear in v, so "
+                   "normalising v to length 1 divides the answer by |v|")),
+    model("term-dropped", diagonal,
+          fix=_say("H·v mixes the elements: (H v)_i = sum_j H_ij v_j, "
+                   "and the diagonal alone keeps only j = i; "
+                   "differentiate (g * v).sum() with respect to x")),
     model("inputs-swapped", swapped,
           fix=_say("differentiate at x, along v: the Tensor that requires "
                    "grad holds x, and v only weighs the gradient")),

@@ -1,0 +1,149 @@
+"""Lesson 9: ``head_backward``, every gradient of the tiny CNN's head by
+hand: ReLU, the linear layer and the mean softmax cross-entropy.
+
+``h = relu(a)``, ``z = h wᵀ + b``, ``L = mean_n −log softmax(z_n)[t_n]``.
+From the top down: ``dz = (softmax(z) − onehot(t)) / N``, ``dw = dzᵀ h``,
+``db = dz.sum(0)``, ``dh = dz w``, ``da = dh·(a > 0)``: five gradients,
+each the upstream gradient of the next, as the lesson's whole backward
+by hand (backprop ninja) writes them.
+
+The mistakes: the mean's ``1/N`` left out (``count-factor``), the onehot's
+term left out (``term-dropped``), the softmax over the batch axis
+(``sum-axes``), ``dw`` transposed (``plane-transposed``), ``db`` not summed
+over the batch (``missing-batch-sum``), and the ReLU's mask taken from
+the gradient's sign or with ``>=`` at the kink (``relu-mask``).
+
+The cases have one to four examples, ``D`` and ``K`` different (a
+transposed ``dw`` has another shape), and exact zeros in ``a`` (one of
+them ``-0.0``), where the mask must be 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..diagnosis import Run, model
+from ..exercise import Exercise
+from ..shared import numbers
+
+
+def head_backward(a: np.ndarray, w: np.ndarray, b: np.ndarray,
+                  labels: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``(dz, dw, db, dh, da)`` of ``L = cross_entropy(relu(a) wᵀ + b,
+    labels)``, the mean over the batch."""
+    h = np.maximum(a, 0)
+    z = h @ w.T + b
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)  # softmax, row by row
+    n = len(a)
+    dz = (p - np.eye(w.shape[0])[labels]) / n  # the mean's 1/N
+    dw = dz.T @ h
+    db = dz.sum(axis=0)
+    dh = dz @ w
+    da = dh * (a > 0)  # 0 at exactly 0, as PyTorch
+    return dz, dw, db, dh, da
+
+
+# the cases ---------------------------------------------------------------
+
+
+def cases(rng: np.random.Generator) -> list[dict]:
+    out = []
+    for n, d, k in [(3, 5, 4), (4, 3, 6), (2, 6, 3), (1, 4, 5)]:
+        a = numbers(rng, n, d)
+        a[0, :2] = 0.0, -0.0  # the kink: no gradient there
+        out.append({"a": a, "w": numbers(rng, k, d), "b": numbers(rng, k),
+                    "labels": rng.integers(0, k, size=n)})
+    return out
+
+
+# the mistakes: the chain with one step changed -------------------------------
+
+
+def _chain(case: dict, *, mean: bool = True, onehot: bool = True,
+           axis: int = 1, mask: str = "a>0") -> dict[str, np.ndarray]:
+    a, w, b, t = case["a"], case["w"], case["b"], case["labels"]
+    h = np.maximum(a, 0)
+    z = h @ w.T + b
+    p = np.exp(z - z.max(axis=axis, keepdims=True))
+    p /= p.sum(axis=axis, keepdims=True)
+    dz = p - np.eye(w.shape[0])[t] if onehot else p.copy()
+    if mean:
+        dz = dz / len(a)
+    dh = dz @ w
+    masks = {"a>0": a > 0, "a>=0": a >= 0, "dh>0": dh > 0}
+    return {"dz": dz, "dw": dz.T @ h, "db": dz.sum(axis=0), "dh": dh,
+            "da": dh * masks[mask]}
+
+
+def no_mean(run: Run, output: str):
+    return [("the mean's 1/N left out: dz = softmax(z) − onehot(t)",
+             _chain(run.case, mean=False)[output])]
+
+
+def no_onehot(run: Run, output: str):
+    return [("softmax(z)/N without the − onehot(t) term",
+             _chain(run.case, onehot=False)[output])]
+
+
+def batch_softmax(run: Run, output: str):
+    return [("the softmax over the batch axis, each column summing to 1",
+             _chain(run.case, axis=0)[output])]
+
+
+def transposed(run: Run, output: str):
+    return [("hᵀ·dz, dw transposed", run.expected("dw").T)]
+
+
+def unsummed(run: Run, output: str):
+    dz = run.expected("dz")
+    return [("dz itself, not summed over the batch", dz),
+            ("the first example's dz alone", dz[0])]
+
+
+def mask_of(run: Run, output: str):
+    return [("the mask dh > 0, the gradient's sign, where the forward's "
+             "input a > 0 decides", _chain(run.case, mask="dh>0")["da"]),
+            ("the mask a >= 0: at exactly 0 the gradient passed",
+             _chain(run.case, mask="a>=0")["da"])]
+
+
+def _say(fix: str):
+    return lambda source, output, label: fix
+
+
+MISTAKES = [  # specific first
+    model("count-factor", no_mean,
+          fix=_say("the loss is the mean over the N examples: its backward "
+                   "hands 1/N to each, dz = (softmax(z) - onehot(t)) / N, and "
+                   "every gradient below carries it")),
+    model("term-dropped", no_onehot,
+          fix=_say("d(-log p[t])/dz = softmax(z) - onehot(t): subtract 1 at "
+                   "each example's label, np.eye(K)[labels]")),
+    model("sum-axes", batch_softmax,
+          fix=_say("each example's softmax is over its own K logits: "
+                   "max, exp and sum along axis=1, keepdims=True")),
+    model("plane-transposed", transposed, outputs=("dw",),
+          fix=_say("dw has w's shape (K, D): dz.T @ h, (K, N) times (N, D), "
+                   "not h.T @ dz")),
+    model("missing-batch-sum", unsummed, outputs=("db",),
+          fix=_say("b is added to every example's row: db = dz.sum(axis=0), "
+                   "of b's shape (K,)")),
+    model("relu-mask", mask_of, outputs=("da",)),
+]
+
+EXERCISE = Exercise(
+    "head_backward", 9, head_backward, cases,
+    outputs=("dz", "dw", "db", "dh", "da"),
+    mistakes=MISTAKES,
+    hint={
+        "dz": "dz = (softmax(z) - onehot(labels)) / N, the softmax along "
+              "axis 1 and N the batch size.",
+        "dw": "dw = dz.T @ h, with h = relu(a): w's shape (K, D).",
+        "db": "db = dz.sum(axis=0): b is added to every row.",
+        "dh": "dh = dz @ w: h's shape (N, D).",
+        "da": "da = dh * (a > 0): the ReLU's forward input decides, and at "
+              "exactly 0 nothing passes.",
+    },
+    outcomes=(2,),
+)
