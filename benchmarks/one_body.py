@@ -78,18 +78,14 @@ def _patch_vjp_first_order() -> None:
     engine._run_rule = run_rule
 
 
-def child(case: str, reps: int, emulate: bool) -> float:
-    """Median seconds of one forward + backward of ``case`` (after two
-    untimed runs), in the convgrad this process imports."""
-    import time
-
+def make_step(case: str):
+    """One forward + backward of ``case`` (a function of no arguments), in
+    the convgrad this process imports."""
     import numpy as np
 
     import convgrad as cg
     from convgrad import F
 
-    if emulate:
-        _patch_vjp_first_order()
     rng = np.random.default_rng(0)
     if case == "train_step":
         from convgrad import data, optim
@@ -116,6 +112,17 @@ def child(case: str, reps: int, emulate: bool) -> float:
             y.sum().backward()
     else:
         raise ValueError(f"case must be one of {CASES}, got {case!r}")
+    return step
+
+
+def child(case: str, reps: int, emulate: bool) -> float:
+    """Median seconds of one forward + backward of ``case`` (after two
+    untimed runs), in the convgrad this process imports."""
+    import time
+
+    if emulate:
+        _patch_vjp_first_order()
+    step = make_step(case)
     step()
     step()
     times = []

@@ -921,3 +921,28 @@ def test_batchnorm2d_gradient_penalty_matches_torch(training, backend, torch):
     for o, t in pairs:
         np.testing.assert_allclose(o.grad, t.grad.numpy(), rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(bn.running_var.data, tbn.running_var.numpy())
+
+
+def test_bias_and_linear_weight_gradients_as_ops(backend):
+    """A conv's ``db`` (``BiasGrad``) and linear's ``dw``
+    (``LinearWeightGrad``) are ops of their own, one wrapper each at first
+    order (issue 43): differentiated twice, each agrees with torch's
+    ``Σ dy`` over (0, 2, 3) and ``dyᵀ · x``; and lesson 9's CNN, with
+    create_graph, records them in its gradients' graphs."""
+    from convgrad.ops.conv import BiasGrad
+    from convgrad.ops.loss import LinearWeightGrad
+
+    rng = np.random.default_rng(11)
+    check_double(BiasGrad.apply, lambda dy: dy.sum(dim=(0, 2, 3)),
+                 [rng.standard_normal((2, 3, 4, 5))])
+    second = check_double(LinearWeightGrad.apply, lambda dy, x: dy.T @ x,
+                          [rng.standard_normal((5, 3)), rng.standard_normal((5, 4))])
+    assert all(s is not None for s in second)  # bilinear: both inputs and u
+    x = rng.standard_normal((2, 1, 8, 8))
+    from convgrad.training import digits_cnn
+
+    model = digits_cnn(generator=0, dtype=np.float64)
+    loss = F.cross_entropy(model(x), np.array([3, 7]))
+    conv_b, lin_w = model[0].bias, model[7].weight
+    db, dw = cg.grad(loss, [conv_b, lin_w], create_graph=True)
+    assert (db.grad_fn, dw.grad_fn) == ("BiasGrad", "LinearWeightGrad")

@@ -284,3 +284,28 @@ def test_register_refuses_to_replace_what_tensor_defines_itself():
     with pytest.raises(TypeError, match="must be a function or a property"):
         register(twice=2)
     assert not hasattr(cg.Tensor, "twice")
+
+
+def test_the_walks_silence_ends_with_it():
+    """First order's ops skip setting NumPy's error state inside the walk,
+    which holds it silent already (issue 43); the thread's flag for that
+    is restored when the walk ends, even by an exception, and ops outside
+    it (under no_grad) stay silent on their own: log(0) and 0/0, with
+    warnings as errors (the suite's setting), give torch's -inf and NaN."""
+    from convgrad.tensor import _mode
+
+    x = cg.Tensor(np.array([0.0, 1.0]), requires_grad=True)
+
+    def boom(g):
+        raise KeyError("hook")
+
+    y = x.log() * 2.0
+    y.register_hook(boom)
+    with pytest.raises(KeyError):
+        y.sum().backward()
+    assert _mode.silent is False
+    (x.log() / x).sum().backward()  # the walk: 1/x and its sums, silent
+    assert _mode.silent is False and not np.isfinite(x.grad[0])
+    with cg.no_grad():
+        out = (x.log() / (x * 0.0)).data
+    assert out[0] == -np.inf and np.isnan(out[1])

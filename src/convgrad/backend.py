@@ -166,7 +166,9 @@ class Backend:
         ``settings.min_work``. The one place this is decided."""
         if op not in FORWARD_NAMES:
             raise ValueError(f"op must be one of {FORWARD_NAMES}, got {op!r}")
-        fn = self.load().forwards.get(op)
+        if not self._loaded:
+            self.load()
+        fn = self.forwards.get(op)
         if fn is None or work <= 0 or work < getattr(self.settings, "min_work", 0):
             return None
         return fn
@@ -272,8 +274,9 @@ def kept() -> Iterator[None]:
 def kernel(name: str) -> Callable:
     """The active backend's implementation of kernel ``name``."""
     backend = get_backend()
+    own = REGISTRY[backend]  # (the name is checked: get_backend's)
     try:
-        return table(backend)[name]
+        return (own.kernels if own._loaded else own.load().kernels)[name]
     except KeyError:
         raise ValueError(
             f"kernel must be one of {KERNEL_NAMES}; backend {backend!r} has no "

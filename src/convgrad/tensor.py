@@ -30,6 +30,10 @@ class _GradMode(threading.local):
     def __init__(self) -> None:
         self.enabled = True
         self.saved: list[bool] = []  # the states no_grad blocks will restore
+        #: whether NumPy's errors are already silent in this thread: the
+        #: walk runs its rules in ``np.errstate(all="ignore")`` (engine),
+        #: so their ops need not set it again (:meth:`Function.apply`)
+        self.silent = False
 
 
 _mode = _GradMode()
@@ -414,9 +418,12 @@ def _operand(value: Any, like: Tensor) -> Any:
     """A Tensor stays; scalars and arrays become constant ndarrays."""
     if isinstance(value, Tensor):
         return value
-    if type(value) is np.ndarray and value.dtype is like.data.dtype:
+    kind = type(value)
+    if kind is np.ndarray and value.dtype is like.data.dtype:
         return value  # (as_float_array's answer, sooner: a rule's constants)
-    if isinstance(value, numbers.Real) and not isinstance(value, np.ndarray):
+    if kind is float or kind is int or (  # (before the ABC's slower check)
+        isinstance(value, numbers.Real) and not isinstance(value, np.ndarray)
+    ):
         # a Python scalar keeps the tensor's dtype, as in torch
         return np.asarray(value, dtype=like.dtype)
     return as_float_array(value, "operand")
@@ -536,10 +543,11 @@ def _backprop(
     hooks run under ``no_grad`` too."""
     _mode.saved.append(_mode.enabled)  # as no_grad() or enable_grad()
     _mode.enabled = create_graph
+    silent, _mode.silent = _mode.silent, True
     try:
         return engine.backprop(roots, seeds, create_graph, targets, retain)
     finally:
-        _mode.enabled = _mode.saved.pop()
+        _mode.enabled, _mode.silent = _mode.saved.pop(), silent
 
 
 def _tensors(value: Any, name: str) -> list[Tensor]:

@@ -46,6 +46,7 @@ from .. import tensor as _t
 from ..backend import Shared, forward, kernel
 from ..function import Function
 from ..geometry import ConvGeometry, TransposeGeometry
+from .reduce import ExpandTo
 
 
 def im2col(x: np.ndarray, win) -> np.ndarray:
@@ -148,7 +149,7 @@ class Conv2d(Function):
                 dw = ConvWeightGrad.apply(x, dy, geom, col=col)
             else:
                 dw = ConvWeightGrad.apply(x, dy, geom, share=share)
-        db = _bias_grad(dy) if need[2] else None
+        db = BiasGrad.apply(dy) if need[2] else None
         return dx, dw, db, None
 
 
@@ -163,12 +164,23 @@ def _dw_from_col(col, dy_g, geom):
     )
 
 
-def _bias_grad(dy):
-    """``db = Σ dy`` over images and pixels: each plane's pixels first (one
-    contiguous run each), then the images; NumPy's one reduction over axes
-    (0, 2, 3) strides through ``dy`` and took about twice as long (0.26
-    against 0.15 ms on the medium layer's 4 MB ``dy``, issue 43)."""
-    return dy.sum(axis=(2, 3)).sum(axis=0)
+class BiasGrad(Function):
+    """A conv's ``db = Σ dy`` over images and pixels, as one op: each
+    plane's pixels first (one contiguous run each), then the images.
+    NumPy's one reduction over axes (0, 2, 3) strides through ``dy`` and
+    took about twice as long (0.26 against 0.15 ms on the medium layer's
+    4 MB ``dy``, issue 43); as two ``sum`` ops it cost a second wrapper
+    per conv at first order. Linear in ``dy``: its rule spreads ``g`` back
+    over every image and pixel (the adjoint of a sum)."""
+
+    @staticmethod
+    def forward(ctx, dy):
+        ctx.dy_shape = dy.shape
+        return dy.sum(axis=(2, 3)).sum(axis=0)
+
+    @staticmethod
+    def vjp(ctx, inputs, g):
+        return ExpandTo.apply(g.reshape(1, ctx.dy_shape[1], 1, 1), ctx.dy_shape)
 
 
 def _zeros(shape, dtype):
@@ -283,5 +295,5 @@ class ConvTranspose2d(Function):
         share = Shared(x.data) if need[0] and need[1] else None  # as conv2d's
         dx = Conv2d.apply(dy, w, None, conv, share=share) if need[0] else None
         dw = ConvWeightGrad.apply(dy, x, conv, share=share) if need[1] else None
-        db = _bias_grad(dy) if need[2] else None
+        db = BiasGrad.apply(dy) if need[2] else None
         return dx, dw, db, None

@@ -117,8 +117,29 @@ class Linear(Function):
         dx = dy @ w if need_x else None
         dw = None
         if need_w:
-            dw = rows.T @ (x if x.ndim == 2 else x.reshape(-1, x.shape[-1]))
+            x_rows = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
+            dw = LinearWeightGrad.apply(rows, x_rows)
         return dx, dw, rows.sum(axis=0) if need_b else None
+
+
+class LinearWeightGrad(Function):
+    """linear's ``dw = dyᵀ · x``, on rows (``dy (M, out)``, ``x (M, in)``),
+    as one op: at first order one wrapper where ``rows.T @ x`` took two (a
+    transpose and a matmul). Bilinear, so its rule is two products, the
+    very ones that transpose and matmul would give: ``(g · xᵀ)ᵀ`` for
+    ``dy`` and ``dy · g`` for ``x``."""
+
+    @staticmethod
+    def forward(ctx, dy, x):
+        ctx.dy, ctx.x = dy, x  # what the rule reads: checked
+        return dy.T @ x
+
+    @staticmethod
+    def vjp(ctx, inputs, g):
+        dy, x = inputs
+        need_dy, need_x = ctx.needs_input_grad
+        ddy = (g @ x.T).T if need_dy else None
+        return ddy, dy @ g if need_x else None
 
 
 class Dropout(Function):

@@ -16,6 +16,8 @@ from ..tensor import Tensor, register, unbroadcast
 def _axes(axis, ndim: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
+    if type(axis) is int and 0 <= axis < ndim:  # the common case, sooner
+        return (axis,)
     items = axis if isinstance(axis, (tuple, list)) else (axis,)
     out = []
     for ax in items:
