@@ -31,7 +31,11 @@ measured once (94%) and read only by a judge of the names' accuracy.
 added, ``dw_by_correlation`` and ``hessian_vector_product``, by one more
 helper) were measured blind once together (6 of 12 named); ``tune7`` was
 then read and tuned on, and ``fresh7`` is held out (4 of 6 named before
-and after that tuning).
+and after that tuning). ``tune8`` and ``fresh8`` (two each for the
+three exercises added in session 16, ``conv1x1_backward``,
+``head_backward`` and ``group_norm_backward``, by one more helper) were
+measured blind once together (6 of 12 named); ``tune8`` was then read
+and tuned on; ``fresh8`` is held out (2 of 6 named before and after).
 After a change to the checker, record the tuning part's codes and the
 table of ``docs/tutor.md`` again::
 
@@ -50,7 +54,7 @@ from convgrad.exercises import EXERCISES, check
 
 ROOT = Path(__file__).parent / "data" / "blind"
 PARTS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "tune6",
-         "fresh5", "fresh6", "tune7", "fresh7", "right")
+         "fresh5", "fresh6", "tune7", "fresh7", "tune8", "fresh8", "right")
 CATCH_ALL = (None, "shape")
 SEEDS = (0, 12345)  # the practice cases and the instructor's
 
@@ -120,12 +124,12 @@ BEGIN, END = "<!-- naming-rates -->", "<!-- /naming-rates -->"
 def rates_table() -> str:
     """The markdown table docs/tutor.md holds: per exercise, the answers
     of each held-out part and how many got a specific code."""
-    parts = ("fresh6", "fresh7", "fresh5", "fresh4", "fresh3", "fresh2",
-             "fresh", "heldout")
+    parts = ("fresh6", "fresh7", "fresh8", "fresh5", "fresh4", "fresh3",
+             "fresh2", "fresh", "heldout")
     tables = {part: table(part) for part in parts}
-    lines = ["| exercise | fresh6 (blind) | fresh7 (blind) | fresh5 | fresh4 "
-             "| fresh3 | fresh2 | fresh | held out |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| exercise | fresh6 (blind) | fresh7 (blind) | fresh8 (blind) "
+             "| fresh5 | fresh4 | fresh3 | fresh2 | fresh | held out |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     totals = {part: [0, 0] for part in parts}
     for name in sorted(EXERCISES):
         cells = []

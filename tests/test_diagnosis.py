@@ -2019,6 +2019,74 @@ MISTAKES += [
 ]
 
 
+# blind corpus tune8 (session 16): the one-hot taken by whole rows, the
+# bias left out of the recomputed logits, and group norm's x_hat from the
+# plain std; two styles each
+
+
+def _hb_tuned(style, rows=False, bias=True):
+    def head_backward(a, w, b, labels):
+        n = len(a)
+        h = np.maximum(a, 0)
+        z = h @ w.T + (b if bias else 0.0)
+        if style == "vec":
+            p = np.exp(z - z.max(axis=1, keepdims=True))
+            p /= p.sum(axis=1, keepdims=True)
+        else:
+            p = np.zeros(z.shape)
+            for i in range(n):
+                e = np.exp(z[i] - z[i].max())
+                p[i] = e / e.sum()
+        if rows:
+            p[labels] -= 1
+        else:
+            p[np.arange(n), labels] -= 1
+        dz = p / n
+        dh = dz @ w
+        return dz, dz.T @ h, dz.sum(axis=0), dh, dh * (a > 0)
+
+    return head_backward
+
+
+def gn_hat_without_eps(x, dy, gamma, groups, eps=1e-5):
+    n, c, hh, ww = x.shape
+    xg = x.reshape(n, groups, c // groups, hh, ww)
+    axes = (2, 3, 4)
+    x_hat = (xg - xg.mean(axis=axes, keepdims=True)) / xg.std(
+        axis=axes, keepdims=True)
+    sigma = np.sqrt(xg.var(axis=axes, keepdims=True) + eps)
+    g = (dy * gamma[None, :, None, None]).reshape(xg.shape)
+    dx = (g - g.mean(axis=axes, keepdims=True)
+          - x_hat * (g * x_hat).mean(axis=axes, keepdims=True)) / sigma
+    return dx.reshape(x.shape)
+
+
+def gn_hat_without_eps_loops(x, dy, gamma, groups, eps=1e-5):
+    n, c = x.shape[:2]
+    per = c // groups
+    dx = np.zeros_like(x, dtype=float)
+    for i in range(n):
+        for k in range(groups):
+            xs = x[i, k * per:(k + 1) * per]
+            g = dy[i, k * per:(k + 1) * per] * gamma[k * per:(k + 1) * per,
+                                                      None, None]
+            mu, var = xs.mean(), xs.var()
+            x_hat = (xs - mu) / np.sqrt(var)
+            dx[i, k * per:(k + 1) * per] = (
+                g - g.mean() - x_hat * (g * x_hat).mean()) / np.sqrt(var + eps)
+    return dx
+
+
+MISTAKES += [
+    *[row for style in ("vec", "loops") for row in [
+        ("head_backward", "onehot-rows", _hb_tuned(style, rows=True)),
+        ("head_backward", "input-ignored", _hb_tuned(style, bias=False)),
+    ]],
+    ("group_norm_backward", "eps-placement", gn_hat_without_eps),
+    ("group_norm_backward", "eps-placement", gn_hat_without_eps_loops),
+]
+
+
 # issue 42: the mistakes the exercises' own new rules name, two styles each
 
 def c2i_halved_loops(col, input_size, kernel_size, stride=1, padding=0,

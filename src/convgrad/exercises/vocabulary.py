@@ -101,6 +101,8 @@ sum-axes             head_backward
 plane-transposed     head_backward (dw)
 missing-batch-sum    head_backward (db)
 relu-mask            head_backward (da)
+onehot-rows          head_backward
+input-ignored        head_backward
 spot-check           grad_check
 totals-only          grad_check
 either-gradient      grad_check
@@ -450,6 +452,12 @@ CODES: dict[str, tuple[str, str]] = {
         "sigma = np.sqrt(var + eps), with the eps argument under the root; "
         "a group whose numbers are all equal has var = 0, and there only "
         "eps keeps x_hat and dx finite",
+    ),
+    "onehot-rows": (
+        "the one-hot subtracted from whole rows: p[labels] -= 1 indexes the "
+        "examples by the labels' values",
+        "take one entry per example, its label's: p[np.arange(N), labels] "
+        "-= 1, or p - np.eye(K)[labels]",
     ),
     "relu-mask": (
         "the ReLU's mask taken from the wrong tensor (the gradient's sign), "

@@ -60,14 +60,21 @@ def cases(rng: np.random.Generator) -> list[dict]:
 # the mistakes: the chain with one step changed -------------------------------
 
 
-def _chain(case: dict, *, mean: bool = True, onehot: bool = True,
-           axis: int = 1, mask: str = "a>0") -> dict[str, np.ndarray]:
+def _chain(case: dict, *, mean: bool = True, onehot: bool | str = True,
+           axis: int = 1, mask: str = "a>0",
+           bias: bool = True) -> dict[str, np.ndarray]:
     a, w, b, t = case["a"], case["w"], case["b"], case["labels"]
+    if not bias:
+        b = np.zeros_like(b)
     h = np.maximum(a, 0)
     z = h @ w.T + b
     p = np.exp(z - z.max(axis=axis, keepdims=True))
     p /= p.sum(axis=axis, keepdims=True)
-    dz = p - np.eye(w.shape[0])[t] if onehot else p.copy()
+    if onehot == "rows":  # p[labels] -= 1: whole rows, picked by label
+        dz = p.copy()
+        dz[np.unique(t[t < len(dz)])] -= 1.0
+    else:
+        dz = p - np.eye(w.shape[0])[t] if onehot else p.copy()
     if mean:
         dz = dz / len(a)
     dh = dz @ w
@@ -84,6 +91,22 @@ def no_mean(run: Run, output: str):
 def no_onehot(run: Run, output: str):
     return [("softmax(z)/N without the − onehot(t) term",
              _chain(run.case, onehot=False)[output])]
+
+
+def no_bias(run: Run, output: str):
+    return [("the logits recomputed as h @ w.T, b left out",
+             _chain(run.case, bias=False)[output])]
+
+
+def onehot_rows(run: Run, output: str):
+    """``p[labels] -= 1``: the labels index rows (examples), so a whole
+    row loses 1 per distinct label below N, not one entry per row (a label
+    of N or more raises, as the learner's code does)."""
+    t = run.case["labels"]
+    if np.any(t >= len(run.case["a"])):
+        return []
+    return [("p[labels] -= 1: whole rows picked by the labels' values",
+             _chain(run.case, onehot="rows")[output])]
 
 
 def batch_softmax(run: Run, output: str):
@@ -120,6 +143,14 @@ MISTAKES = [  # specific first
     model("term-dropped", no_onehot,
           fix=_say("d(-log p[t])/dz = softmax(z) - onehot(t): subtract 1 at "
                    "each example's label, np.eye(K)[labels]")),
+    model("input-ignored", no_bias,
+          fix=_say("recompute the logits as the forward made them, z = h @ "
+                   "w.T + b: the softmax of dz is taken at z, bias "
+                   "included")),
+    model("onehot-rows", onehot_rows,
+          fix=_say("pick one entry per row: p[np.arange(N), labels] -= 1 "
+                   "(or p - np.eye(K)[labels]); p[labels] indexes whole "
+                   "rows by the labels' values")),
     model("sum-axes", batch_softmax,
           fix=_say("each example's softmax is over its own K logits: "
                    "max, exp and sum along axis=1, keepdims=True")),

@@ -110,8 +110,11 @@ def _dx(case: dict, layout: str = "groups", *, back: str | None = None,
     mean = xv.mean(axis=axes, keepdims=True)
     var = ((xv - mean) ** 2).sum(axis=axes, keepdims=True) / (m - ddof)
     sigma = {"inside": np.sqrt(var + eps), "outside": np.sqrt(var) + eps,
-             "none": np.sqrt(var)}[eps_at]
-    x_hat = ((xv - mean) / sigma).reshape(x.shape)
+             "none": np.sqrt(var), "hat": np.sqrt(var + eps)}[eps_at]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # "hat": x_hat from the plain std, eps only in the last division
+        x_hat = ((xv - mean) / (np.sqrt(var) if eps_at == "hat" else sigma)
+                 ).reshape(x.shape)
     sigma = np.broadcast_to(sigma, xv.shape).reshape(x.shape)
     gamma = np.broadcast_to(case["gamma"].reshape(1, -1, 1, 1), x.shape)
     g = dy * gamma if gamma_at == "inside" else dy
@@ -183,7 +186,9 @@ def eps_misplaced(run: Run, output: str):
     eps = run.case.get("eps", 1e-5)
     out = [("σ = sqrt(var) + eps, eps outside the square root",
             _dx(run.case, eps_at="outside")),
-           ("σ = sqrt(var), eps left out", _dx(run.case, eps_at="none"))]
+           ("σ = sqrt(var), eps left out", _dx(run.case, eps_at="none")),
+           ("x̂ from the plain std (no eps), eps only in the division by σ",
+            _dx(run.case, eps_at="hat"))]
     if eps != 1e-5:
         out.append(("eps = 1e-5 written in, the eps argument not used",
                     _dx({**run.case, "eps": 1e-5})))
