@@ -69,10 +69,12 @@ STATUSES = ("passed", "wrong", "not-attempted", "error", "timeout",
 
 # exercises whose cases make the answer run convgrad's ops (the bug hunt's
 # suspects are convgrad Functions), or that ask for them (a correlation
-# written with F.conv2d; two backward passes with cg.grad): only the
-# reference solutions are off limits there
+# written with F.conv2d; two backward passes with cg.grad; max-pool's
+# backward as F.fold of F.unfold's one-hot): only the reference solutions
+# are off limits there
 _RUNS_OPS = frozenset({"find_wrong_backward", "dw_by_correlation",
-                       "hessian_vector_product"})
+                       "hessian_vector_product",
+                       "maxpool_backward_by_fold"})
 
 # how a score line says each status
 _SAID = {"passed": "passed", "wrong": "wrong",
