@@ -3127,7 +3127,9 @@ RAISES = {("maxpool_backward", "wrong-index-width"),
           ("avgpool_backward", "default-stride"),
           ("im2col", "hw-swapped"), ("col2im", "hw-swapped"),
           ("find_wrong_backward", "gradcheck-raises"),
-          ("hessian_vector_product", "graph-dropped")}
+          ("hessian_vector_product", "graph-dropped"),
+          ("maxpool_backward_by_fold", "default-stride"),
+          ("col2im_gather", "window-bounds")}
 
 
 @pytest.mark.parametrize("name, code, fn", MISTAKES, ids=[_ids(r) for r in MISTAKES])

@@ -182,7 +182,8 @@ def test_the_gather_view_plays_the_gather_and_ends_at_fold():
                           fold[0, 0])
     assert view.n_frames == int(trace.overlap_count((7, 7), 3, 1, 1, 2).sum())
     e = view.events[0]
-    assert view.caption_of(0).startswith(f"step 1/{view.n_frames}:  dx[0,0,0,0] pulls dcol")
+    assert view.caption_of(0).startswith(
+        f"step 1/{view.n_frames}:  dx[0,0,0,0] pulls dcol")
     assert f"window ({e.src[4]}, {e.src[5]}), tap ({e.src[2]}, {e.src[3]})" \
         in view.caption_of(0)
     scene = view.scene()

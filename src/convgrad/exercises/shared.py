@@ -225,6 +225,9 @@ def default_stride(solution: Callable, pick: Callable) -> Rule:
             or run.same(got, one)
 
     def where(run: Run, output: str, label: str) -> str:
+        if run.raised is not None and "got None" in run.raised:
+            return (f"case {run.number} leaves stride out, so it is None, "
+                    f"and None was passed on as the stride")
         if run.raised is not None:
             return (f"case {run.number} leaves stride out, so it is None; "
                     f"the error is None used as a number")
