@@ -240,6 +240,12 @@ class Col2imGatherView(Col2imView):
         planes = {"dcol": dcol.reshape(taps, blocks)}
         return Model(events, win, planes, frames, synthetic)
 
+    def panels(self, m):
+        src, dst = self._params["names"]
+        *cols, image = super().panels(m)
+        image.title = f"{dst}: each pixel pulls its {src} entries, once"
+        return [*cols, image]
+
     def describe(self, e):
         src, dst = self._params["names"]
         ki, kj, i, j = e.src[2:]
