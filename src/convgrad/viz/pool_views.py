@@ -170,7 +170,7 @@ class MaxPoolFoldView(View):
     a pixel that wins several windows adds their ``dy`` with no
     ``np.add.at``. The last frame is max-pool's ``dx``."""
 
-    title = "max-pool backward as fold: dy at each column's first maximum"
+    title = "max-pool backward as fold of a one-hot dcol"
     defaults = dict(
         input_size=(5, 5),
         kernel_size=3,
@@ -197,30 +197,30 @@ class MaxPoolFoldView(View):
     def panels(self, m):
         win = m.window
         return [
-            _col_panel("cols", "x's columns (padding −∞; the winner "
-                       "dotted)", win, values=m.planes["cols"],
+            _col_panel("cols", "x's columns", win, values=m.planes["cols"],
                        marks=("src", "best")),
-            _col_panel("dcol", "one-hot dcol: dy at each winner", win,
+            _col_panel("dcol", "one-hot dcol", win,
                        values=m.planes["dcol"], marks=("src",)),
+            # no window outline: a fourth outline's legend takes a second
+            # line, which a slide's height has no room for (the columns'
+            # labels name the window)
             Panel(
                 "dx",
                 "dx = fold(dcol)",
                 *m.shape,
                 pad=win.p,
-                marks=("dst", "window"),
+                marks=("dst",),
                 colored=True,
             ),
         ]
 
     def marks(self, e):
-        win = self.model_.window
-        cell = _col_cell(win, e.src)
+        cell = _col_cell(self.model_.window, e.src)
         return {
             "cols.src": cell,
             "cols.best": (int(self.model_.planes["best"][cell[1]]), cell[1]),
             "dcol.src": cell,
             "dx.dst": e.dst[2:],
-            "dx.window": window_at(win, *e.src[4:]),
         }
 
     def describe(self, e):
