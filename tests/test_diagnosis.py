@@ -670,6 +670,269 @@ MISTAKES = [
 ]
 
 
+# maxpool_backward_by_fold (lesson 5): one step of the column form wrong,
+# with F.unfold and F.fold, and vectorised (sliding windows, np.add.at) --
+
+
+def _mbf(style="fold", pad="-inf", tie="first", axis="taps", use_dy=True,
+         crop=True, assign=False):
+    """max-pool's dx as a fold of a one-hot dcol, one mistake: the
+    padding (``pad="zero"``), the tie rule (``"last"``, ``"mask"``), the
+    argmax's axis (``"windows"``, ``"rows"``: unfold's C*K*K rows), dy
+    left out, the canvas not cropped (``crop=False``, ``"start"``), or
+    the one-hot written with ``=`` (``assign``)."""
+    def maxpool_backward_by_fold(x, dy, kernel_size, stride=None, padding=0):
+        k, p = kernel_size, padding
+        s = k if stride is None else stride
+        n, c, h, w = x.shape
+        fill = 0.0 if pad == "zero" else -np.inf
+        xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)), constant_values=fill)
+        if style == "fold":
+            if pad == "zero":  # unfold's own padding
+                cols = F.unfold(x, k, padding=p, stride=s).data
+            else:
+                cols = F.unfold(xp, k, stride=s).data
+            if axis == "rows":  # (N, C*K*K, L) as it comes
+                hot = np.zeros_like(cols)
+                np.put_along_axis(hot, cols.argmax(axis=1)[:, None], 1.0, 1)
+                dyr = np.repeat(dy.reshape(n, c, -1), k * k, axis=1)
+                dcol = (hot * dyr).reshape(n, c, k * k, -1)
+            else:
+                cols = cols.reshape(n, c, k * k, -1)
+                hot = np.zeros_like(cols)
+                if axis == "windows":
+                    np.put_along_axis(hot, cols.argmax(axis=3)[..., None],
+                                      1.0, 3)
+                elif tie == "last":
+                    last = k * k - 1 - cols[:, :, ::-1].argmax(axis=2)
+                    np.put_along_axis(hot, last[:, :, None], 1.0, 2)
+                else:
+                    np.put_along_axis(hot, cols.argmax(axis=2)[:, :, None],
+                                      1.0, 2)
+                dcol = hot * dy.reshape(n, c, 1, -1) if use_dy else hot
+            if assign:  # the one-hot written back tap by tap, with =
+                oh, ow = dy.shape[2:]
+                canvas = np.zeros(xp.shape)
+                for t in range(k * k):
+                    ki, kj = divmod(t, k)
+                    canvas[:, :, ki:ki + s * oh:s, kj:kj + s * ow:s] = \
+                        dcol[:, :, t].reshape(n, c, oh, ow)
+                return canvas[:, :, p:p + h, p:p + w]
+            flat = dcol.reshape(n, c * k * k, -1)
+            if crop is True:
+                return F.fold(flat, (h, w), k, padding=p, stride=s).data
+            canvas = F.fold(flat, (h + 2 * p, w + 2 * p), k, stride=s).data
+            return canvas if crop is False else canvas[:, :, :h, :w]
+        # vectorised: every window from sliding_window_view, np.add.at
+        win = np.lib.stride_tricks.sliding_window_view(xp, (k, k),
+                                                       axis=(2, 3))
+        win = win[:, :, ::s, ::s]
+        oh, ow = win.shape[2:4]
+        vals = win.reshape(n, c, oh * ow, k * k)  # a window per row
+        if tie == "mask":
+            dcol = (vals == vals.max(axis=3, keepdims=True)) * 1.0
+        else:
+            dcol = np.zeros(vals.shape)
+            if axis == "windows":
+                np.put_along_axis(dcol, vals.argmax(axis=2)[:, :, None],
+                                  1.0, 2)
+            else:
+                np.put_along_axis(dcol, vals.argmax(axis=3)[..., None], 1.0,
+                                  3)
+        if use_dy:
+            dcol = dcol * dy.reshape(n, c, -1, 1)
+        i, j, ki, kj = np.meshgrid(np.arange(oh), np.arange(ow),
+                                   np.arange(k), np.arange(k), indexing="ij")
+        r = (i * s + ki).reshape(oh * ow, k * k)
+        q = (j * s + kj).reshape(oh * ow, k * k)
+        dxp = np.zeros(xp.shape)
+        if assign:  # the winners only, a fancy assignment
+            b, ch, win_i = np.indices((n, c, oh * ow))
+            t = vals.argmax(axis=3)
+            dxp[b, ch, r[win_i, t], q[win_i, t]] = dy.reshape(n, c, -1)
+        else:
+            np.add.at(dxp, (slice(None), slice(None), r, q), dcol)
+        if crop is False:
+            return dxp
+        if crop == "start":
+            return dxp[:, :, :h, :w]
+        return dxp[:, :, p:p + h, p:p + w]
+
+    return maxpool_backward_by_fold
+
+
+def mbf_stride_as_given(x, dy, kernel_size, stride=None, padding=0):
+    # stride=None passed on as it came: F.unfold refuses it
+    k, p = kernel_size, padding
+    n, c, h, w = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)), constant_values=-np.inf)
+    cols = F.unfold(xp, k, stride=stride).data.reshape(n, c, k * k, -1)
+    dcol = np.zeros_like(cols)
+    np.put_along_axis(dcol, cols.argmax(axis=2)[:, :, None],
+                      dy.reshape(n, c, 1, -1), axis=2)
+    return F.fold(dcol.reshape(n, c * k * k, -1), (h, w), k, padding=p,
+                  stride=stride).data
+
+
+def mbf_loops_stride_as_given(x, dy, kernel_size, stride=None, padding=0):
+    k, p = kernel_size, padding
+    n, c, h, w = x.shape
+    oh, ow = dy.shape[2:]
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)), constant_values=-np.inf)
+    dxp = np.zeros(xp.shape)
+    for b, ch, i, j in np.ndindex(n, c, oh, ow):
+        window = xp[b, ch, i * stride:i * stride + k, j * stride:j * stride + k]
+        ki, kj = divmod(int(window.argmax()), k)
+        dxp[b, ch, i * stride + ki, j * stride + kj] += dy[b, ch, i, j]
+    return dxp[:, :, p:p + h, p:p + w]
+
+
+MISTAKES += [
+    *[row for style in ("fold", "vec") for row in [
+        ("maxpool_backward_by_fold", "pad-zero", _mbf(style, pad="zero")),
+        ("maxpool_backward_by_fold", "tie-last",
+         _mbf(style, tie="last" if style == "fold" else "mask")),
+        ("maxpool_backward_by_fold", "argmax-axis",
+         _mbf(style, axis="windows")),
+        ("maxpool_backward_by_fold", "input-ignored",
+         _mbf(style, use_dy=False)),
+        ("maxpool_backward_by_fold", "no-crop", _mbf(style, crop=False)),
+        ("maxpool_backward_by_fold", "overwrites", _mbf(style, assign=True)),
+    ]],
+    ("maxpool_backward_by_fold", "argmax-axis", _mbf(axis="rows")),
+    ("maxpool_backward_by_fold", "no-crop", _mbf("vec", crop="start")),
+    ("maxpool_backward_by_fold", "default-stride", mbf_stride_as_given),
+    ("maxpool_backward_by_fold", "default-stride", mbf_loops_stride_as_given),
+]
+
+
+# col2im_gather (lesson 10): one step of the inverse map wrong, per pixel
+# in loops and per tap vectorised ------------------------------------------
+
+
+def _c2g(style="loops", divisible=True, offset="p", bounds="skip",
+         stride_used=True, dilation_used=True, flip=False, swap=False,
+         rows="c-first", windows="rows", assign=False, crop=True):
+    """fold as a gather, one mistake: the divisibility test left out, the
+    padding (``offset`` "none", "minus"), the window range not checked
+    (``bounds="unchecked"``), the stride or the dilation, the tap read
+    flipped or swapped, fold's rows (``"taps-first"``) or windows
+    (``"columns"``) in another order, ``=`` for ``+=``, or the padded
+    canvas returned (``crop=False``)."""
+    def col2im_gather(cols, output_size, kernel_size, stride=1, padding=0,
+                      dilation=1):
+        n, ckk, _ = cols.shape
+        k, s, p = kernel_size, stride, padding
+        d = dilation if dilation_used else 1
+        h, w = output_size
+        c = ckk // (k * k)
+        oh, ow = geometry.window((h, w), k, s, p, dilation).out
+        hh, ww = (h, w) if crop else (h + 2 * p, w + 2 * p)
+        o = {"p": p if crop else 0, "none": 0, "minus": -p}[offset]
+
+        def index(a, size):
+            """The window index of a tap at ``a``, or None to skip it."""
+            if not stride_used:
+                i = a
+            elif divisible and a % s:
+                return None
+            else:
+                i = a // s
+            if bounds == "skip" and not 0 <= i < size:
+                return None
+            return i
+
+        def row(ch, ki, kj):
+            ti, tj = (k - 1 - ki, k - 1 - kj) if flip else (ki, kj)
+            if swap:
+                ti, tj = tj, ti
+            tap = ti * k + tj
+            return ch * k * k + tap if rows == "c-first" else tap * c + ch
+
+        def column(i, j):
+            return i * ow + j if windows == "rows" else j * oh + i
+
+        dx = np.zeros((n, c, hh, ww))
+        if style == "loops":
+            for ch in range(c):
+                for r in range(hh):
+                    for q in range(ww):
+                        total = np.zeros(n)
+                        for ki in range(k):
+                            i = index(r + o - ki * d, oh)
+                            if i is None:
+                                continue
+                            for kj in range(k):
+                                j = index(q + o - kj * d, ow)
+                                if j is None:
+                                    continue
+                                got = cols[:, row(ch, ki, kj), column(i, j)]
+                                total = got if assign else total + got
+                        dx[:, ch, r, q] = total
+            return dx
+        # vectorised: one gather per tap over every pixel at once
+        r = np.arange(hh)[:, None]
+        q = np.arange(ww)[None, :]
+        for ki in range(k):
+            for kj in range(k):
+                a, b = r + o - ki * d, q + o - kj * d
+                if stride_used:
+                    ok = (a % s == 0) & (b % s == 0) if divisible else (
+                        np.ones((hh, ww), bool))
+                    i, j = a // s + 0 * b, b // s + 0 * a
+                else:
+                    ok = np.ones((hh, ww), bool)
+                    i, j = a + 0 * b, b + 0 * a
+                if bounds == "skip":
+                    ok &= (i >= 0) & (i < oh) & (j >= 0) & (j < ow)
+                i, j = np.where(ok, i, 0), np.where(ok, j, 0)
+                chans = np.array([row(ch, ki, kj) for ch in range(c)])
+                got = cols[:, chans[:, None, None], column(i, j)[None]]
+                if assign:
+                    dx = np.where(ok, got, dx)
+                else:
+                    dx += np.where(ok, got, 0.0)
+        return dx
+
+    return col2im_gather
+
+
+MISTAKES += [
+    *[row for style in ("loops", "vec") for row in [
+        ("col2im_gather", "not-divisible", _c2g(style, divisible=False)),
+        ("col2im_gather", "padding-ignored", _c2g(style, offset="none")),
+        ("col2im_gather", "window-bounds", _c2g(style, bounds="unchecked")),
+        ("col2im_gather", "stride-ignored", _c2g(style, stride_used=False)),
+        ("col2im_gather", "dilation-ignored",
+         _c2g(style, dilation_used=False)),
+        ("col2im_gather", "kernel-flipped", _c2g(style, flip=True)),
+        ("col2im_gather", "taps-swapped", _c2g(style, swap=True)),
+        ("col2im_gather", "row-order", _c2g(style, rows="taps-first")),
+        ("col2im_gather", "flat-order", _c2g(style, windows="columns")),
+        ("col2im_gather", "overwrites", _c2g(style, assign=True)),
+        ("col2im_gather", "no-crop", _c2g(style, crop=False)),
+    ]],
+    ("col2im_gather", "padding-ignored", _c2g(offset="minus")),
+]
+
+
+def mbf_autodiff(x, dy, kernel_size, stride=None, padding=0):
+    xt = cg.Tensor(x, requires_grad=True)
+    F.max_pool2d(xt, kernel_size, stride, padding).backward(dy)
+    return xt.grad
+
+
+def c2g_adjoint_of_unfold(cols, output_size, kernel_size, stride=1,
+                          padding=0, dilation=1):
+    # fold is unfold's adjoint: the gradient of <unfold(x), cols> in x
+    n, ckk, _ = cols.shape
+    c = ckk // kernel_size**2
+    x = cg.Tensor(np.zeros((n, c, *output_size)), requires_grad=True)
+    cols_x = F.unfold(x, kernel_size, dilation, padding, stride)
+    (dx,) = cg.grad((cols_x * cg.Tensor(cols)).sum(), x)
+    return dx.data
+
+
 # second styles: the same mistakes, written vectorised or with np.add.at --
 
 
@@ -3360,7 +3623,9 @@ RAISES = {("maxpool_backward", "wrong-index-width"),
           ("avgpool_backward", "default-stride"),
           ("im2col", "hw-swapped"), ("col2im", "hw-swapped"),
           ("find_wrong_backward", "gradcheck-raises"),
-          ("hessian_vector_product", "graph-dropped")}
+          ("hessian_vector_product", "graph-dropped"),
+          ("maxpool_backward_by_fold", "default-stride"),
+          ("col2im_gather", "window-bounds")}
 
 
 @pytest.mark.parametrize("name, code, fn", MISTAKES, ids=[_ids(r) for r in MISTAKES])
@@ -3983,6 +4248,9 @@ RIGHT = [
     ("batch_norm_backward", bn_dxhat_loops),
     ("batch_norm_backward", bn_autodiff),
     ("dw_by_correlation", _dwc("loops")), ("dw_by_correlation", dwc_per_image),
+    ("maxpool_backward_by_fold", _mbf("vec")),
+    ("maxpool_backward_by_fold", mbf_autodiff),
+    ("col2im_gather", _c2g("vec")), ("col2im_gather", c2g_adjoint_of_unfold),
     ("hessian_vector_product", _hvp("backward")),
     ("hessian_vector_product", hvp_vjp_of_the_gradient),
     ("group_norm_backward", _gn("loops")), ("group_norm_backward", gn_autodiff),

@@ -95,6 +95,20 @@ CASES = {
         ("so_far", lambda v, e: e.dst[2:]),
         lambda v, ev: _plane(ev, (1, 1, 8, 8)),
     ),
+    "gather": (
+        viz.Col2imGatherView,
+        dict(input_size=(7, 6), kernel_size=3, stride=2, padding=1),
+        ("dcol.src", lambda v, e: _col_cell(v, e.src)),
+        ("dx", lambda v, e: e.dst[2:]),
+        lambda v, ev: _plane(ev, (1, 1, 7, 6)),
+    ),
+    "fold": (
+        viz.MaxPoolFoldView,
+        dict(input_size=(5, 5), kernel_size=3, stride=2, padding=1),
+        ("dcol.src", lambda v, e: _col_cell(v, e.src)),
+        ("dx", lambda v, e: e.dst[2:]),
+        lambda v, ev: _plane(ev, (1, 1, 5, 5)),
+    ),
 }
 
 
@@ -119,7 +133,9 @@ def test_update_shows_the_event_and_the_partial_replay(make, name):
     view = make(cls, **kwargs)
     n = view.n_frames
     assert n == len(view.events) > 3
-    assert any(e.padding for e in view.events) or name in ("routing", "overlap")
+    # the routes and the gather never reach the padding
+    assert any(e.padding for e in view.events) or name in (
+        "routing", "overlap", "gather")
     for k in sorted({0, 1, n // 3, n // 2, n - 2, n - 1, 2}):
         view.update(k)
         e = view.events[k]
@@ -400,6 +416,9 @@ FIT_CASES = [
         (viz.ConvMatrixView, dict(backward=True, padding=1, stride=2)),
         (viz.GradientCheckerboardView, {}),
         (viz.GradientCheckerboardView, dict(input_size=(9, 9), padding=1)),
+        (viz.Col2imGatherView, dict(padding=1)),
+        (viz.MaxPoolFoldView, {}),
+        (viz.MaxPoolFoldView, dict(input_size=(6, 5), padding=1)),
     ]
 ]
 

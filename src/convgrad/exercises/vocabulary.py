@@ -138,6 +138,22 @@ batch-mixed          dw_by_correlation
 scale                hessian_vector_product
 term-dropped         hessian_vector_product
 plane-offset         maxpool_backward
+tie-last             maxpool_backward_by_fold
+pad-zero             maxpool_backward_by_fold
+argmax-axis          maxpool_backward_by_fold
+input-ignored        maxpool_backward_by_fold
+default-stride       maxpool_backward_by_fold
+no-crop              maxpool_backward_by_fold, col2im_gather
+overwrites           maxpool_backward_by_fold, col2im_gather
+not-divisible        col2im_gather
+window-bounds        col2im_gather
+padding-ignored      col2im_gather
+stride-ignored       col2im_gather
+dilation-ignored     col2im_gather
+kernel-flipped       col2im_gather
+taps-swapped         col2im_gather
+row-order            col2im_gather
+flat-order           col2im_gather
 input-for-output     conv2d_macs, conv_output_size
 extra-term           linear_backward
 heuristic            find_wrong_backward
@@ -153,7 +169,13 @@ two backward passes (``graph-dropped`` to ``grad-as-direction``). Its
 the call rather than the values: lesson 4's ``dx`` and ``dw`` built from
 ``F.conv2d`` are right whatever computes them, so an answer that hands the
 work to autodiff, ``conv_transpose2d`` or ``convgrad.adjoint`` is named by
-the watch of :mod:`.graded` (in ``check`` too), not by a model.
+the library watch (:mod:`.watch`; in ``check`` too), not by a model.
+It also added the rows from ``tie-last  maxpool_backward_by_fold`` to
+``flat-order  col2im_gather``: lesson 5's max-pool backward as ``fold``
+of a one-hot ``dcol`` (``argmax-axis``, an argmax down the wrong axis of
+the columns, is its own) and lesson 10's col2im as a race-free gather
+(``not-divisible``, ``window-bounds`` and ``row-order`` are its own: the
+inverse map's divisibility test, its range test, and fold's row order).
 
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
 list: they are the other mistakes lessons 05, 06 and 08 warn about. The
@@ -898,6 +920,31 @@ CODES: dict[str, tuple[str, str]] = {
         "each plane's start in the flat array computed wrong",
         "in dx.ravel(), plane (n, c) starts at (n*C + c)*H*W: add that to "
         "the argmax (a flat index within its own H x W plane)",
+    ),
+    # max-pool backward as fold, col2im as a gather (lessons 5 and 10)
+    "argmax-axis": (
+        "the argmax taken down the wrong axis of the columns: over the "
+        "windows, or over every channel's taps at once",
+        "reshape unfold's (N, C*K*K, L) to (N, C, K*K, L) and take the "
+        "argmax down the taps, axis 2: one winner per channel and window",
+    ),
+    "not-divisible": (
+        "a tap counted where no window puts it: (r + p - ki*d) not "
+        "divisible by the stride",
+        "window row i puts tap ki at row i*s + ki*d of the padded canvas: "
+        "keep the tap only when (r + p - ki*d) % s == 0, then i = "
+        "(r + p - ki*d) // s",
+    ),
+    "window-bounds": (
+        "window indices outside 0 <= i < OH not skipped: a negative one "
+        "wraps round to the last windows",
+        "skip a tap unless 0 <= i < OH and 0 <= j < OW: Python reads "
+        "index -1 as the last element, so a negative index never raises",
+    ),
+    "row-order": (
+        "fold's rows read in the order (ki, kj, c), not (c, ki, kj)",
+        "unfold and fold order their rows channel first, then ki, then "
+        "kj: row c*K*K + ki*K + kj, i.e. cols.reshape(N, C, K, K, OH, OW)",
     ),
     "input-for-output": (
         "the input's size where the output's is meant",

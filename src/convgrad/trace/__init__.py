@@ -11,6 +11,8 @@ exactly what the fast code does". Loop orders:
 - ``maxpool_forward``: ``n, c, i, j, ki, kj`` (each window, then its taps
   in row-major order);
 - ``maxpool_backward``: ``n, c, i, j``;
+- ``col2im_gather``: ``n, c, h, w, ki, kj`` (col2im read pixel by pixel:
+  each pixel pulls the entries that land on it, in col2im's own order);
 - ``batch_norm_backward``: per channel, ``n, h, w`` for the sums ``dβ``
   and ``dγ``, then ``n, h, w`` again for ``dx``.
 
@@ -23,7 +25,14 @@ messages. Pure Python and NumPy: no numba, no matplotlib.
 
 from __future__ import annotations
 
-from .conv import col2im, conv_transpose_forward, fold_window, im2col, overlap_count
+from .conv import (
+    col2im,
+    col2im_gather,
+    conv_transpose_forward,
+    fold_window,
+    im2col,
+    overlap_count,
+)
 from .events import (
     Event,
     GatherEvent,
@@ -63,6 +72,7 @@ __all__ = [
     "batch_norm_backward",
     "batch_norm_parts",
     "col2im",
+    "col2im_gather",
     "conv2d_input",
     "conv2d_weight",
     "conv_transpose_forward",

@@ -148,6 +148,58 @@ def col2im(
     )
 
 
+def col2im_gather(
+    col: object,
+    output_size: object,
+    kernel_size: object,
+    dilation: object = 1,
+    padding: object = 0,
+    stride: object = 1,
+) -> Trace:
+    """col2im read from the pixel's side: one :class:`ScatterEvent` per
+    column cell that lands on the image, pixel by pixel.
+
+    Arguments as :func:`col2im`'s. Loop order ``n, c, h, w, ki, kj``: for
+    pixel ``(h, w)`` and tap ``ki``, window row ``i`` puts the tap there
+    when ``h + ph - ki*dh`` is a multiple of ``sh`` and ``0 <= i = (h + ph
+    - ki*dh) // sh < OH`` (the same along the columns). Each pixel gets all
+    its entries in consecutive steps and no other pixel's, so threads may
+    split the pixels any way (no step writes a pixel another owns). At a
+    pixel the entries come in the order ``(ki, kj)``, as in col2im's
+    scatter, so the replay equals col2im bit for bit. Cells that only
+    reach the padding are never read.
+    """
+    arr = np.asarray(col)
+    win = fold_window(output_size, kernel_size, dilation, padding, stride)
+    hw = geo.pair(output_size, "output_size", minimum=1)
+    full = col2im(arr, output_size, kernel_size, dilation, padding, stride)
+    want = (*win.k, *win.out)
+    cells = _array(arr.reshape(arr.shape[0], -1, *want) if arr.ndim == 3
+                   else arr, "col", 6, "N, C, KH, KW, OH, OW")
+    return Trace("col2im_gather", full.shape, cells.dtype, win,
+                 lambda: _pull(cells, win, hw))
+
+
+def _pull(col: np.ndarray, win: geo.Window, hw: tuple[int, int]):
+    n_, c_, kh, kw, oh_, ow_ = col.shape
+    _, _, sh, sw, ph, pw, dh, dw = win.args
+    for n, c, h, w in product(range(n_), range(c_), range(hw[0]),
+                              range(hw[1])):
+        total = col.dtype.type(0)
+        for ki in range(kh):
+            a = h + ph - ki * dh  # window row i puts tap ki at i*sh
+            if a % sh or not 0 <= a // sh < oh_:
+                continue
+            for kj in range(kw):
+                b = w + pw - kj * dw
+                if b % sw or not 0 <= b // sw < ow_:
+                    continue
+                v = col[n, c, ki, kj, a // sh, b // sw]
+                total += v
+                yield ScatterEvent((n, c, ki, kj, a // sh, b // sw),
+                                   (n, c, h, w), float(v), float(total))
+
+
 def conv_transpose_dcol(x: np.ndarray, w: np.ndarray, groups: int = 1) -> np.ndarray:
     """``wᵀ · x`` per group, in the column layout (N, C_out, KH, KW, H, W).
 

@@ -31,13 +31,19 @@ from .checker_views import ConvTransposeView, OverlapView
 from .field_views import ReceptiveFieldView, conv_matrix_figure
 from .grad_views import ChannelsView, WeightGradView
 from .norm_views import BatchNormBackwardView
-from .pool_views import AvgPoolSpreadView, MaxPoolForwardView, MaxPoolRoutingView
-from .views import Col2imView, Im2colView
+from .pool_views import (
+    AvgPoolSpreadView,
+    MaxPoolFoldView,
+    MaxPoolForwardView,
+    MaxPoolRoutingView,
+)
+from .views import Col2imGatherView, Col2imView, Im2colView
 
 __all__ = [
     "AvgPoolSpreadView",
     "BatchNormBackwardView",
     "ChannelsView",
+    "Col2imGatherView",
     "Col2imView",
     "Control",
     "ConvMatrixView",
@@ -45,6 +51,7 @@ __all__ = [
     "GradientCheckerboardView",
     "Im2colView",
     "LargeSceneWarning",
+    "MaxPoolFoldView",
     "MaxPoolForwardView",
     "MaxPoolRoutingView",
     "Model",

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import trace
 from ._base import Control, Model, View
 from ._panel import Panel
-from .views import DIL, KERNEL, PAD, STRIDE, _size, frames_of, window_at
+from .views import (
+    DIL,
+    KERNEL,
+    PAD,
+    STRIDE,
+    _col_cell,
+    _col_panel,
+    _size,
+    frames_of,
+    window_at,
+)
 
 CEIL = Control("ceil_mode", kind="bool")
 INCLUDE = Control("count_include_pad", kind="bool")
@@ -132,6 +144,87 @@ class MaxPoolRoutingView(View):
 
     def describe(self, e):
         return e.describe("dy", "dx")
+
+
+def pool_columns(x: np.ndarray, dy: np.ndarray, win) -> tuple:
+    """Max-pool in the column form: ``x``'s windows as columns ``(K*K,
+    L)`` (padding −∞), each column's first maximum (``np.argmax``'s rule,
+    torch's) and ``dcol`` ``(1, 1, K, K, OH, OW)``: ``dy`` at that tap, 0
+    at the others."""
+    (k, _), (s, _), (p, _) = win.k, win.s, win.p
+    (oh, ow) = win.out
+    xp = np.pad(x[0, 0], p, constant_values=-np.inf)
+    ki, kj, i, j = np.meshgrid(np.arange(k), np.arange(k), np.arange(oh),
+                               np.arange(ow), indexing="ij")
+    cols = xp[i * s + ki, j * s + kj].reshape(k * k, oh * ow)
+    best = cols.argmax(axis=0)
+    dcol = np.zeros(cols.shape, dtype=dy.dtype)
+    dcol[best, np.arange(oh * ow)] = dy.reshape(-1)
+    return cols, best, dcol.reshape(1, 1, k, k, oh, ow)
+
+
+class MaxPoolFoldView(View):
+    """Max-pool's backward as col2im: ``x``'s windows as columns (padding
+    −∞), ``dy`` put at each column's first maximum (a one-hot ``dcol``),
+    and ``fold`` adding every ``dcol`` entry onto its pixel, zeros too, so
+    a pixel that wins several windows adds their ``dy`` with no
+    ``np.add.at``. The last frame is max-pool's ``dx``."""
+
+    title = "max-pool backward as fold of a one-hot dcol"
+    defaults = dict(
+        input_size=(5, 5),
+        kernel_size=3,
+        stride=2,
+        padding=0,
+        seed=0,
+        x=None,
+        dy=None,
+    )
+    controls = (KERNEL, STRIDE, PAD)
+
+    def model(self, p):
+        synthetic: dict[str, str] = {}
+        x = self.data(p, "x", (1, 1, *_size(p)), 0, synthetic)
+        win = trace.pool_window(x.shape, p["kernel_size"], p["stride"],
+                                p["padding"])
+        dy = self.data(p, "dy", (1, 1, *win.out), 2, synthetic)
+        cols, best, dcol = pool_columns(x, dy, win)
+        t = trace.col2im(dcol, x.shape[2:], win.k, 1, win.p, win.s)
+        events, frames = frames_of(t, x.shape[2:])
+        planes = {"cols": cols, "best": best, "dcol": dcol.reshape(cols.shape)}
+        return Model(events, win, planes, frames, synthetic)
+
+    def panels(self, m):
+        win = m.window
+        return [
+            _col_panel("cols", "x's columns", win, values=m.planes["cols"],
+                       marks=("src", "best")),
+            _col_panel("dcol", "one-hot dcol", win,
+                       values=m.planes["dcol"], marks=("src",)),
+            # no window outline: a fourth outline's legend takes a second
+            # line, which a slide's height has no room for (the columns'
+            # labels name the window)
+            Panel(
+                "dx",
+                "dx = fold(dcol)",
+                *m.shape,
+                pad=win.p,
+                marks=("dst",),
+                colored=True,
+            ),
+        ]
+
+    def marks(self, e):
+        cell = _col_cell(self.model_.window, e.src)
+        return {
+            "cols.src": cell,
+            "cols.best": (int(self.model_.planes["best"][cell[1]]), cell[1]),
+            "dcol.src": cell,
+            "dx.dst": e.dst[2:],
+        }
+
+    def describe(self, e):
+        return e.describe("dcol", "dx")
 
 
 class AvgPoolSpreadView(View):

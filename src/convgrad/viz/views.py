@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import trace
+from ..trace.events import fmt, ix
 from ._base import Control, Model, View
 from ._limits import bounded
 from ._panel import Panel
@@ -211,6 +212,45 @@ class Col2imView(View):
 
     def describe(self, e):
         return e.describe(*self._params["names"])
+
+
+class Col2imGatherView(Col2imView):
+    """col2im as a gather, the mirror of :class:`Col2imView`: pixel by
+    pixel, each ``dx`` pixel pulls the ``dcol`` entries of the taps that
+    land on it (the windows outlined in turn) and is finished before the
+    next one starts. No two pixels share a write, so the pixels can be
+    split between threads with no race; the last frame is the scatter's
+    ``dx``, bit for bit."""
+
+    @property
+    def title(self) -> str:  # type: ignore[override]
+        src, dst = self._params["names"]
+        return f"col2im as a gather: each {dst} pixel pulls its {src} entries"
+
+    def model(self, p):
+        _names(p["names"])
+        win = trace.fold_window(p["input_size"], **_geometry(p))
+        hw = _size(p)
+        shape = (1, 1, *win.k, *win.out)
+        taps, blocks = win.k[0] * win.k[1], win.out[0] * win.out[1]
+        synthetic: dict[str, str] = {}
+        dcol = self.data(p, "dcol", shape, 1, synthetic, also=((taps, blocks),))
+        t = trace.col2im_gather(dcol, hw, **_geometry(p))
+        events, frames = frames_of(t, hw)
+        planes = {"dcol": dcol.reshape(taps, blocks)}
+        return Model(events, win, planes, frames, synthetic)
+
+    def panels(self, m):
+        src, dst = self._params["names"]
+        *cols, image = super().panels(m)
+        image.title = f"{dst}: each pixel pulls its {src} entries, once"
+        return [*cols, image]
+
+    def describe(self, e):
+        src, dst = self._params["names"]
+        ki, kj, i, j = e.src[2:]
+        return (f"{dst}{ix(e.dst)} pulls {src}{ix(e.src)} = {fmt(e.value)} "
+                f"(window ({i}, {j}), tap ({ki}, {kj})) → {fmt(e.total)}")
 
 
 def _names(names) -> tuple[str, str]:
