@@ -220,6 +220,8 @@ ALLOWED = {
     "exercises/lessons/l03c_adjoint_gap.py": 3,
     "exercises/lessons/l04c_dx_by_conv2d.py": 2,
     "exercises/lessons/l05b_maxpool_forward.py": 3,
+    # 5.3 and 10.4: the learner writes the map (and 10.4 its inverse)
+    "exercises/lessons/l05c_maxpool_backward_by_fold.py": 2,
     "exercises/lessons/l06a_avgpool_backward.py": 2,
     "exercises/lessons/l07a_conv_transpose2d.py": 1,
     "exercises/lessons/l07b_checkerboard_dx.py": 3,
@@ -227,6 +229,7 @@ ALLOWED = {
     "exercises/lessons/l08c_dilated_grouped_backward.py": 3,
     "exercises/lessons/l10a_conv2d_macs.py": 14,
     "exercises/lessons/l10b_race_map.py": 6,
+    "exercises/lessons/l10c_col2im_gather.py": 6,
     "exercises/lessons/l11b_hessian_vector_product.py": 1,
     "exercises/shared.py": 1,
     # a drawn grid's cells with the padding ring the scene asks for: a
@@ -296,3 +299,22 @@ def test_only_the_window_spells_the_index_map():
         "a module spells the map less often than ALLOWED says: lower its "
         f"count there (found {found})"
     )
+
+
+def test_the_map_read_backward_finds_the_one_window_or_none():
+    """window_row / window_column invert row / column: for every input
+    row and tap, the window whose tap lands there, or None where none
+    does (the gather form of col2im asks this)."""
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        k, s, p, d = (int(v) for v in rng.integers(1, 4, size=4))
+        p -= 1
+        h = int(rng.integers(k + (k - 1) * (d - 1), 12))
+        win = geo.window((h, h + 1), k, s, p, d)
+        for axis, back, forth in ((0, win.window_row, win.row),
+                                  (1, win.window_column, win.column)):
+            size = (h, h + 1)[axis]
+            for x in range(-p, size + p):
+                for t in range(k):
+                    hits = [i for i in range(win.out[axis]) if forth(i, t) == x]
+                    assert back(x, t) == (hits[0] if hits else None)

@@ -313,6 +313,18 @@ class Window:
         map along W); ``j`` or ``kj`` may be an integer array."""
         return j * self.s[1] - self.p[1] + kj * self.d[1]
 
+    def window_row(self, h: int, ki: int) -> int | None:
+        """The map read backward along H: the window row ``i`` whose tap
+        ``ki`` reads input row ``h`` (``h = i*s - p + ki*d``), or ``None``
+        where no window's tap ``ki`` lands on ``h`` (a row between two
+        strides, or a window past the last)."""
+        return _back(h + self.p[0] - ki * self.d[0], self.s[0], self.out[0])
+
+    def window_column(self, w: int, kj: int) -> int | None:
+        """The window column whose tap ``kj`` reads input column ``w``, or
+        ``None``; as :meth:`window_row`, along W."""
+        return _back(w + self.p[1] - kj * self.d[1], self.s[1], self.out[1])
+
     def pixel(self, o, t) -> tuple:
         """The input pixel ``(h, w)`` tap ``t = (ki, kj)`` of window
         ``o = (i, j)`` reads."""
@@ -376,6 +388,14 @@ class Window:
             size + 2 * p - reach
             for size, p, reach in zip(hw, self.p, self.reach, strict=True)
         )
+
+
+def _back(a: int, s: int, out: int) -> int | None:
+    """``a // s`` when ``a`` is a whole number of strides ``s`` and that
+    window exists (``0 <= a // s < out``), else ``None``."""
+    if a % s or not 0 <= a // s < out:
+        return None
+    return a // s
 
 
 def window(

@@ -181,22 +181,21 @@ def col2im_gather(
 
 
 def _pull(col: np.ndarray, win: geo.Window, hw: tuple[int, int]):
-    n_, c_, kh, kw, oh_, ow_ = col.shape
-    _, _, sh, sw, ph, pw, dh, dw = win.args
+    n_, c_, kh, kw = col.shape[:4]
     for n, c, h, w in product(range(n_), range(c_), range(hw[0]),
                               range(hw[1])):
         total = col.dtype.type(0)
         for ki in range(kh):
-            a = h + ph - ki * dh  # window row i puts tap ki at i*sh
-            if a % sh or not 0 <= a // sh < oh_:
+            i = win.window_row(h, ki)  # the window whose tap ki is on h
+            if i is None:
                 continue
             for kj in range(kw):
-                b = w + pw - kj * dw
-                if b % sw or not 0 <= b // sw < ow_:
+                j = win.window_column(w, kj)
+                if j is None:
                     continue
-                v = col[n, c, ki, kj, a // sh, b // sw]
+                v = col[n, c, ki, kj, i, j]
                 total += v
-                yield ScatterEvent((n, c, ki, kj, a // sh, b // sw),
+                yield ScatterEvent((n, c, ki, kj, i, j),
                                    (n, c, h, w), float(v), float(total))
 
 
