@@ -176,10 +176,15 @@ class Col2imView(View):
         taps, blocks = win.k[0] * win.k[1], win.out[0] * win.out[1]
         synthetic: dict[str, str] = {}
         dcol = self.data(p, "dcol", shape, 1, synthetic, also=((taps, blocks),))
-        t = trace.col2im(dcol, hw, **_geometry(p))
+        t = self.traced(dcol, hw, _geometry(p))
         events, frames = frames_of(t, hw)
         planes = {"dcol": dcol.reshape(taps, blocks)}
         return Model(events, win, planes, frames, synthetic)
+
+    @staticmethod
+    def traced(dcol, hw, geometry):
+        """The trace this view plays: col2im's scatter."""
+        return trace.col2im(dcol, hw, **geometry)
 
     def panels(self, m):
         win = m.window
@@ -227,18 +232,10 @@ class Col2imGatherView(Col2imView):
         src, dst = self._params["names"]
         return f"col2im as a gather: each {dst} pixel pulls its {src} entries"
 
-    def model(self, p):
-        _names(p["names"])
-        win = trace.fold_window(p["input_size"], **_geometry(p))
-        hw = _size(p)
-        shape = (1, 1, *win.k, *win.out)
-        taps, blocks = win.k[0] * win.k[1], win.out[0] * win.out[1]
-        synthetic: dict[str, str] = {}
-        dcol = self.data(p, "dcol", shape, 1, synthetic, also=((taps, blocks),))
-        t = trace.col2im_gather(dcol, hw, **_geometry(p))
-        events, frames = frames_of(t, hw)
-        planes = {"dcol": dcol.reshape(taps, blocks)}
-        return Model(events, win, planes, frames, synthetic)
+    @staticmethod
+    def traced(dcol, hw, geometry):
+        """The trace this view plays: the same sums, pixel by pixel."""
+        return trace.col2im_gather(dcol, hw, **geometry)
 
     def panels(self, m):
         src, dst = self._params["names"]
