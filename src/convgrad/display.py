@@ -21,8 +21,9 @@ def display_as(mode: str) -> None:
       only when a control or the data changes (the default);
     - ``"embed"``: the scene and its renderer as HTML that plays with no
       kernel (slide decks, the course website, nbconvert to HTML);
-    - ``"pictures"``: a PNG of the frame on show (nbconvert to PDF, or
-      anywhere no JavaScript runs).
+    - ``"pictures"``: a PNG of the view's last step, the whole result,
+      painted from its scene (nbconvert to PDF, or anywhere no JavaScript
+      runs).
 
     A kernel started with ``CONVGRAD_VIEWS=embed`` (or ``pictures``)
     begins in that mode.
