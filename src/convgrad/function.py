@@ -165,25 +165,17 @@ class Function:
         raw = []  # (a loop: a comprehension is a call of its own in 3.11)
         for a in args:
             raw.append(a.data if isinstance(a, Tensor) else a)
-        if _mode.silent:  # in the walk, silent already (engine's errstate):
-            # setting the state again costs more than most of a rule's ops
-            if kwargs:
-                out = cls.forward(Context(), *raw, **kwargs)
-            else:
-                out = cls.forward(Context(), *raw)
-            if type(out) is not np.ndarray:
-                out = np.asarray(out)
-            t = _new(Tensor)
-            t.data = out
-            return t
-        token = _quiet()
+        # in the walk NumPy's errors are silent already (engine's errstate):
+        # setting the state again costs more than most of a rule's ops
+        token = None if _mode.silent else _quiet()
         try:
             if kwargs:
                 out = cls.forward(Context(), *raw, **kwargs)
             else:
                 out = cls.forward(Context(), *raw)
         finally:
-            _restore(token)
+            if token is not None:
+                _restore(token)
         if type(out) is not np.ndarray:
             out = np.asarray(out)
         t = _new(Tensor)  # Tensor.wrap(out), inlined: this is the hot path

@@ -72,7 +72,7 @@ def _chain(case: dict, *, mean: bool = True, onehot: bool | str = True,
     p /= p.sum(axis=axis, keepdims=True)
     if onehot == "rows":  # p[labels] -= 1: whole rows, picked by label
         dz = p.copy()
-        dz[np.unique(t[t < len(dz)])] -= 1.0
+        dz[t] -= 1.0  # as the learner's code: once per distinct label
     else:
         dz = p - np.eye(w.shape[0])[t] if onehot else p.copy()
     if mean:
