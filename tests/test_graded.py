@@ -466,3 +466,100 @@ def test_the_watch_covers_the_numba_backends_forwards_and_pipeline():
     for op, fn in forwards.FORWARDS.items():
         assert graded_mode._code(fn) in watched, op
         assert op in graded_mode._kernel_names()
+
+
+# --------------------------------------------------------------------------
+# PyTorch computes what the exercises ask as well: graded mode watches it
+# --------------------------------------------------------------------------
+
+
+def col2im_by_torch(col, input_size, kernel_size, stride=1, padding=0,
+                    dilation=1):
+    torch = pytest.importorskip("torch")
+    n, c = col.shape[:2]
+    t = torch.from_numpy(np.ascontiguousarray(col)).reshape(
+        n, c * kernel_size ** 2, -1)
+    return torch.nn.functional.fold(
+        t, tuple(input_size), kernel_size, dilation=dilation,
+        padding=padding, stride=stride).numpy()
+
+
+def dx_by_torch_transpose(dy, w, input_size, stride=1, padding=0):
+    torch = pytest.importorskip("torch")
+    n, _, oh, ow = dy.shape
+    extra = [input_size[i] - ((dy.shape[2 + i] - 1) * stride - 2 * padding
+                              + w.shape[2 + i]) for i in (0, 1)]
+    return torch.conv_transpose2d(
+        torch.from_numpy(dy), torch.from_numpy(w), stride=stride,
+        padding=padding, output_padding=tuple(extra)).numpy()
+
+
+def dx_by_torch_autograd(dy, w, input_size, stride=1, padding=0):
+    torch = pytest.importorskip("torch")
+    x = torch.zeros((dy.shape[0], w.shape[1], *input_size),
+                    dtype=torch.float64, requires_grad=True)
+    y = torch.nn.functional.conv2d(x, torch.from_numpy(w), stride=stride,
+                                   padding=padding)
+    y.backward(torch.from_numpy(dy))
+    return x.grad.numpy()
+
+
+@pytest.mark.parametrize("name, answer, called", [
+    ("col2im", col2im_by_torch, "PyTorch's torch.nn.functional.fold"),
+    ("dx_by_conv2d", dx_by_torch_transpose, "PyTorch's torch.conv_transpose2d"),
+    ("dx_by_conv2d", dx_by_torch_autograd, "PyTorch's torch.Tensor.backward"),
+])
+def test_an_answer_that_calls_torch_scores_nothing(name, answer, called):
+    graded = grade(name, answer, seed=SEED, quiet=True)
+    assert (graded.status, graded.score) == ("uses-library", 0.0)
+    assert called in graded.library
+    assert called in graded.message
+    # right answers all: without the watch they would score full marks.
+    # (Checked after the grade, on one thread: torch's OpenMP pool, once
+    # started here, hangs in the checker's forked children.)
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        ex = exercises.EXERCISES[name]
+        for case in ex.cases(np.random.default_rng(SEED))[:3]:
+            np.testing.assert_allclose(answer(**case), ex.solution(**case),
+                                       rtol=1e-6, atol=1e-9)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def test_torch_in_check_is_ruled_out_only_where_the_exercise_forbids_it():
+    # col2im forbids nothing: the practice check passes a torch answer (the
+    # graded run scores it 0, above); dx_by_conv2d forbids conv_transpose2d
+    # and autodiff, and torch's are named as convgrad's would be
+    assert check("col2im", col2im_by_torch, quiet=True).passed
+    for answer, called in ((dx_by_torch_transpose, "torch.conv_transpose2d"),
+                           (dx_by_torch_autograd, "torch.Tensor.backward")):
+        result = check("dx_by_conv2d", answer, quiet=True)
+        assert not result.passed and result.diagnosis == "forbidden-call"
+        assert called in result.report
+
+
+def test_the_torch_watch_ignores_numpy_answers():
+    # the watch looks at C calls too once torch is imported: a NumPy answer
+    # must still be scored on its values alone
+    pytest.importorskip("torch")
+    graded = grade("col2im", solution_copy_col2im, seed=SEED, quiet=True)
+    assert (graded.status, graded.library) == ("passed", ())
+
+
+def solution_copy_col2im(col, input_size, kernel_size, stride=1, padding=0,
+                         dilation=1):
+    n, c = col.shape[:2]
+    h, w = input_size
+    k, s, p, d = kernel_size, stride, padding, dilation
+    oh = (h + 2 * p - d * (k - 1) - 1) // s + 1
+    ow = (w + 2 * p - d * (k - 1) - 1) // s + 1
+    out = np.zeros((n, c, h + 2 * p, w + 2 * p), dtype=col.dtype)
+    cols = col.reshape(n, c, k, k, oh, ow)
+    for i in range(k):
+        for j in range(k):
+            out[:, :, i * d:i * d + s * oh:s, j * d:j * d + s * ow:s] += \
+                cols[:, :, i, j]
+    return out[:, :, p:p + h, p:p + w]

@@ -286,10 +286,16 @@ def _uses_library(name: str, top: float, watch: _Watch,
         return _graded(name, "uses-library", 0.0, top, "\n".join(ruled_out),
                        diagnosis="forbidden-call", library=called,
                        result=result)
-    shown = ", ".join(called[:3])
+    # what computes the answer first, conversions (torch.from_numpy) after
+    telling = ("functional", "autograd", "conv", "pool", "fold", "col2im",
+               "backward", "grad")
+    shown = ", ".join(sorted(called, key=lambda c: not any(
+        w in c for w in telling))[:3])
+    whose = ("PyTorch's" if all(c.startswith("PyTorch's ") for c in called)
+             else "convgrad's own")
     summary = "\n".join([
-        f"{name}: your function calls convgrad's own implementation",
-        f"  diagnosis [uses-library]: your {name} calls convgrad's own "
+        f"{name}: your function calls {whose} implementation",
+        f"  diagnosis [uses-library]: your {name} calls {whose} "
         f"implementation instead of computing the result.",
         f"    evidence: while your function ran, it called {shown}.",
         "    fix: write the computation yourself, as the lesson derives it "

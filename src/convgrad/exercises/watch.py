@@ -75,6 +75,16 @@ def _adjoint() -> list[tuple[object, str]]:
             for key, fn in _functions(adjoint)]
 
 
+#: what of PyTorch each ``forbids`` key rules out too (a name's last part,
+#: as :func:`_torch_name` gives it): torch computes the same thing
+TORCH_FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "autodiff": ("torch.autograd", "torch.Tensor.backward", "torch.func"),
+    "conv_transpose2d": ("conv_transpose2d", "conv_transpose1d",
+                         "conv_transpose3d", "convolution_backward"),
+    "fold": ("fold", "col2im"),
+    "adjoint": (),
+}
+
 #: what an exercise's ``forbids`` may name: each a function giving the
 #: library's entries for it, ``[(function, label)]``
 FORBIDDEN: dict[str, Callable[[], list[tuple[object, str]]]] = {
@@ -90,7 +100,10 @@ def forbidden_lines(name: str, called: tuple[str, ...] | list[str]
     checker's lines (headline, diagnosis, evidence, fix); ``[]`` when it
     called nothing of that."""
     ruled_out = set(_forbidden_codes(name).values())
-    seen = [x for x in dict.fromkeys(called) if x in ruled_out]
+    torch_ruled = _torch_ruled(name, True)
+    seen = [x for x in dict.fromkeys(called) if x in ruled_out or (
+        torch_ruled and x.startswith("PyTorch's ")
+        and _torch_matches(x.removeprefix("PyTorch's "), torch_ruled))]
     if not seen:
         return []
     what, fix = CODES["forbidden-call"]
@@ -260,6 +273,58 @@ def _kernel_entries(name: str) -> tuple[dict[int, str], set[types.CodeType]]:
     return labels, calls
 
 
+def _torch_dir() -> str | None:
+    """The folder of PyTorch's package, if an answer could have imported
+    it (it is imported already: importing it here would cost seconds)."""
+    torch = sys.modules.get("torch")
+    path = getattr(torch, "__file__", None)
+    return os.path.dirname(path) + os.sep if path else None
+
+
+def _torch_name(event: str, frame: types.FrameType, arg: object,
+                where: str) -> str | None:
+    """``torch.<name>`` when the profile event enters PyTorch: a Python
+    function in its package (``call``) or one of its compiled functions
+    (``c_call``: torch.conv2d, a tensor's method); else ``None``."""
+    if event == "call":
+        code = frame.f_code
+        if not code.co_filename.startswith(where):
+            return None
+        module = frame.f_globals.get("__name__", "torch")
+        if module == "torch._tensor":
+            module = "torch.Tensor"
+        return f"{module}.{code.co_name}"
+    owner = getattr(arg, "__self__", None)
+    module = getattr(arg, "__module__", None) or ""
+    if isinstance(owner, types.ModuleType):
+        module = owner.__name__
+    elif owner is not None and type(owner).__module__.startswith("torch"):
+        module = "torch.Tensor"
+    if module != "torch" and not module.startswith("torch."):
+        return None
+    return f"{module}.{getattr(arg, '__name__', '?')}"
+
+
+def _torch_ruled(name: str, forbidden_only: bool) -> tuple[str, ...] | None:
+    """What of PyTorch the watch of exercise ``name`` reports: ``None`` for
+    every call (graded mode: the course's answers are NumPy, and torch
+    computes convolutions, pools and their gradients for you), else the
+    names :data:`TORCH_FORBIDDEN` gives the exercise's ``forbids``
+    (``check``)."""
+    if not forbidden_only:
+        return None
+    return tuple(k for key in exercise(name).forbids
+                 for k in TORCH_FORBIDDEN.get(key, ()))
+
+
+def _torch_matches(label: str, ruled: tuple[str, ...] | None) -> bool:
+    if ruled is None:
+        return True
+    last = label.rsplit(".", 1)[-1]
+    return any(label == r or label.startswith(r + ".") if r.startswith(
+        "torch.") else last == r for r in ruled)
+
+
 class _Given:
     """A callable the checker hands to the answer, as it is (its repr, its
     attributes), but unwatched while it runs: what it calls is the
@@ -301,6 +366,11 @@ class _Watch:
         #: per thread, the frame of such a call that is running
         self._allowed: set[types.CodeType] = set()
         self._inside: dict[int, types.FrameType] = {}
+        #: PyTorch's folder (None: not imported, nothing of it to watch),
+        #: what of it is reported (:func:`_torch_ruled`) and its calls seen
+        self._torch: str | None = None
+        self._torch_ruled: tuple[str, ...] | None = ()
+        self._torch_seen: set[str] = set()
 
     def wrap(self, fn: Callable) -> Callable:
         @functools.wraps(fn)
@@ -338,8 +408,18 @@ class _Watch:
                     threading.get_ident()) is frame:
                 del self._inside[threading.get_ident()]
             return
-        if event != "call" or self._given or (
+        if event not in ("call", "c_call") or self._given or (
                 self._inside and threading.get_ident() in self._inside):
+            return
+        if self._torch is not None:
+            label = _torch_name(event, frame, arg, self._torch)
+            if label is not None:
+                if (label not in self._torch_seen and len(self._torch_seen) < 8
+                        and _torch_matches(label, self._torch_ruled)):
+                    self._torch_seen.add(label)
+                    self._hit(f"PyTorch's {label}")
+                return
+        if event != "call":
             return
         if frame.f_code in self._allowed:  # F.conv2d, where it is asked for
             self._inside[threading.get_ident()] = frame
@@ -366,6 +446,9 @@ class _Watch:
             self._codes = _watched_codes(self.name)
             self._kernels, self._calls = _kernel_entries(self.name)
         self._allowed, self._inside = _allowed_codes(self.name), {}
+        self._torch_ruled = _torch_ruled(self.name, self.forbidden_only)
+        self._torch = None if self._torch_ruled == () else _torch_dir()
+        self._torch_seen = set()
         previous, threads = sys.getprofile(), threading.getprofile()
         _armed.append(self)
         sys.setprofile(relay)
