@@ -11,9 +11,9 @@
  *
  * Keyboard: Space plays or pauses, the arrow keys step, Home and End go to
  * the first and the last step. On the player's own controls (the step
- * slider, a parameter's slider, the speed menu) the keys move that control
- * and Space on the step slider plays; no key that moves a control reaches
- * the host page (JupyterLab would move its active cell). The caption is
+ * slider, a parameter's slider or menu, the speed menu) the keys move that
+ * control and Space on the step slider plays; no key that moves a control
+ * reaches the host page (JupyterLab would move its active cell). The caption is
  * text in the page (a polite live region while paused) that says what the
  * step changed and where; the step slider's value says it too.
  *
@@ -603,7 +603,7 @@
    * controls keeps them (and the focus on them), only their values move */
   Player.prototype.buildControls = function (scene) {
     var self = this, live = this.options.live && scene.controls.length;
-    var shape = JSON.stringify(scene.controls.map(function (c) { return [c.name, c.kind, c.lo, c.hi]; }));
+    var shape = JSON.stringify(scene.controls.map(function (c) { return [c.name, c.kind, c.lo, c.hi, c.choices || null]; }));
     this.message.textContent = "";
     if (live && shape === this.controlShape) { this.syncControls(scene); return; }
     var focused = document.activeElement;
@@ -621,6 +621,15 @@
         input = el("input", "", { type: "checkbox", name: c.name });
         label.appendChild(input);
         label.appendChild(document.createTextNode(" " + c.name));
+      } else if (c.kind === "choice") { // a menu of words
+        input = el("select", "cgs-choice", { name: c.name });
+        (c.choices || []).forEach(function (word) {
+          var o = el("option", "", { value: word });
+          o.textContent = word;
+          input.appendChild(o);
+        });
+        label.appendChild(document.createTextNode(c.name + " "));
+        label.appendChild(input);
       } else {
         input = el("input", "", { type: "range", min: c.lo, max: c.hi, step: 1, name: c.name });
         var out = el("output", "cgs-value");
@@ -649,6 +658,7 @@
       if (!input) return;
       var v = c.name in values ? values[c.name] : c.value;
       if (c.kind === "bool") input.checked = !!v;
+      else if (c.kind === "choice") input.value = String(v);
       else {
         input.value = v;
         self.readouts[c.name].textContent = input.value;
@@ -669,7 +679,7 @@
     var values = {}, self = this;
     Object.keys(this.controls).forEach(function (k) {
       var x = self.controls[k];
-      values[k] = x.type === "checkbox" ? x.checked : +x.value;
+      values[k] = x.type === "checkbox" ? x.checked : x.tagName === "SELECT" ? x.value : +x.value;
     });
     var held = this.values;
     if (held && Object.keys(values).every(function (k) { return held[k] === values[k]; })) return;

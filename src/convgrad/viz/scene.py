@@ -144,8 +144,7 @@ def build_scene(view: Any) -> dict[str, Any]:
             })  # fmt: skip
             prev_marks = marks
     values = control_values(view)
-    controls = [{"name": c.name, "kind": c.kind, "lo": c.lo, "hi": c.hi,
-                 "value": values[c.name]} for c in view.controls]  # fmt: skip
+    controls = [_control(c, values[c.name]) for c in view.controls]
     notes = [f"{k}: seeded stand-in numbers ({why})" for k, why in m.synthetic.items()]
     notes.append(view.size_note())
     warning = "; ".join(note for note in notes if note)
@@ -220,9 +219,19 @@ def _sets(history: Any, numbers: _Numbers) -> tuple[list, list[int]]:
     return rows.tolist(), bounds.tolist()
 
 
+def _control(c: Any, value: Any) -> dict[str, Any]:
+    """One control as the scene carries it: a menu lists its words."""
+    entry = {"name": c.name, "kind": c.kind, "lo": c.lo, "hi": c.hi,
+             "value": value}  # fmt: skip
+    if c.kind == "choice":
+        entry["choices"] = list(c.choices)
+    return entry
+
+
 def control_values(view: Any) -> dict[str, Any]:
     """What each of ``view``'s controls shows of its parameters, by name
-    (an int, or a bool for a flag; a pair's first number)."""
+    (an int, a bool for a flag, a word for a menu; a pair's first
+    number)."""
     params = view.params
     return {c.name: _control_value(params.get(c.name), c.kind)
             for c in view.controls}  # fmt: skip
@@ -231,6 +240,8 @@ def control_values(view: Any) -> dict[str, Any]:
 def _control_value(v: Any, kind: str) -> Any:
     if kind == "bool":
         return bool(v)
+    if kind == "choice":
+        return str(v)
     if isinstance(v, (tuple, list)):
         v = v[0]
     return int(v)
