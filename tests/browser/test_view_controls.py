@@ -499,8 +499,16 @@ def test_a_menu_picks_the_norm_and_its_keys_stay_in_the_player(lab_server, page)
             st = nb.page.evaluate(MENU, 1)
             assert st["words"] == ["batch", "layer", "group", "instance"], st
             assert (st["kind"], st["label"], st["steps"]) == ("layer", "kind", 2)
-            assert st["title"].startswith("layer norm") and st["outlines"] == 2
+            assert st["title"].startswith("layer norm") and st["outlines"] == 1
             assert "M = C·H·W = 6·3·3 = 54" in st["caption"], st
+            # a click on an element of image 1 goes to its set, step 2 of 2
+            # (row 4 of 6, column 7 of 18: its cell in the scene's order)
+            out.locator("svg.cgs-grid").first.locator("g.cgs-cells rect").nth(
+                4 * 18 + 7).click(force=True)
+            st = settle(lambda s: s["caption"].startswith("step 2/2"),
+                        "a click on image 1")
+            assert "image 1, every channel" in st["caption"], st
+            assert st["active"] == 1, st
             menu = out.locator(".cgs-controls select[name=kind]")
             menu.focus()
             # ↓ is the next norm: a new scene, focus kept, the cell kept
@@ -538,7 +546,7 @@ def test_a_menu_picks_the_norm_and_its_keys_stay_in_the_player(lab_server, page)
 def test_on_a_phone_the_norm_sets_grids_fit_and_outline_each_set(phone):
     """Lesson 12's N × C grid of planes on a 390 px screen: no grid
     scrolls sideways, the numbers stay 12 px or give way to colours, and
-    both grids outline the step's set."""
+    the grid outlines the step's set."""
     views = [viz.NormSetsView(kind=kind) for kind in ("batch", "layer")]
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / "phone-norm-sets.html"
@@ -567,7 +575,7 @@ def test_on_a_phone_the_norm_sets_grids_fit_and_outline_each_set(phone):
         outlines = page.evaluate(
             "[...document.querySelectorAll('.cgs')].map(v => v.querySelectorAll("
             "'.cgs-mark-set[visibility=visible]').length)")
-        assert outlines == [2, 2]
+        assert outlines == [1, 1]
     finally:
         page.close()
         for v in views:

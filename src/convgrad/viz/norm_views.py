@@ -30,7 +30,6 @@ import numpy as np
 from .. import geometry as geo
 from .. import trace
 from ..trace import Frames
-from ..trace.events import fmt
 from . import _limits
 from ._base import Control, Model, View
 from ._limits import bounded
@@ -203,9 +202,8 @@ class NormSet:
     def describe(self) -> str:
         axes, formula = _AXES[self.kind]
         product = "·".join(str(f) for f in self.factors)
-        return (f"{self.where}: one μ and σ over {axes}, M = {formula} = "
-                f"{product} = {self.size}; μ = {fmt(self.mean)}, "
-                f"σ = {fmt(self.sigma)}")
+        return (f"{self.where}: one μ, σ over {axes}, M = {formula} = "
+                f"{product} = {self.size}")
 
 
 class NormSetsView(View):
@@ -214,13 +212,15 @@ class NormSetsView(View):
 
     The input ``(N, C, H, W)`` is drawn as an ``N × C`` grid of its ``H×W``
     planes (rows: images, columns: channels). Each step outlines one set
-    and writes its ``x̂ = (x − μ)/σ`` with the set's own ``μ`` and
+    and writes its ``x̂ = (x − μ)/σ`` there, with the set's own ``μ`` and
     ``σ``: batch norm's sets are the channels across the batch, layer
     norm's the images, group norm's each image's blocks of ``C/G``
     consecutive channels, instance norm's each plane alone. The same set
     is the one whose ``dy`` reaches each of its elements' ``dx`` through
     the mean's and the variance's terms (``Σ dy`` and ``Σ dy·x̂`` over
-    it). :meth:`sets` lists them; the last frame is ``x̂``."""
+    it). A click on an element goes to its set's step (in any page: the
+    browser knows each cell's step); :meth:`sets` lists the sets, and the
+    last frame is ``x̂``."""
 
     defaults = dict(
         batch=2,
@@ -292,17 +292,17 @@ class NormSetsView(View):
         n, c, h, w = m.planes["x"].shape
         rows = [f"n{i // h}" if i % h == h // 2 else "" for i in range(n * h)]
         cols = [f"c{j // w}" if j % w == w // 2 else "" for j in range(c * w)]
-        grid = dict(row_labels=rows, col_labels=cols, blocks=(h, w),
-                    marks=("set",), column="planes")
+        # one grid: image n's plane of channel c at block (n, c); its
+        # cells fill set by set, and a click on one goes to its set's step
         return [
-            Panel("x", "x: N × C planes of H×W (rows n, columns c)", n * h,
-                  c * w, values=_grid(m.planes["x"]), **grid),
-            Panel("xh", "x̂ = (x − μ)/σ, each set with its own μ and σ",
-                  n * h, c * w, colored=True, **grid),
+            Panel("xh", "x̂ = (x − μ)/σ, set by set: rows n, columns c "
+                  "(click an element)", n * h, c * w, row_labels=rows,
+                  col_labels=cols, blocks=(h, w), marks=("set",),
+                  colored=True, picks=_grid(m.planes["labels"])),
         ]
 
     def marks(self, e):
-        return {"x.set": e.box, "xh.set": e.box}
+        return {"xh.set": e.box}
 
     def describe(self, e):
         return e.describe()

@@ -13,7 +13,9 @@
  * the first and the last step. On the player's own controls (the step
  * slider, a parameter's slider or menu, the speed menu) the keys move that
  * control and Space on the step slider plays; no key that moves a control
- * reaches the host page (JupyterLab would move its active cell). The caption is
+ * reaches the host page (JupyterLab would move its active cell). Where a
+ * scene's panel lists picks, a click on a cell goes to the step it names
+ * (the keys reach every step too). The caption is
  * text in the page (a polite live region while paused) that says what the
  * step changed and where; the step slider's value says it too.
  *
@@ -411,6 +413,19 @@
     this.shown = null;
     if (this.p.cells) this.paint(Int32Array.from(this.p.cells), 0);
     return svg;
+  };
+
+  /* the panel's cell (its index in the scene's row-by-row order) under the
+   * point (x, y) of the page, or null */
+  Panel.prototype.cellAt = function (x, y) {
+    var box = this.svg.getBoundingClientRect(), q = this.q;
+    var scale = box.width / (+this.svg.getAttribute("width") || 1), cell = this.cell * scale;
+    var left = box.left + (this.labelW + q.pad[1] * this.cell) * scale;
+    var top = box.top + (this.prep.L.grid_top + q.pad[0] * this.cell) * scale;
+    var r = Math.floor((y - top) / cell), c = Math.floor((x - left) / cell);
+    if (!(r >= 0 && c >= 0 && r < q.rows && c < q.cols)) return null;
+    if (this.turned) { var t = r; r = c; c = t; }
+    return r * this.p.cols + c;
   };
 
   Panel.prototype.labelStep = function (cell) {
@@ -826,6 +841,7 @@
           fig.dataset.turned = pn.turned ? "1" : "0";
           var svg = pn.build(mine, least);
           svg.setAttribute("aria-label", pn.p.title);
+          if (pn.p.picks) self.pickable(pn, svg);
           var scroller = el("div", "cgs-scroll");
           scroller.appendChild(svg);
           fig.appendChild(scroller);
@@ -836,6 +852,20 @@
       self.area.appendChild(outer);
     });
     this.draw();
+  };
+
+  /* a panel whose cells pick a step (the scene's picks): a click on a cell
+   * goes to its step, as the step keys and the slider do */
+  Player.prototype.pickable = function (pn, svg) {
+    var self = this;
+    svg.classList.add("cgs-pick");
+    svg.addEventListener("click", function (e) {
+      var k = pn.cellAt(e.clientX, e.clientY), step = k === null ? -1 : pn.p.picks[k];
+      if (!(step >= 0)) return;
+      self.pause();
+      self.goto(step);
+      self.stopped();
+    });
   };
 
   Player.prototype.draw = function () {

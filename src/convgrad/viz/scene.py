@@ -4,7 +4,8 @@ A scene is one JSON-ready dict, built from the view's model in the kernel:
 
 - ``panels``: each grid's size, padding ring, title, labels, colour scale
   and outlines; a fixed panel lists its cells, a destination panel names
-  where in the replayed state its cells are (``offset``);
+  where in the replayed state its cells are (``offset``); a panel may list
+  per cell the step a click on it goes to (``picks``);
 - ``numbers``: every value the scene shows, once each, with the text a
   cell shows for it (``texts``, and ``compact`` for narrow cells). Cells
   refer to numbers by index;
@@ -114,6 +115,8 @@ def build_scene(view: Any) -> dict[str, Any]:
             "column": p.column,
             "blocks": None if p.blocks is None else [int(x) for x in p.blocks],
         }
+        if p.picks is not None:  # a click on a cell goes to its step
+            entry["picks"] = np.asarray(p.picks, np.int64).ravel().tolist()
         if p.values is not None:
             values = np.asarray(p.values, np.float64)
             entry["cells"] = numbers.index(values).ravel().tolist()
