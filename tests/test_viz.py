@@ -468,6 +468,7 @@ def test_numbers_show_in_the_lesson_sized_views(make):
         viz.OverlapView,
         viz.ConvMatrixView,
         viz.GradientCheckerboardView,
+        viz.NormSetsView,
     ):
         view = make(cls)
         assert all(g.numbers for g in view.drawn().panels.values()), cls
@@ -728,19 +729,19 @@ def test_batch_norm_view_names_a_bad_parameter(kwargs, words):
 # lesson 12: which elements share a mean and a variance, under each norm
 # --------------------------------------------------------------------------
 
-# kind -> (steps, M) for N=2, C=6, 3x3 and G=2: (C, N·H·W), (N, C·H·W),
+# kind -> (steps, M) for N=2, C=6, 3x2 and G=2: (C, N·H·W), (N, C·H·W),
 # (N·G, C/G·H·W), (N·C, H·W)
-NORM_SETS = {"batch": (6, 18), "layer": (2, 54), "group": (4, 27),
-             "instance": (12, 9)}  # fmt: skip
+NORM_SETS = {"batch": (6, 12), "layer": (2, 36), "group": (4, 18),
+             "instance": (12, 6)}  # fmt: skip
 
 
 @pytest.mark.parametrize("kind", list(NORM_SETS))
 def test_norm_sets_partition_the_input_into_sets_of_m(make, kind):
-    view = make(viz.NormSetsView, kind=kind)  # N=2, C=6, 3x3, G=2
+    view = make(viz.NormSetsView, kind=kind)  # N=2, C=6, 3x2, G=2
     steps, m = NORM_SETS[kind]
     sets = view.sets()
     assert view.n_frames == len(sets) == steps
-    assert all(s.shape == (2, 6, 3, 3) and s.sum() == m for s in sets)
+    assert all(s.shape == (2, 6, 3, 2) and s.sum() == m for s in sets)
     assert (np.sum(sets, axis=0) == 1).all()  # every element in one set
     x_hat = view.x_hat
     for s in sets:
@@ -748,7 +749,7 @@ def test_norm_sets_partition_the_input_into_sets_of_m(make, kind):
         np.testing.assert_allclose(x_hat[s].var(), 1, rtol=1e-3)
     # a set is whole H×W planes: batch's spans the images, the others one
     planes = [np.argwhere(s.all(axis=(2, 3))) for s in sets]
-    assert all(len(p) * 9 == m for p in planes)
+    assert all(len(p) * 6 == m for p in planes)
     images = {len(set(p[:, 0])) for p in planes}
     assert images == ({2} if kind == "batch" else {1})
 
@@ -786,7 +787,7 @@ def test_norm_sets_outline_the_set_and_write_its_x_hat(make, kind):
     sets = view.sets()
     for k in (0, 1, view.n_frames - 1):
         view.update(k)
-        grid = sets[k].transpose(0, 2, 1, 3).reshape(6, 18)  # as drawn
+        grid = sets[k].transpose(0, 2, 1, 3).reshape(6, 12)  # as drawn
         r, c, h, w = view.drawn().panels["xh"].marks["set"]
         box = np.zeros_like(grid)
         box[r:r + h, c:c + w] = True
@@ -795,18 +796,18 @@ def test_norm_sets_outline_the_set_and_write_its_x_hat(make, kind):
         done = np.sum(sets[:k + 1], axis=0).astype(bool)
         written = ~np.ma.getmaskarray(_shown(view, "xh"))
         np.testing.assert_array_equal(
-            written, done.transpose(0, 2, 1, 3).reshape(6, 18))
+            written, done.transpose(0, 2, 1, 3).reshape(6, 12))
 
 
 @pytest.mark.parametrize("kind, words", [
     ("batch", "channel 1 of every image: one μ, σ over (N, H, W), "
-              "M = N·H·W = 2·3·3 = 18"),
+              "M = N·H·W = 2·3·2 = 12"),
     ("layer", "image 1, every channel: one μ, σ over (C, H, W), "
-              "M = C·H·W = 6·3·3 = 54"),
+              "M = C·H·W = 6·3·2 = 36"),
     ("group", "image 0, group 1 (channels 3–5): one μ, σ over "
-              "(C/G, H, W), M = (C/G)·H·W = 3·3·3 = 27"),
+              "(C/G, H, W), M = (C/G)·H·W = 3·3·2 = 18"),
     ("instance", "image 0, channel 1 alone: one μ, σ over (H, W), "
-                 "M = H·W = 3·3 = 9"),
+                 "M = H·W = 3·2 = 6"),
 ])  # fmt: skip
 def test_norm_sets_caption_names_the_set_its_axes_and_m(make, kind, words):
     view = make(viz.NormSetsView, kind=kind)
@@ -839,14 +840,15 @@ def test_norm_sets_kind_is_a_menu_the_player_rebuilds_on(make):
 
 def test_norm_sets_groups_matter_for_group_norm_only(make):
     # layer norm is group norm with G = 1, instance norm with G = C
-    x = np.random.default_rng(5).standard_normal((2, 6, 3, 3))
+    x = np.random.default_rng(5).standard_normal((2, 6, 3, 2))
     one = make(viz.NormSetsView, kind="group", groups=1, x=x)
     every = make(viz.NormSetsView, kind="group", groups=6, x=x)
     layer = make(viz.NormSetsView, kind="layer", groups=4, x=x)  # ignored
     inst = make(viz.NormSetsView, kind="instance", groups=5, x=x)
     assert np.array_equal(one.x_hat, layer.x_hat)
     assert np.array_equal(every.x_hat, inst.x_hat)
-    assert [s.sum() for s in layer.sets()] == [54, 54]
+    assert [s.sum() for s in layer.sets()] == [36, 36]
+    assert one.synthetic == {}
 
 
 @pytest.mark.parametrize("kwargs, words", [

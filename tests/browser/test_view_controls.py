@@ -500,11 +500,11 @@ def test_a_menu_picks_the_norm_and_its_keys_stay_in_the_player(lab_server, page)
             assert st["words"] == ["batch", "layer", "group", "instance"], st
             assert (st["kind"], st["label"], st["steps"]) == ("layer", "kind", 2)
             assert st["title"].startswith("layer norm") and st["outlines"] == 1
-            assert "M = C·H·W = 6·3·3 = 54" in st["caption"], st
+            assert "M = C·H·W = 6·3·2 = 36" in st["caption"], st
             # a click on an element of image 1 goes to its set, step 2 of 2
-            # (row 4 of 6, column 7 of 18: its cell in the scene's order)
+            # (row 4 of 6, column 7 of 12: its cell in the scene's order)
             out.locator("svg.cgs-grid").first.locator("g.cgs-cells rect").nth(
-                4 * 18 + 7).click(force=True)
+                4 * 12 + 7).click(force=True)
             st = settle(lambda s: s["caption"].startswith("step 2/2"),
                         "a click on image 1")
             assert "image 1, every channel" in st["caption"], st
@@ -517,7 +517,7 @@ def test_a_menu_picks_the_norm_and_its_keys_stay_in_the_player(lab_server, page)
                         and s["message"] == "", "↓ on the kind menu")
             assert (st["kind"], st["steps"], st["active"], st["focus"]) == (
                 "group", 4, 1, "kind"), st
-            assert "M = (C/G)·H·W = 3·3·3 = 27" in st["caption"], st
+            assert "M = (C/G)·H·W = 3·3·2 = 18" in st["caption"], st
             seen = nb.kernel_json("import json; print(json.dumps("
                                   "[ui.params, ui.view.params['kind']]))")
             assert seen == [{"kind": "group", "groups": 2, "batch": 2}, "group"]
@@ -532,7 +532,7 @@ def test_a_menu_picks_the_norm_and_its_keys_stay_in_the_player(lab_server, page)
             page.keyboard.press("ArrowRight")
             st = settle(lambda s: s["steps"] == 6 and s["message"] == "",
                         "groups → 3")
-            assert "M = (C/G)·H·W = 2·3·3 = 18" in st["caption"], st
+            assert "M = (C/G)·H·W = 2·3·2 = 12" in st["caption"], st
             page.keyboard.press("ArrowRight")
             st = settle(lambda s: "not allowed" in s["message"], "groups → 4")
             assert "groups must divide channels" in st["message"], st

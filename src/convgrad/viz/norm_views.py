@@ -225,7 +225,7 @@ class NormSetsView(View):
     defaults = dict(
         batch=2,
         channels=6,
-        input_size=(3, 3),
+        input_size=(3, 2),
         groups=2,
         kind="batch",
         eps=1e-5,
