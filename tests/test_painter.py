@@ -29,6 +29,7 @@ VIEWS = {
                                              stride=2, padding=1)),
     "checkerboard": (viz.GradientCheckerboardView, dict(w="random", dy="random")),
     "batchnorm": (viz.BatchNormBackwardView, {}),
+    "normsets": (viz.NormSetsView, dict(kind="group")),
     "convmatrix": (viz.ConvMatrixView, dict(padding=1)),
 }  # fmt: skip
 

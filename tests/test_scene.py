@@ -39,10 +39,11 @@ def _grad(fn, x, dy, wrt=0, *others):
 
 
 #: views whose op sums in another order than its trace: conv2d's dw and
-#: dx are GEMMs in the kernels, batch norm's sums NumPy's pairwise ones, so
-#: the scene (= the trace's replay, bit for bit) matches them to rounding
-#: only
-REORDERED = ("WeightGradView", "ChannelsView", "BatchNormBackwardView")
+#: dx are GEMMs in the kernels, batch norm's sums NumPy's pairwise ones (the
+#: norms' sets: over a mask, not over a reshaped array's axes), so the
+#: scene (= the trace's replay, bit for bit) matches them to rounding only
+REORDERED = ("WeightGradView", "ChannelsView", "BatchNormBackwardView",
+             "NormSetsView")
 
 
 def _cases():
@@ -129,6 +130,21 @@ def _cases():
         F.batch_norm(xt, None, None, gt, bt, training=True).backward(dy)
         # the trace's packed vector: dx, then dβ, then dγ
         out.append((v, np.concatenate([xt.grad.ravel(), bt.grad, gt.grad])))
+    x = _r(2, 4, 2, 3)
+    views = {"batch": ((2, 4, 2, 3), (0, 2, 3)), "layer": ((2, 4, 2, 3), (1, 2, 3)),
+             "group": ((2, 2, 2, 2, 3), (2, 3, 4)),
+             "instance": ((2, 4, 1, 2, 3), (2, 3, 4))}  # fmt: skip
+    for kind, (shape, axes) in views.items():
+        v = viz.NormSetsView(batch=2, channels=4, input_size=(2, 3), groups=2,
+                             kind=kind, x=x)
+        xs = x.reshape(shape)
+        mean = xs.mean(axis=axes, keepdims=True)
+        x_hat = ((xs - mean) / np.sqrt(xs.var(axis=axes, keepdims=True) + 1e-5))
+        if kind == "batch":  # the op itself
+            x_hat = F.batch_norm(x, None, None, training=True).data
+        # the view's grid: image n's plane of channel c at block (n, c)
+        out.append((v, x_hat.reshape(2, 4, 2, 3).transpose(0, 2, 1, 3)
+                    .reshape(4, 12)))
     return out
 
 

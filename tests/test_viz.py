@@ -419,6 +419,9 @@ FIT_CASES = [
         (viz.Col2imGatherView, dict(padding=1)),
         (viz.MaxPoolFoldView, {}),
         (viz.MaxPoolFoldView, dict(input_size=(6, 5), padding=1)),
+        (viz.NormSetsView, {}),
+        (viz.NormSetsView, dict(kind="group", groups=3, batch=3)),
+        (viz.NormSetsView, dict(kind="instance", input_size=(4, 5))),
     ]
 ]
 
@@ -465,6 +468,7 @@ def test_numbers_show_in_the_lesson_sized_views(make):
         viz.OverlapView,
         viz.ConvMatrixView,
         viz.GradientCheckerboardView,
+        viz.NormSetsView,
     ):
         view = make(cls)
         assert all(g.numbers for g in view.drawn().panels.values()), cls
@@ -719,3 +723,160 @@ def test_batch_norm_view_names_a_bad_parameter(kwargs, words):
 
     with pytest.raises(ValueError, match=re.escape(words)):
         viz.BatchNormBackwardView(**kwargs)
+
+
+# --------------------------------------------------------------------------
+# lesson 12: which elements share a mean and a variance, under each norm
+# --------------------------------------------------------------------------
+
+# kind -> (steps, M) for N=2, C=6, 3x2 and G=2: (C, N·H·W), (N, C·H·W),
+# (N·G, C/G·H·W), (N·C, H·W)
+NORM_SETS = {"batch": (6, 12), "layer": (2, 36), "group": (4, 18),
+             "instance": (12, 6)}  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", list(NORM_SETS))
+def test_norm_sets_partition_the_input_into_sets_of_m(make, kind):
+    view = make(viz.NormSetsView, kind=kind)  # N=2, C=6, 3x2, G=2
+    steps, m = NORM_SETS[kind]
+    sets = view.sets()
+    assert view.n_frames == len(sets) == steps
+    assert all(s.shape == (2, 6, 3, 2) and s.sum() == m for s in sets)
+    assert (np.sum(sets, axis=0) == 1).all()  # every element in one set
+    x_hat = view.x_hat
+    for s in sets:
+        assert abs(x_hat[s].mean()) < 1e-12
+        np.testing.assert_allclose(x_hat[s].var(), 1, rtol=1e-3)
+    # a set is whole H×W planes: batch's spans the images, the others one
+    planes = [np.argwhere(s.all(axis=(2, 3))) for s in sets]
+    assert all(len(p) * 6 == m for p in planes)
+    images = {len(set(p[:, 0])) for p in planes}
+    assert images == ({2} if kind == "batch" else {1})
+
+
+def test_norm_sets_are_torchs_normalisations(make):
+    torch = pytest.importorskip("torch")
+    tf = torch.nn.functional
+    x = np.random.default_rng(3).standard_normal((3, 6, 2, 3))
+    tx = torch.tensor(x)
+    theirs = {
+        "batch": tf.batch_norm(tx, None, None, training=True),
+        "layer": tf.layer_norm(tx, (6, 2, 3)),
+        "group": tf.group_norm(tx, 3),
+        "instance": tf.instance_norm(tx),
+    }
+    for kind, want in theirs.items():
+        view = make(viz.NormSetsView, batch=3, input_size=(2, 3), groups=3,
+                    kind=kind, x=x)
+        assert view.synthetic == {}
+        np.testing.assert_allclose(view.x_hat, want.numpy(), rtol=1e-10,
+                                   atol=1e-12)
+        # the last frame's grid shows x̂ of every set, plane (n, c) at
+        # block (n, c)
+        view.update(view.n_frames - 1)
+        shown = _shown(view, "xh")
+        assert not np.ma.getmaskarray(shown).any()
+        np.testing.assert_allclose(
+            np.ma.getdata(shown).reshape(3, 2, 6, 3).transpose(0, 2, 1, 3),
+            want.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", list(NORM_SETS))
+def test_norm_sets_outline_the_set_and_write_its_x_hat(make, kind):
+    view = make(viz.NormSetsView, kind=kind)
+    sets = view.sets()
+    for k in (0, 1, view.n_frames - 1):
+        view.update(k)
+        grid = sets[k].transpose(0, 2, 1, 3).reshape(6, 12)  # as drawn
+        r, c, h, w = view.drawn().panels["xh"].marks["set"]
+        box = np.zeros_like(grid)
+        box[r:r + h, c:c + w] = True
+        np.testing.assert_array_equal(box, grid)
+        # written: the sets so far, and no other cell
+        done = np.sum(sets[:k + 1], axis=0).astype(bool)
+        written = ~np.ma.getmaskarray(_shown(view, "xh"))
+        np.testing.assert_array_equal(
+            written, done.transpose(0, 2, 1, 3).reshape(6, 12))
+
+
+@pytest.mark.parametrize("kind, words", [
+    ("batch", "channel 1 of every image: one μ, σ over (N, H, W), "
+              "M = N·H·W = 2·3·2 = 12"),
+    ("layer", "image 1, every channel: one μ, σ over (C, H, W), "
+              "M = C·H·W = 6·3·2 = 36"),
+    ("group", "image 0, group 1 (channels 3–5): one μ, σ over "
+              "(C/G, H, W), M = (C/G)·H·W = 3·3·2 = 18"),
+    ("instance", "image 0, channel 1 alone: one μ, σ over (H, W), "
+                 "M = H·W = 3·2 = 6"),
+])  # fmt: skip
+def test_norm_sets_caption_names_the_set_its_axes_and_m(make, kind, words):
+    view = make(viz.NormSetsView, kind=kind)
+    view.update(1)
+    head = f"step 2/{NORM_SETS[kind][0]}:  "
+    assert view.caption == head + words
+    e, x = view.events[1], view.model_.planes["x"][view.sets()[1]]
+    assert (e.mean, e.sigma) == (x.mean(), np.sqrt(x.var() + 1e-5))
+    assert view.title.startswith(f"{kind} norm: ")
+
+
+def test_norm_sets_kind_is_a_menu_the_player_rebuilds_on(make):
+    view = make(viz.NormSetsView)
+    sc = view.scene()
+    kind = next(c for c in sc["controls"] if c["name"] == "kind")
+    assert kind["kind"] == "choice" and kind["value"] == "batch"
+    assert kind["choices"] == ["batch", "layer", "group", "instance"]
+    assert "kind=batch, groups=2, batch=2" == sc["subtitle"]
+    ui = view.widget()
+    ui.params = {**ui.params, "kind": "layer"}
+    assert ui.error == "" and ui.view.params["kind"] == "layer"
+    assert ui.scene["steps"] == 2 and ui.scene["title"].startswith("layer")
+    # 6 channels do not split into 4 groups: refused, the view unchanged
+    ui.params = {**ui.params, "kind": "group", "groups": 4}
+    assert "groups must divide channels" in ui.error
+    assert ui.params["kind"] == "layer" and ui.view.params["kind"] == "layer"
+    ui.params = {**ui.params, "kind": "norm"}
+    assert "kind must be one of" in ui.error
+
+
+def test_norm_sets_groups_matter_for_group_norm_only(make):
+    # layer norm is group norm with G = 1, instance norm with G = C
+    x = np.random.default_rng(5).standard_normal((2, 6, 3, 2))
+    one = make(viz.NormSetsView, kind="group", groups=1, x=x)
+    every = make(viz.NormSetsView, kind="group", groups=6, x=x)
+    layer = make(viz.NormSetsView, kind="layer", groups=4, x=x)  # ignored
+    inst = make(viz.NormSetsView, kind="instance", groups=5, x=x)
+    assert np.array_equal(one.x_hat, layer.x_hat)
+    assert np.array_equal(every.x_hat, inst.x_hat)
+    assert [s.sum() for s in layer.sets()] == [36, 36]
+    assert one.synthetic == {}
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(kind="Batch"), "kind must be one of 'batch', 'layer', 'group', "
+                         "'instance'; got 'Batch'"),
+    (dict(kind="group", groups=4), "groups must divide channels: 6 channels "
+                                   "do not split into 4 groups"),
+    (dict(groups=0), "groups must be a positive int, got 0"),
+    (dict(batch=1.0), "batch must be a positive int"),
+    (dict(input_size=(0, 3)), "input_size"),
+    (dict(eps=float("nan")), "eps must be a finite number >= 0"),
+    (dict(channels=400, input_size=(40, 40)), "input_size is too large"),
+])  # fmt: skip
+def test_norm_sets_view_names_a_bad_parameter(kwargs, words):
+    import re
+
+    with pytest.raises(ValueError, match=re.escape(words)):
+        viz.NormSetsView(**kwargs)
+
+
+@pytest.mark.parametrize("kind", ["batch", "group"])
+def test_a_click_on_an_element_picks_its_sets_step(make, kind):
+    view = make(viz.NormSetsView, kind=kind, batch=3, input_size=(2, 3))
+    sets = view.sets()
+    for panel in view.scene()["panels"]:
+        picks = np.array(panel["picks"]).reshape(3, 2, 6, 3)  # n, h, c, w
+        for (n, h, c, w), step in np.ndenumerate(picks):
+            assert sets[step][n, c, h, w]
+    # other views list no picks: their scenes are as they were
+    other = make(viz.BatchNormBackwardView)
+    assert all("picks" not in p for p in other.scene()["panels"])

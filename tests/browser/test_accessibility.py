@@ -328,10 +328,11 @@ GRIDS = """() => {
 
 def test_in_forced_colours_outlines_and_highlights_stay_visible(page, axe):
     views = [viz.Col2imView(input_size=(5, 5), kernel_size=2),
-             viz.MaxPoolRoutingView()]  # src, dst, window, best  # fmt: skip
+             viz.MaxPoolRoutingView(),  # src, dst, window, best
+             viz.NormSetsView()]  # set  # fmt: skip
     path = _page_of("forced-colors", [v.to_jshtml() for v in views])
     try:
-        _open(page, path, 2)
+        _open(page, path, 3)
         for r in page.locator(".cgs").all():  # a step on: a trail, a window
             r.focus()
             page.keyboard.press("ArrowRight")
@@ -340,12 +341,12 @@ def test_in_forced_colours_outlines_and_highlights_stay_visible(page, axe):
         assert "(vermillion, solid)" in legend and "(blue, dashed)" in legend
         # the embedded players (to_jshtml, as a static page holds them)
         found = audit(page)
-        assert found == [], f"two embedded views:\n{report(found)}"
+        assert found == [], f"three embedded views:\n{report(found)}"
         page.emulate_media(forced_colors="active")
         assert page.evaluate("matchMedia('(forced-colors: active)').matches")
         page.screenshot(path=str(SHOTS / "forced-colors.png"), full_page=True)
 
-        for k in range(2):
+        for k in range(3):
             outlines = _tab_through(page, page.locator(".cgs").nth(k))
             _assert_outlined(outlines, f"view {k + 1}, forced colours")
             page.locator(".cgs").nth(k).focus()
@@ -365,7 +366,7 @@ def test_in_forced_colours_outlines_and_highlights_stay_visible(page, axe):
                 assert m["legend"] in (None, m["stroke"]), (
                     f"{m['role']}: drawn {m['stroke']}, its legend {m['legend']}")
         assert {"cgs-mark-src", "cgs-mark-dst", "cgs-mark-window",
-                "cgs-mark-best"} <= roles, roles  # fmt: skip
+                "cgs-mark-best", "cgs-mark-set"} <= roles, roles  # fmt: skip
         by_role = {m["role"]: m for g in seen["grids"] for m in g["marks"]}
         # the roles that meet in one grid differ by colour or by dash
         for a, b in [("cgs-mark-dst", "cgs-mark-window"),
@@ -378,6 +379,8 @@ def test_in_forced_colours_outlines_and_highlights_stay_visible(page, axe):
         legend = page.locator(".cgs-legend").first.inner_text()
         assert "solid" in legend and "dashed" in legend, legend
         assert not re.search(r"orange|vermillion|blue", legend), legend
+        legend = page.locator(".cgs-legend").nth(2).inner_text()
+        assert "dashed" in legend and "purple" not in legend, legend
         assert page.console_errors == []
     finally:
         page.emulate_media(forced_colors="none")
@@ -425,18 +428,19 @@ def test_every_outline_stands_out_3_to_1_on_any_cell(page):
     its colour or one of its edges (black, white) has 3:1 contrast with it
     at least."""
     views = [viz.Col2imView(input_size=(5, 5), kernel_size=3, padding=1),
-             viz.MaxPoolRoutingView()]  # src, dst, window, best  # fmt: skip
+             viz.MaxPoolRoutingView(),  # src, dst, window, best
+             viz.NormSetsView()]  # set  # fmt: skip
     style = views[0].scene()["style"]
     cells = ["#ffffff", style["padding"], *style["cmap"]]
     path = _page_of("outline-contrast", [v.to_jshtml() for v in views])
     try:
-        _open(page, path, 2)
+        _open(page, path, 3)
         for r in page.locator(".cgs").all():
             r.focus()
             page.keyboard.press("ArrowRight")
         edges = page.evaluate(EDGES)
         roles = {e["role"] for e in edges}
-        assert {"src", "dst", "window", "best"} <= roles, roles
+        assert {"src", "dst", "window", "best", "set"} <= roles, roles
         for e in edges:
             if e["role"].startswith("trail"):
                 continue  # the fading trail: where values landed before

@@ -28,6 +28,7 @@ CASES = {
     "col2im-64x64": lambda: viz.Col2imView(input_size=(64, 64)),
     "checkerboard": lambda: viz.GradientCheckerboardView(),
     "batchnorm": lambda: viz.BatchNormBackwardView(),
+    "normsets": lambda: viz.NormSetsView(kind="group"),
 }
 
 GRIDS = """() => [...document.querySelectorAll('.cgs svg.cgs-grid')].map(s => ({

@@ -434,3 +434,149 @@ def test_on_a_phone_no_grid_scrolls_sideways_and_controls_are_44px(phone):
         page.close()
         for v in views:
             v.close()
+
+
+# --------------------------------------------------------------------------
+# a menu of words: lesson 12's norm sets view picks its norm in one
+
+MENU_CELLS = [
+    ("markdown", "# A player's menu"),
+    ("code", "from convgrad import viz\n\n"
+             "view = viz.NormSetsView(kind='layer')\n"
+             "ui = view.widget()\n"
+             "ui"),
+    ("markdown", "## Below the view"),
+    ("code", "below = 1"),
+]
+
+MENU = """(cellIndex) => {
+  const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+  const notebook = window.jupyterapp.shell.currentWidget.content;
+  const root = panel.querySelectorAll('.jp-Notebook .jp-Cell')[cellIndex]
+    .querySelector('.cgs');
+  const menu = root.querySelector('.cgs-controls select[name=kind]');
+  const r = menu.getBoundingClientRect();
+  return {
+    active: notebook.activeCellIndex,
+    focus: document.activeElement === menu ? 'kind' : document.activeElement.tagName,
+    kind: menu.value,
+    words: [...menu.options].map(o => o.value),
+    label: menu.getAttribute('aria-label'),
+    height: r.height,
+    title: root.querySelector('.cgs-title').textContent,
+    steps: +root.querySelector('.cgs-slider').max,
+    caption: root.querySelector('.cgs-caption').textContent,
+    message: root.querySelector('.cgs-message').textContent,
+    outlines: root.querySelectorAll('.cgs-mark-set[visibility=visible]').length,
+  };
+}"""
+
+
+def test_a_menu_picks_the_norm_and_its_keys_stay_in_the_player(lab_server, page):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / "view-menu.ipynb"
+    cells = [{"cell_type": kind, "metadata": {}, "source": src,
+              **({"execution_count": None, "outputs": []} if kind == "code"
+                 else {})} for kind, src in MENU_CELLS]  # fmt: skip
+    path.write_text(json.dumps({**_notebook(), "cells": cells}), encoding="utf-8")
+    relpath = str(path.relative_to(REPO))
+    nb = OpenNotebook(page, lab_server, relpath, SHOTS, "view-menu")
+
+    def settle(until, what):
+        for _ in range(300):  # 30 s: a rebuild on a busy kernel
+            st = nb.page.evaluate(MENU, 1)
+            if until(st):
+                return st
+            nb.page.wait_for_timeout(100)
+        raise nb.fail(f"{what}: the player is at {st}")
+
+    try:
+        assert_no_errors(nb, open_and_run(nb))
+        wait_views_rendered(nb, 1)
+        out = nb.output_locator(1, 0)
+        with nb.failing_with_screenshot():
+            out.scroll_into_view_if_needed(timeout=10_000)
+            st = nb.page.evaluate(MENU, 1)
+            assert st["words"] == ["batch", "layer", "group", "instance"], st
+            assert (st["kind"], st["label"], st["steps"]) == ("layer", "kind", 2)
+            assert st["title"].startswith("layer norm") and st["outlines"] == 1
+            assert "M = C·H·W = 6·3·2 = 36" in st["caption"], st
+            # a click on an element of image 1 goes to its set, step 2 of 2
+            # (row 4 of 6, column 7 of 12: its cell in the scene's order)
+            out.locator("svg.cgs-grid").first.locator("g.cgs-cells rect").nth(
+                4 * 12 + 7).click(force=True)
+            st = settle(lambda s: s["caption"].startswith("step 2/2"),
+                        "a click on image 1")
+            assert "image 1, every channel" in st["caption"], st
+            assert st["active"] == 1, st
+            menu = out.locator(".cgs-controls select[name=kind]")
+            menu.focus()
+            # ↓ is the next norm: a new scene, focus kept, the cell kept
+            page.keyboard.press("ArrowDown")
+            st = settle(lambda s: s["title"].startswith("group norm")
+                        and s["message"] == "", "↓ on the kind menu")
+            assert (st["kind"], st["steps"], st["active"], st["focus"]) == (
+                "group", 4, 1, "kind"), st
+            assert "M = (C/G)·H·W = 3·3·2 = 18" in st["caption"], st
+            seen = nb.kernel_json("import json; print(json.dumps("
+                                  "[ui.params, ui.view.params['kind']]))")
+            assert seen == [{"kind": "group", "groups": 2, "batch": 2}, "group"]
+            # the player's own keys still step through the sets
+            out.locator(".cgs-next").click()
+            st = settle(lambda s: s["caption"].startswith("step 2/4"), "a step")
+            assert "group 1 (channels 3–5)" in st["caption"], st
+            # groups=3: 2 channels a group, 6 sets; groups=4 (of 6 channels)
+            # is refused and its slider goes back to 3
+            groups = out.locator(".cgs-controls input[name=groups]")
+            _click_thumb(page, groups)
+            page.keyboard.press("ArrowRight")
+            st = settle(lambda s: s["steps"] == 6 and s["message"] == "",
+                        "groups → 3")
+            assert "M = (C/G)·H·W = 2·3·2 = 12" in st["caption"], st
+            page.keyboard.press("ArrowRight")
+            st = settle(lambda s: "not allowed" in s["message"], "groups → 4")
+            assert "groups must divide channels" in st["message"], st
+            assert groups.input_value() == "3" and st["kind"] == "group"
+            nb.screenshot("-after", out)
+            nb.screenshot("-window")
+    finally:
+        nb.close()
+
+
+def test_on_a_phone_the_norm_sets_grids_fit_and_outline_each_set(phone):
+    """Lesson 12's N × C grid of planes on a 390 px screen: no grid
+    scrolls sideways, the numbers stay 12 px or give way to colours, and
+    the grid outlines the step's set."""
+    views = [viz.NormSetsView(kind=kind) for kind in ("batch", "layer")]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / "phone-norm-sets.html"
+    path.write_text(
+        "<!doctype html><html><head><meta charset='utf-8'><meta name='viewport' "
+        "content='width=device-width, initial-scale=1'></head><body>"
+        + "".join(v.to_jshtml() for v in views) + "</body></html>",
+        encoding="utf-8")  # fmt: skip
+    page = phone.new_page()
+    try:
+        page.goto(path.as_uri())
+        for k in range(len(views)):
+            page.locator(".convgrad-scene").nth(k).scroll_into_view_if_needed()
+        page.wait_for_function(
+            "[...document.querySelectorAll('.convgrad-scene')].every("
+            "v => v.dataset.mounted === '1' && v.querySelector('.cgs-grid'))")
+        page.screenshot(path=str(SHOTS / "phone-norm-sets.png"), full_page=True)
+        width = page.evaluate("innerWidth")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        for view in page.evaluate(FIT):
+            for pn in view["panels"]:
+                assert pn["scroll"] <= 0 and pn["right"] <= width, (view, pn)
+            assert not [c for c in view["controls"] if min(c[1:]) < 44], view
+            # (no number on show: Infinity, the min of none)
+            assert view["font"] is None or view["font"] >= 12, view
+        outlines = page.evaluate(
+            "[...document.querySelectorAll('.cgs')].map(v => v.querySelectorAll("
+            "'.cgs-mark-set[visibility=visible]').length)")
+        assert outlines == [1, 1]
+    finally:
+        page.close()
+        for v in views:
+            v.close()

@@ -30,7 +30,7 @@ from .adjoint_views import ConvMatrixView, GradientCheckerboardView
 from .checker_views import ConvTransposeView, OverlapView
 from .field_views import ReceptiveFieldView, conv_matrix_figure
 from .grad_views import ChannelsView, WeightGradView
-from .norm_views import BatchNormBackwardView
+from .norm_views import BatchNormBackwardView, NormSetsView
 from .pool_views import (
     AvgPoolSpreadView,
     MaxPoolFoldView,
@@ -55,6 +55,7 @@ __all__ = [
     "MaxPoolForwardView",
     "MaxPoolRoutingView",
     "Model",
+    "NormSetsView",
     "OverlapView",
     "ReceptiveFieldView",
     "View",

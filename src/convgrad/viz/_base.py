@@ -54,12 +54,15 @@ def live_views() -> list[View]:
 
 @dataclass(frozen=True)
 class Control:
-    """A widget control: an int slider or a checkbox for one parameter."""
+    """A widget control for one parameter: an int slider, a checkbox
+    (``kind="bool"``) or a menu of words (``kind="choice"``, its
+    ``choices``)."""
 
     name: str
     lo: int = 0
     hi: int = 0
-    kind: str = "int"  # or "bool"
+    kind: str = "int"  # or "bool", or "choice"
+    choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -72,3 +72,6 @@ class Panel:
     plane: tuple[int, ...] | None = None
     column: str | None = None
     blocks: tuple[int, int] | None = None  # a block matrix: heavy lines between
+    #: per cell, the step a click on it goes to (-1: none): a view whose
+    #: steps each show a set of cells lets the reader pick one by a cell
+    picks: np.ndarray | None = None

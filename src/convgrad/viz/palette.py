@@ -19,6 +19,7 @@ MARK_STYLE = {
     "window": ("#0072B2", "--", 2.2),  # blue, dashed: the sliding window
     "best": ("#009E73", ":", 3.0),  # bluish green, dotted: the argmax
     "read": ("#56B4E9", "--", 3.0),  # sky blue, dashed: a finished sum read
+    "set": ("#CC79A7", "--", 3.0),  # reddish purple, dashed: one mean's set
     # a fading trail of where the last two values landed
     "trail1": ("#D55E0099", "-", 2.0),
     "trail2": ("#D55E0044", "-", 1.5),
@@ -30,6 +31,7 @@ MARK_MEANING = {
     "window": "the window (blue, dashed)",
     "best": "the window's maximum, its argmax (green, dotted)",
     "read": "a finished sum the step reads (sky blue, dashed)",
+    "set": "the elements sharing one mean and variance (purple, dashed)",
 }
 TRAIL = ("trail1", "trail2")
 #: outlines drawn inside their cell (a fraction of it), apart from a window

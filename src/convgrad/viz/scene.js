@@ -11,9 +11,11 @@
  *
  * Keyboard: Space plays or pauses, the arrow keys step, Home and End go to
  * the first and the last step. On the player's own controls (the step
- * slider, a parameter's slider, the speed menu) the keys move that control
- * and Space on the step slider plays; no key that moves a control reaches
- * the host page (JupyterLab would move its active cell). The caption is
+ * slider, a parameter's slider or menu, the speed menu) the keys move that
+ * control and Space on the step slider plays; no key that moves a control
+ * reaches the host page (JupyterLab would move its active cell). Where a
+ * scene's panel lists picks, a click on a cell goes to the step it names
+ * (the keys reach every step too). The caption is
  * text in the page (a polite live region while paused) that says what the
  * step changed and where; the step slider's value says it too.
  *
@@ -413,6 +415,19 @@
     return svg;
   };
 
+  /* the panel's cell (its index in the scene's row-by-row order) under the
+   * point (x, y) of the page, or null */
+  Panel.prototype.cellAt = function (x, y) {
+    var box = this.svg.getBoundingClientRect(), q = this.q;
+    var scale = box.width / (+this.svg.getAttribute("width") || 1), cell = this.cell * scale;
+    var left = box.left + (this.labelW + q.pad[1] * this.cell) * scale;
+    var top = box.top + (this.prep.L.grid_top + q.pad[0] * this.cell) * scale;
+    var r = Math.floor((y - top) / cell), c = Math.floor((x - left) / cell);
+    if (!(r >= 0 && c >= 0 && r < q.rows && c < q.cols)) return null;
+    if (this.turned) { var t = r; r = c; c = t; }
+    return r * this.p.cols + c;
+  };
+
   Panel.prototype.labelStep = function (cell) {
     return Math.max(1, Math.ceil((this.colLabelW + 4) / cell));
   };
@@ -603,7 +618,7 @@
    * controls keeps them (and the focus on them), only their values move */
   Player.prototype.buildControls = function (scene) {
     var self = this, live = this.options.live && scene.controls.length;
-    var shape = JSON.stringify(scene.controls.map(function (c) { return [c.name, c.kind, c.lo, c.hi]; }));
+    var shape = JSON.stringify(scene.controls.map(function (c) { return [c.name, c.kind, c.lo, c.hi, c.choices || null]; }));
     this.message.textContent = "";
     if (live && shape === this.controlShape) { this.syncControls(scene); return; }
     var focused = document.activeElement;
@@ -621,6 +636,15 @@
         input = el("input", "", { type: "checkbox", name: c.name });
         label.appendChild(input);
         label.appendChild(document.createTextNode(" " + c.name));
+      } else if (c.kind === "choice") { // a menu of words
+        input = el("select", "cgs-choice", { name: c.name });
+        (c.choices || []).forEach(function (word) {
+          var o = el("option", "", { value: word });
+          o.textContent = word;
+          input.appendChild(o);
+        });
+        label.appendChild(document.createTextNode(c.name + " "));
+        label.appendChild(input);
       } else {
         input = el("input", "", { type: "range", min: c.lo, max: c.hi, step: 1, name: c.name });
         var out = el("output", "cgs-value");
@@ -649,6 +673,7 @@
       if (!input) return;
       var v = c.name in values ? values[c.name] : c.value;
       if (c.kind === "bool") input.checked = !!v;
+      else if (c.kind === "choice") input.value = String(v);
       else {
         input.value = v;
         self.readouts[c.name].textContent = input.value;
@@ -669,7 +694,7 @@
     var values = {}, self = this;
     Object.keys(this.controls).forEach(function (k) {
       var x = self.controls[k];
-      values[k] = x.type === "checkbox" ? x.checked : +x.value;
+      values[k] = x.type === "checkbox" ? x.checked : x.tagName === "SELECT" ? x.value : +x.value;
     });
     var held = this.values;
     if (held && Object.keys(values).every(function (k) { return held[k] === values[k]; })) return;
@@ -816,6 +841,7 @@
           fig.dataset.turned = pn.turned ? "1" : "0";
           var svg = pn.build(mine, least);
           svg.setAttribute("aria-label", pn.p.title);
+          if (pn.p.picks) self.pickable(pn, svg);
           var scroller = el("div", "cgs-scroll");
           scroller.appendChild(svg);
           fig.appendChild(scroller);
@@ -826,6 +852,20 @@
       self.area.appendChild(outer);
     });
     this.draw();
+  };
+
+  /* a panel whose cells pick a step (the scene's picks): a click on a cell
+   * goes to its step, as the step keys and the slider do */
+  Player.prototype.pickable = function (pn, svg) {
+    var self = this;
+    svg.classList.add("cgs-pick");
+    svg.addEventListener("click", function (e) {
+      var k = pn.cellAt(e.clientX, e.clientY), step = k === null ? -1 : pn.p.picks[k];
+      if (!(step >= 0)) return;
+      self.pause();
+      self.goto(step);
+      self.stopped();
+    });
   };
 
   Player.prototype.draw = function () {

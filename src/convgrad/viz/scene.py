@@ -4,7 +4,8 @@ A scene is one JSON-ready dict, built from the view's model in the kernel:
 
 - ``panels``: each grid's size, padding ring, title, labels, colour scale
   and outlines; a fixed panel lists its cells, a destination panel names
-  where in the replayed state its cells are (``offset``);
+  where in the replayed state its cells are (``offset``); a panel may list
+  per cell the step a click on it goes to (``picks``);
 - ``numbers``: every value the scene shows, once each, with the text a
   cell shows for it (``texts``, and ``compact`` for narrow cells). Cells
   refer to numbers by index;
@@ -114,6 +115,8 @@ def build_scene(view: Any) -> dict[str, Any]:
             "column": p.column,
             "blocks": None if p.blocks is None else [int(x) for x in p.blocks],
         }
+        if p.picks is not None:  # a click on a cell goes to its step
+            entry["picks"] = np.asarray(p.picks, np.int64).ravel().tolist()
         if p.values is not None:
             values = np.asarray(p.values, np.float64)
             entry["cells"] = numbers.index(values).ravel().tolist()
@@ -144,8 +147,7 @@ def build_scene(view: Any) -> dict[str, Any]:
             })  # fmt: skip
             prev_marks = marks
     values = control_values(view)
-    controls = [{"name": c.name, "kind": c.kind, "lo": c.lo, "hi": c.hi,
-                 "value": values[c.name]} for c in view.controls]  # fmt: skip
+    controls = [_control(c, values[c.name]) for c in view.controls]
     notes = [f"{k}: seeded stand-in numbers ({why})" for k, why in m.synthetic.items()]
     notes.append(view.size_note())
     warning = "; ".join(note for note in notes if note)
@@ -220,9 +222,19 @@ def _sets(history: Any, numbers: _Numbers) -> tuple[list, list[int]]:
     return rows.tolist(), bounds.tolist()
 
 
+def _control(c: Any, value: Any) -> dict[str, Any]:
+    """One control as the scene carries it: a menu lists its words."""
+    entry = {"name": c.name, "kind": c.kind, "lo": c.lo, "hi": c.hi,
+             "value": value}  # fmt: skip
+    if c.kind == "choice":
+        entry["choices"] = list(c.choices)
+    return entry
+
+
 def control_values(view: Any) -> dict[str, Any]:
     """What each of ``view``'s controls shows of its parameters, by name
-    (an int, or a bool for a flag; a pair's first number)."""
+    (an int, a bool for a flag, a word for a menu; a pair's first
+    number)."""
     params = view.params
     return {c.name: _control_value(params.get(c.name), c.kind)
             for c in view.controls}  # fmt: skip
@@ -231,6 +243,8 @@ def control_values(view: Any) -> dict[str, Any]:
 def _control_value(v: Any, kind: str) -> Any:
     if kind == "bool":
         return bool(v)
+    if kind == "choice":
+        return str(v)
     if isinstance(v, (tuple, list)):
         v = v[0]
     return int(v)
