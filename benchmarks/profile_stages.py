@@ -1,6 +1,7 @@
 """Where a fast conv's fwd+bwd goes, stage by stage (issue 31's profiles).
 
-    python benchmarks/profile_stages.py [--case medium|large|groups4] [--threads 1|2]
+    python benchmarks/profile_stages.py [--case medium|large|groups4|dilation2|tconv]
+                                        [--threads 1|2]
                                         [--calls 40] [--pause 0.05] [--torch]
 
 Runs in a process of its own with the thread counts fixed before Numba
@@ -38,6 +39,9 @@ CASES = {
     "medium": ("conv2d", (32, 16, 32, 32), {"padding": 1}, 1),
     "large": ("conv2d", (64, 64, 64, 56), {"padding": 1}, 1),
     "groups4": ("conv2d", (32, 16, 32, 32), {"padding": 1, "groups": 4}, 4),
+    "dilation2": ("conv2d", (32, 16, 32, 32), {"padding": 2, "dilation": 2}, 1),
+    # run.py's transposed conv of the medium layer: 32 -> 16 channels
+    "tconv": ("conv_transpose2d", (32, 16, 32, 32), {"padding": 1}, 1),
 }
 
 
@@ -72,11 +76,14 @@ class Stages:
 
 
 class _TimedNumpy:
-    """``winograd``'s ``np`` with ``matmul`` timed (the GEMM stages)."""
+    """``winograd``'s ``np`` with ``matmul`` timed (the GEMM stages), and
+    ``zeros`` (the zeroed ``dx`` and partial ``dU``: a first touch of new
+    memory, the pipeline's one copy-like stage)."""
 
     def __init__(self, np, stages):
         self._np = np
         self.matmul = stages.wrap("GEMMs", np.matmul)
+        self.zeros = stages.wrap("np.zeros (dx, dU)", np.zeros)
 
     def __getattr__(self, name):
         return getattr(self._np, name)

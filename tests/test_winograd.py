@@ -527,3 +527,40 @@ def test_dilated_gradient_passes_take_winograd_only_up_to_their_setting(monkeypa
             grads.append(cw.grad)
     for a in grads[1:]:
         _close(a, grads[0].astype(np.float64), "dw")
+
+
+@pytest.mark.parametrize("threads", [(1, 1), (2, 2), (1, 2), (2, 1)])
+def test_kept_tiles_serve_where_the_threads_cut_alike_else_are_made_again(
+        threads, monkeypatch):
+    """The forward's ``V`` kept block by block (``Tiles``) feeds the
+    backward's ``dw`` where the two calls' threads cut the batch alike; a
+    block cut otherwise is transformed again. Either way the results are
+    the bits of the backward with nothing kept under the same cut."""
+    rng = np.random.default_rng(31)
+    x = rng.standard_normal((5, 4, 8, 8)).astype(np.float32)
+    w = rng.standard_normal((6, 2, 3, 3)).astype(np.float32)
+    dy = rng.standard_normal((5, 6, 8, 8)).astype(np.float32)
+    args = (3, 3, 1, 1, 1, 1, 1, 1)
+    monkeypatch.setattr(winograd, "BLOCK_TILES", 90)  # three images a block
+    cut = {"n": threads[0]}
+    monkeypatch.setattr(conv_fast, "THREAD_MIN_WORK", 0)
+    monkeypatch.setattr(conv_fast, "threads_for", lambda n, work: cut["n"])
+    tiles = winograd.Tiles()
+    y = conv_fast.conv2d_forward(x, w, args, 2, (8, 8), keep=tiles)
+    assert tiles.blocks
+    made = []
+    real = winograd.input_tiles
+
+    def spy(*a):
+        made.append(a[1])
+        return real(*a)
+
+    monkeypatch.setattr(winograd, "input_tiles", spy)
+    cut["n"] = threads[1]
+    got = conv_fast.conv2d_backward(x, w, dy, args, 2, kept=tiles)
+    assert (made == []) is (threads[0] == threads[1]), made
+    monkeypatch.setattr(winograd, "input_tiles", real)
+    plain = conv_fast.conv2d_backward(x, w, dy, args, 2)
+    np.testing.assert_array_equal(got[0], plain[0])
+    np.testing.assert_array_equal(got[1], plain[1])
+    np.testing.assert_array_equal(y, conv_fast.conv2d_forward(x, w, args, 2, (8, 8)))
