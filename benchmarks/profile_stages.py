@@ -113,6 +113,9 @@ def main(argv=None) -> int:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--calls", type=int, default=40)
     p.add_argument("--torch", action="store_true")
+    p.add_argument("--set", default="", metavar="MOD.ATTR=VALUE,...",
+                   help="module attributes of convgrad.kernels to set first, "
+                        "as ab_trees.py's contenders take them")
     p.add_argument("--pause", type=float, default=0.05,
                    help="seconds idle before each call (0: back to back)")
     a = p.parse_args(argv)
@@ -129,6 +132,12 @@ def main(argv=None) -> int:
         import torch
 
         torch.set_num_threads(a.threads)
+    import importlib
+
+    for item in filter(None, a.set.split(",")):
+        key, val = item.split("=")
+        mod, attr = key.rsplit(".", 1)
+        setattr(importlib.import_module("convgrad.kernels." + mod), attr, eval(val))
     call, _, _ = make_call(spec, library, None if a.torch else "numba")
     stages = Stages()
     if not a.torch:
@@ -151,7 +160,7 @@ def main(argv=None) -> int:
             per[k].append(v)
     ms = lambda xs: 1e3 * float(np.median(xs))  # noqa: E731
     print(f"# {library} {a.case} fwd+bwd, {a.threads} thread(s), {a.calls} calls, "
-          f"load {os.getloadavg()[0]:.1f}")
+          f"load {os.getloadavg()[0]:.1f}" + (f", {a.set}" if a.set else ""))
     if per:
         total = 0.0
         for k in sorted(per, key=lambda k: -ms(per[k])):

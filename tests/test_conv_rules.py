@@ -31,10 +31,9 @@ TEXTBOOK = {"conv2d": conv.Conv2d, "conv_transpose2d": conv.ConvTranspose2d,
 # --------------------------------------------------------------------------
 
 #: what ops/ may take from convgrad.backend: the twin-kernel table (same
-#: algorithm, same signatures in every backend), the one seam, the handle
-#: a gradient gives its two forwards of one dy, and the one a forward keeps
-#: its input's transform in for dw (both read by none of ops/)
-ALLOWED_FROM_BACKEND = {"kernel", "forward", "Shared", "Kept"}
+#: algorithm, same signatures in every backend), the one seam, and the
+#: handle a gradient gives its two forwards of one dy (read by none of ops/)
+ALLOWED_FROM_BACKEND = {"kernel", "forward", "Shared"}
 
 #: names that would let a rule see, or act on, the active backend
 #: (generic words such as ``forward`` may be locals; importing them from
@@ -106,9 +105,9 @@ def _spy_forwards(monkeypatch) -> list[str]:
     ran: list[str] = []
     own = backend.get("numba").load().forwards
     for op, fn in list(own.items()):
-        def spy(*args, _op=op, _fn=fn, **kwargs):
+        def spy(*args, _op=op, _fn=fn):
             ran.append(_op)
-            return _fn(*args, **kwargs)
+            return _fn(*args)
 
         monkeypatch.setitem(own, op, spy)
     return ran
@@ -351,9 +350,9 @@ def test_the_fast_forwards_compute_only_the_gradients_asked_for(monkeypatch):
     asked = []
     real = conv_fast.conv2d_backward
 
-    def spy(x, w, dy, args, groups, need_dx=True, need_dw=True, **kwargs):
+    def spy(x, w, dy, args, groups, need_dx=True, need_dw=True):
         asked.append((need_dx, need_dw))
-        return real(x, w, dy, args, groups, need_dx, need_dw, **kwargs)
+        return real(x, w, dy, args, groups, need_dx, need_dw)
 
     monkeypatch.setattr(conv_fast, "conv2d_backward", spy)
     ran = _spy_forwards(monkeypatch)
@@ -542,139 +541,3 @@ def test_gradients_in_threads_at_once_are_each_their_own(monkeypatch):
         for dx, dw in got[i]:
             np.testing.assert_allclose(dx, alone[i][0], rtol=1e-12, atol=1e-12)
             np.testing.assert_allclose(dw, alone[i][1], rtol=1e-12, atol=1e-12)
-
-
-# --------------------------------------------------------------------------
-# the forward's transform of x, used again by dw (backend.Kept)
-# --------------------------------------------------------------------------
-
-#: op, x, w, conv kwargs: every Winograd route of a weight gradient
-KEPT_CASES = [
-    ("conv2d", (3, 4, 9, 8), (6, 4, 3, 3), {"padding": 1}),
-    ("conv2d", (3, 4, 9, 8), (8, 1, 3, 3), {"padding": 1, "groups": 4}),
-    ("conv2d", (3, 4, 12, 11), (6, 4, 3, 3), {"padding": 2, "dilation": 2}),
-    ("conv_transpose2d", (3, 4, 7, 6), (4, 6, 3, 3), {"padding": 1}),  # flipped
-    ("conv_transpose2d", (3, 6, 7, 6), (6, 4, 3, 3), {"padding": 1}),  # adjoint
-]
-
-
-def _count_transforms(monkeypatch) -> dict[str, int]:
-    """Count the Winograd input-side transforms (``input_tiles``, and
-    ``grad_tiles``, the adjoint path's transform of its input); the real
-    ones still run."""
-    from convgrad.kernels import winograd
-
-    counts = {"input_tiles": 0, "grad_tiles": 0}
-    for name in counts:
-        real = getattr(winograd, name)
-
-        def spy(*args, _real=real, _name=name):
-            counts[_name] += 1
-            return _real(*args)
-
-        monkeypatch.setattr(winograd, name, spy)
-    return counts
-
-
-def _kept_run(op, xa, wa, dy, kw, x_grad, counts):
-    x = cg.Tensor(xa, requires_grad=x_grad)
-    w = cg.Tensor(wa, requires_grad=True)
-    y = (F.conv_transpose2d if op == "conv_transpose2d" else F.conv2d)(x, w, **kw)
-    for k in counts:
-        counts[k] = 0
-    y.backward(dy)
-    return x.grad, w.grad, sum(counts.values())
-
-
-@pytest.mark.parametrize("x_grad", [True, False], ids=["dx-and-dw", "dw-alone"])
-@pytest.mark.parametrize("op, xs, ws, kw", KEPT_CASES, ids=str)
-def test_the_forwards_tiles_of_x_are_dws_bit_for_bit(monkeypatch, op, xs, ws, kw,
-                                                     x_grad):
-    """With the weight needing a gradient, the forward keeps its input's
-    Winograd tiles and the gradient's pass reads them instead of
-    transforming the input again: half the backward's transforms (dy's
-    alone), and the same bits as with nothing kept (the same blocks, the
-    same GEMMs), for dx and dw. A dw alone (x needing no gradient) runs
-    as it did: nothing is kept for it."""
-    from convgrad.kernels import winograd
-
-    monkeypatch.setattr(SETTINGS, "min_work", 0)
-    counts = _count_transforms(monkeypatch)
-    rng = np.random.default_rng(21)
-    xa = rng.standard_normal(xs).astype(np.float32)
-    wa = (rng.standard_normal(ws) / 3).astype(np.float32)
-    with cg.use_backend("numba"):
-        fn = F.conv_transpose2d if op == "conv_transpose2d" else F.conv2d
-        dy = rng.standard_normal(fn(cg.Tensor(xa), cg.Tensor(wa), **kw).shape)
-        dy = dy.astype(np.float32)
-        kept = _kept_run(op, xa, wa, dy, kw, x_grad, counts)
-        monkeypatch.setattr(winograd, "KEEP_BYTES", 0)
-        again = _kept_run(op, xa, wa, dy, kw, x_grad, counts)
-    if x_grad:
-        assert kept[2] > 0 and 2 * kept[2] == again[2], (kept[2], again[2])
-        np.testing.assert_array_equal(kept[0], again[0])
-    else:  # nothing kept for a dw alone: it transforms x itself
-        assert kept[2] == again[2], (kept[2], again[2])
-    np.testing.assert_array_equal(kept[1], again[1])
-    with cg.use_backend("numpy"):  # and the textbook's numbers
-        _, dw, _ = _kept_run(op, xa, wa, dy, kw, x_grad, counts)
-    np.testing.assert_allclose(kept[1], dw, rtol=1e-4, atol=1e-4)
-
-
-def test_tiles_are_kept_only_for_a_dw_within_the_bound_and_dropped_once_read(
-        monkeypatch):
-    """No fused gradient pass (grad mode off, or ``x`` or ``w`` needing no
-    gradient), or tiles past ``winograd_keep_bytes``: nothing kept. Kept
-    tiles are let go once the gradient has read them, while the output
-    still holds its graph."""
-    import weakref
-
-    from convgrad.kernels import winograd
-
-    made = []
-
-    class Spy(winograd.Tiles):
-        def __init__(self):
-            super().__init__()
-            made.append(weakref.ref(self))
-
-    monkeypatch.setattr(winograd, "Tiles", Spy)
-    monkeypatch.setattr(SETTINGS, "min_work", 0)
-    rng = np.random.default_rng(22)
-    xa = rng.standard_normal((2, 4, 8, 8)).astype(np.float32)
-    wa = rng.standard_normal((6, 4, 3, 3)).astype(np.float32)
-    dy = rng.standard_normal((2, 6, 8, 8)).astype(np.float32)
-    with cg.use_backend("numba"):
-        with cg.no_grad():
-            F.conv2d(cg.Tensor(xa, requires_grad=True),
-                     cg.Tensor(wa, requires_grad=True), padding=1)
-        F.conv2d(cg.Tensor(xa, requires_grad=True), cg.Tensor(wa), padding=1)
-        F.conv2d(cg.Tensor(xa), cg.Tensor(wa, requires_grad=True), padding=1)
-        assert made == []
-        x, w = cg.Tensor(xa, requires_grad=True), cg.Tensor(wa, requires_grad=True)
-        y = F.conv2d(x, w, padding=1)
-        assert len(made) == 1 and made[0]().blocks
-        y.backward(dy)
-        assert made[0]() is None  # read, and let go
-        size = winograd.keep_bytes(2, 4, (3, 3, 1, 1, 1, 1, 1, 1), (8, 8), 4)
-        monkeypatch.setattr(SETTINGS, "winograd_keep_bytes", size - 1)
-        y = F.conv2d(x, w, padding=1)
-        assert len(made) == 2 and made[1]() is None  # past the bound: none held
-        monkeypatch.setattr(SETTINGS, "winograd_keep_bytes", size)
-        y = F.conv2d(x, w, padding=1)
-        assert made[2]().blocks
-
-
-def test_kept_hands_its_value_once_and_only_for_the_same_arrays():
-    x = np.ones((1, 1, 3, 3))
-    kept = backend.Kept()
-    assert kept.take((x, (3, 3), 1)) is None
-    tiles = object()
-    kept.give((x, (3, 3), 1), tiles)
-    assert kept.take((x.copy(), (3, 3), 1)) is None
-    assert kept.take((x, (3, 3), 2)) is None
-    assert kept.take((x, (3, 3), 1)) is tiles
-    assert kept.take((x, (3, 3), 1)) is None
-    share = backend.Shared(x, kept)
-    assert share.other is x and share.kept is kept
-    assert backend.Shared(x).kept is None

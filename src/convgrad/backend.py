@@ -67,50 +67,11 @@ KERNEL_NAMES = (
 )
 
 #: the ops a backend may bring a forward of its own for, on arrays:
-#: ``forward(x, w, b, geom, share=None, kept=None)`` for the two convs,
-#: ``forward(x, dy, geom, share=None)`` for ``"conv2d_weight"`` (conv2d's
-#: ``dw`` as an op); ``share`` a :class:`Shared`, ``kept`` a :class:`Kept`
+#: ``forward(x, w, b, geom)`` for the two convs, ``forward(x, dy, geom)``
+#: for ``"conv2d_weight"`` (conv2d's ``dw`` as an op)
 FORWARD_NAMES = ("conv2d", "conv_transpose2d", "conv2d_weight")
 
-class Kept:
-    """What a conv's forward may keep for its own gradient, as the
-    textbook forward keeps ``col``.
-
-    A conv Function whose weight needs a gradient makes one for its
-    forward and saves it in its context; a backend's forward may leave
-    there (:meth:`give`) what it made of the input that the weight
-    gradient reads again (the Numba backend: the input's Winograd tiles,
-    up to a size bound), keyed by the very input array and the window. The
-    ``vjp`` hands it on in its :class:`Shared`, and the backend's forward
-    of the gradient takes it (:meth:`take`) only for those very arrays,
-    once, else computes its own. Any other forward ignores it. It lives
-    with the graph's node, as ``col`` does, and is dropped once taken."""
-
-    __slots__ = ("_key", "_value")
-
-    def __init__(self) -> None:
-        self._key: tuple = ()
-        self._value: Any = None
-
-    def give(self, key: tuple, value: Any) -> None:
-        """Leave ``value``, made from the operands ``key`` (arrays, compared
-        by identity, and the window)."""
-        self._key, self._value = key, value
-
-    def take(self, key: tuple) -> Any:
-        """The value given for exactly ``key``, once (then dropped), or
-        None."""
-        mine = self._key
-        if len(mine) != len(key) or not all(
-            a is b or (not isinstance(a, np.ndarray) and a == b)
-            for a, b in zip(mine, key, strict=True)
-        ):
-            return None
-        value, self._key, self._value = self._value, (), None
-        return value
-
-
-class Shared(Kept):
+class Shared:
     """What one conv gradient's two convs of the same ``dy`` may share.
 
     A conv's ``vjp`` asks for ``dx`` and then ``dw``, two forwards that
@@ -126,17 +87,31 @@ class Shared(Kept):
     own. Any other forward ignores it (the textbook ones have no
     parameter for it). Made by the ``vjp`` for one call and dropped with
     it: no other thread sees it, nothing is kept past the call, and
-    nothing runs between the two forwards but the ``vjp``'s own ops.
+    nothing runs between the two forwards but the ``vjp``'s own ops."""
 
-    ``kept``: the conv's own forward's :class:`Kept`, or None, which the
-    backend's forwards of the gradient may read (``kept.take``)."""
+    __slots__ = ("other", "_key", "_value")
 
-    __slots__ = ("other", "kept")
-
-    def __init__(self, other: Any, kept: Kept | None = None) -> None:
-        super().__init__()
+    def __init__(self, other: Any) -> None:
         self.other = other
-        self.kept = kept
+        self._key: tuple = ()
+        self._value: Any = None
+
+    def give(self, key: tuple, value: Any) -> None:
+        """Leave ``value``, the result of the second forward for the
+        operands ``key`` (arrays, compared by identity, and the window)."""
+        self._key, self._value = key, value
+
+    def take(self, key: tuple) -> Any:
+        """The value given for exactly ``key``, once (then dropped), or
+        None."""
+        mine = self._key
+        if len(mine) != len(key) or not all(
+            a is b or (not isinstance(a, np.ndarray) and a == b)
+            for a, b in zip(mine, key, strict=True)
+        ):
+            return None
+        value, self._key, self._value = self._value, (), None
+        return value
 
 
 #: what a backend may hand the engine besides kernels: ``"checksum"``, the

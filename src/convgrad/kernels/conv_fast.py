@@ -416,12 +416,10 @@ def _flip(w, groups):
     return np.ascontiguousarray(wf.reshape(groups * cog, cig, kh, kw))
 
 
-def conv2d_forward(x, w, args, groups, out_hw, bias=None, keep=None):
+def conv2d_forward(x, w, args, groups, out_hw, bias=None):
     """``y (N, C_out, OH, OW)``: the convolution of ``x`` with ``w``, plus
     ``bias`` (C_out, or None); ``args`` is ``kh, kw, sh, sw, ph, pw, dh,
-    dw``. ``keep``: a ``winograd.Tiles`` to hold ``x``'s Winograd tiles for
-    :func:`conv2d_backward`'s ``dw`` (filled where Winograd runs, up to
-    ``winograd.KEEP_BYTES``).
+    dw``.
 
     A Winograd call whose results are not all finite is computed again the
     direct way (torch's answer): a tile's transforms mix its 16 pixels, so
@@ -431,7 +429,7 @@ def conv2d_forward(x, w, args, groups, out_hw, bias=None, keep=None):
     bias = _bias_of(bias, x.dtype)
     if _winograd(w, args, out_hw[1], x.dtype):
         y, _, ok = winograd.forward(x, w, args, groups, out_hw, _split, bias=bias,
-                                    check=True, keep=keep)
+                                    check=True)
         if ok:
             return y
     if _cl(args, w.shape[1], x.dtype):
@@ -456,16 +454,15 @@ def conv2d_forward(x, w, args, groups, out_hw, bias=None, keep=None):
     return y
 
 
-def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True, kept=None):
+def conv2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True):
     """``(dx, dw)`` of :func:`conv2d_forward` for upstream ``dy`` (None for
     what is not needed): ``dw = Σ dy · rows``; ``dx = row2im(dyᵀ · w)``.
     Both ``dx`` and ``dw`` share ``dy``'s Winograd tiles, so only a pass for
     one of them is held to :data:`WINOGRAD_GRAD_MAX_DILATION`. (``db`` is
-    the ops' own ``Σ dy``: ``ops/conv.py``.) ``kept``: the ``winograd.Tiles``
-    :func:`conv2d_forward` kept of this ``x``, or None."""
+    the ops' own ``Σ dy``: ``ops/conv.py``.)"""
     if _winograd(w, args, dy.shape[3], x.dtype, grad=not (need_dx and need_dw)):
         *grads, ok = winograd.backward(x, w, dy, args, groups, need_dx, need_dw,
-                                       _split, check=True, kept=kept)
+                                       _split, check=True)
         if ok:
             return tuple(grads)
     if _cl(args, w.shape[1], x.dtype):
@@ -603,13 +600,11 @@ def _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, x_shape=None):
     return dx, dw
 
 
-def conv_transpose2d_forward(x, w, args, groups, out_hw, bias=None, keep=None):
+def conv_transpose2d_forward(x, w, args, groups, out_hw, bias=None):
     """``y (N, C_out, *out_hw)``: the transposed convolution of ``x`` with
     ``w (C_in, C_out/G, KH, KW)``, plus ``bias`` (or None), the adjoint of
     conv2d: ``y = row2im(xᵀ · w)``; ``args`` is the window of that conv2d
-    (``y`` → ``x``). ``keep``: a ``winograd.Tiles`` to hold ``x``'s
-    Winograd tiles (its ``V`` as the flipped conv2d's input, its ``dM`` as
-    conv2d's upstream gradient) for :func:`conv_transpose2d_backward`."""
+    (``y`` → ``x``)."""
     n, ci, h, w_ = x.shape
     _, cog, kh, kw = w.shape
     bias = _bias_of(bias, x.dtype)
@@ -617,11 +612,11 @@ def conv_transpose2d_forward(x, w, args, groups, out_hw, bias=None, keep=None):
         flipped = _as_conv2d(args, ci, cog * groups)
         if flipped:  # a conv2d of x with the flipped kernel
             y, _, ok = winograd.forward(x, _flip(w, groups), flipped, groups, out_hw,
-                                        _split, bias=bias, check=True, keep=keep)
+                                        _split, bias=bias, check=True)
         else:  # conv2d's dx, with x as its dy
             shape = (n, cog * groups, *out_hw)
             y, _, ok = winograd.backward(None, w, x, args, groups, True, False, _split,
-                                         shape, check=True, bias=bias, keep=keep)
+                                         shape, check=True, bias=bias)
         if ok:
             return y
     if _cl(args, cog, x.dtype):  # conv2d's dx pass on channels-last rows
@@ -654,24 +649,20 @@ def transposed_backward_shares(w, args, x_w, dtype) -> bool:
     return _winograd(w, args, x_w, dtype)
 
 
-def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True,
-                              kept=None):
+def conv_transpose2d_backward(x, w, dy, args, groups, need_dx=True, need_dw=True):
     """``(dx, dw)`` of :func:`conv_transpose2d_forward`: ``dx`` is conv2d of
-    ``dy`` with ``w``; ``dw = Σ x · rows(dy)``, the rows gathered once.
-    ``kept``: the ``winograd.Tiles`` :func:`conv_transpose2d_forward` kept
-    of this ``x``, or None."""
+    ``dy`` with ``w``; ``dw = Σ x · rows(dy)``, the rows gathered once."""
     flipped = _as_conv2d(args, x.shape[1], w.shape[1] * groups)
     if flipped and _winograd(w, args, x.shape[3], x.dtype):
         # the backward of that conv2d of x: one pass over dy's tiles for both
         dx, dwf, ok = winograd.backward(x, _flip(w, groups), dy, flipped, groups,
-                                        need_dx, need_dw, _split, check=True,
-                                        kept=kept)
+                                        need_dx, need_dw, _split, check=True)
         if ok:
             return dx, None if dwf is None else _flip(dwf, groups)
     elif _winograd(w, args, x.shape[3], x.dtype):  # conv2d of dy; its dw with x as dy
         dx, dw, ok = winograd.forward(dy, w, args, groups, x.shape[2:], _split,
                                       g=x if need_dw else None, need_y=need_dx,
-                                      check=True, kept=kept)
+                                      check=True)
         if ok:
             return dx, dw
     n, ci, h, w_ = x.shape

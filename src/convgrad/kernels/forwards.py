@@ -24,15 +24,6 @@ keyed by the arrays it was made from; ``conv2d_weight`` takes it if it is
 asked for those very arrays, else computes its own. Each is still the
 forward of its op, with its op's result.
 
-**And the forward's transform, used again.** conv2d's ``dw`` reads
-``x``'s Winograd tiles, which its forward made too (the transposed
-conv's likewise, for its ``x``). When the weight needs a gradient the
-Function hands its forward a ``kept`` (``backend.Kept``): the forwards
-here then keep the tiles (``winograd.Tiles``, up to
-``winograd.KEEP_BYTES``) in it, keyed by the very input, and the
-gradient's forwards take them from ``share.kept`` instead of
-transforming the input again, as the textbook conv keeps its ``col``.
-
 ``geom`` is the op's geometry (``geometry.py``), read, never checked
 again. Nothing here knows Tensors or Functions.
 """
@@ -41,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import conv_fast, winograd
+from . import conv_fast
 
 
 def _pad_extra(x: np.ndarray, geom) -> np.ndarray:
@@ -61,25 +52,6 @@ def _pad_to(x: np.ndarray, hw) -> np.ndarray:
     return x
 
 
-def _keep(kept):
-    """A ``winograd.Tiles`` for the forward to fill, if the Function asked
-    (``kept``), else None."""
-    return None if kept is None else winograd.Tiles()
-
-
-def _give(kept, tiles, x, geom) -> None:
-    """Leave ``tiles`` in ``kept`` for ``x``'s gradient, if any were made."""
-    if tiles is not None and tiles.blocks:
-        kept.give((x, geom.win.args, geom.groups), tiles)
-
-
-def _taken(share, x, geom):
-    """The tiles the forward of ``x`` kept (``share.kept``), or None."""
-    if share is None or share.kept is None:
-        return None
-    return share.kept.take((x, geom.win.args, geom.groups))
-
-
 def _pairs(share, b, *arrays) -> bool:
     """Run the fused pass for a gradient's ``dx`` and leave its ``dw``?
     When the ``vjp`` asked (``share``), with no bias, on arrays of one
@@ -88,52 +60,41 @@ def _pairs(share, b, *arrays) -> bool:
             and len({a.dtype for a in arrays + (share.other,)}) == 1)
 
 
-def conv2d(x, w, b, geom, share=None, kept=None):
+def conv2d(x, w, b, geom, share=None):
     """``y``: ``x (N, C_in, H, W)`` convolved with ``w (C_out, C_in/G, KH,
     KW)``, plus ``b`` (C_out, or None; added in the kernels' threads).
     With ``share`` (the transposed conv's gradient: ``x`` is its ``dy``,
     ``share.other`` its ``x``), also ``conv2d_weight(x, share.other)``,
-    left in ``share``. With ``kept`` (``backend.Kept``), ``x``'s tiles are
-    kept there for its ``dw``."""
+    left in ``share``."""
     if (_pairs(share, b, x, w) and geom.extra == (0, 0)
             and conv_fast.transposed_backward_shares(w, geom.win.args,
                                                      share.other.shape[3], x.dtype)):
         other = share.other
         y, dw = conv_fast.conv_transpose2d_backward(
             np.ascontiguousarray(other), np.ascontiguousarray(w),
-            np.ascontiguousarray(x), geom.win.args, geom.groups, True, True,
-            kept=_taken(share, other, geom))
+            np.ascontiguousarray(x), geom.win.args, geom.groups, True, True)
         share.give((x, other, geom.win.args, geom.groups), dw)
         return y
-    tiles = _keep(kept)
-    y = conv_fast.conv2d_forward(np.ascontiguousarray(_pad_extra(x, geom)),
-                                 np.ascontiguousarray(w), geom.win.args,
-                                 geom.groups, geom.win.out, b, keep=tiles)
-    _give(kept, tiles, x, geom)
-    return y
+    x = np.ascontiguousarray(_pad_extra(x, geom))
+    return conv_fast.conv2d_forward(x, np.ascontiguousarray(w), geom.win.args,
+                                    geom.groups, geom.win.out, b)
 
 
-def conv_transpose2d(x, w, b, geom, share=None, kept=None):
+def conv_transpose2d(x, w, b, geom, share=None):
     """``y``: the transposed conv of ``x`` with ``w (C_in, C_out/G, KH,
     KW)`` onto ``geom.out``, plus ``b``; conv2d's ``dx`` is one. With
     ``share`` (conv2d's gradient: ``x`` is its ``dy``, ``share.other`` its
-    input), also ``conv2d_weight(share.other, x)``, left in ``share``.
-    With ``kept`` (``backend.Kept``), ``x``'s tiles are kept there for its
-    ``dw``."""
+    input), also ``conv2d_weight(share.other, x)``, left in ``share``."""
     if _pairs(share, b, x, w):
         other = share.other
         y, dw = conv_fast.conv2d_backward(
             np.ascontiguousarray(_pad_to(other, geom.out)), np.ascontiguousarray(w),
-            np.ascontiguousarray(x), geom.win.args, geom.groups, True, True,
-            kept=_taken(share, other, geom))
+            np.ascontiguousarray(x), geom.win.args, geom.groups, True, True)
         share.give((other, x, geom.win.args, geom.groups), dw)
         return y
-    tiles = _keep(kept)
-    y = conv_fast.conv_transpose2d_forward(
+    return conv_fast.conv_transpose2d_forward(
         np.ascontiguousarray(x), np.ascontiguousarray(w), geom.win.args,
-        geom.groups, geom.out, b, keep=tiles)
-    _give(kept, tiles, x, geom)
-    return y
+        geom.groups, geom.out, b)
 
 
 def conv2d_weight(x, dy, geom, share=None):

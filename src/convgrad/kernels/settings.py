@@ -71,10 +71,6 @@ class Settings:
         tile slots per block (one 32×32 image's planes in L2)""")
     winograd_block_bytes = _Constant(_winograd, "BLOCK_BYTES", """and at most
         this many bytes of transform planes per block""")
-    winograd_keep_bytes = _Constant(_winograd, "KEEP_BYTES", """bytes of
-        input tiles a conv's forward may keep for its dw (the medium
-        layers' 9.5-19 MB, not the large one's 220: its peak memory;
-        0: none kept, dw transforms its input again)""")
     pool_min_elements = _Constant(pool_threads, "MIN_ELEMENTS", """elements
         from which a pooling call is split over threads""")
     parallel_min_size = _Constant(_jit, "PARALLEL_MIN_SIZE", """elements

@@ -718,98 +718,10 @@ def _planes(role, groups, c, t, dtype):
     buffer the kernels index, the view the GEMMs take (its planes
     :func:`padded` apart), and that layout (a :class:`Planes`, as the
     kernels take it: a plain tuple)."""
-    return _planes_of(workspace.get(role, (groups * 16 * padded(c * t),), dtype),
-                      groups, c, t)
-
-
-def _planes_of(flat, groups, c, t):
-    """:func:`_planes`' three on the flat buffer ``flat``."""
     ps = padded(c * t)
+    flat = workspace.get(role, (groups * 16 * ps,), dtype)
     view = flat.reshape(groups, 16, ps)[:, :, : c * t].reshape(groups, 16, c, t)
     return flat, view, tuple(Planes(groups, ps))
-
-
-#: bytes of transform planes a conv's forward may keep for its gradient
-#: (:class:`Tiles`; 0: none). The forward's input tiles (``V`` of conv2d's
-#: ``x``, ``dM`` of the transposed conv's ``x`` on its adjoint path) are
-#: about 4.7× the input at a 32×32 plane (16 planes for every 4 pixels,
-#: and one unused slot a tile row and a tile row an image); the medium
-#: layers keep 9.5 MB (conv2d, 16 channels) and 19 MB (the transposed
-#: conv, 32), the large one would keep 220 MB and does not (its peak
-#: memory goal: benchmarks/RESULTS.md, issue 46 session 17). The textbook
-#: forward keeps ``col``, 9× its input
-KEEP_BYTES = 32 << 20
-
-
-def keep_bytes(n: int, c: int, args, out_hw, itemsize: int) -> int:
-    """The bytes :class:`Tiles` would hold for ``n`` images of ``c``
-    channels (the transform's input side) of a conv with window ``args``
-    onto ``out_hw``: one plane of 16 a slot, ``(th + 1) × (tw + 1)`` slots
-    an image and phase."""
-    return sum(n * (th + 1) * (tw + 1) * 16 * c * itemsize
-               for th, tw, _, _ in _phases(args, out_hw))
-
-
-class Tiles:
-    """One call's input tiles, kept block by block for a later call on
-    the same operand: ``V = Bᵀ d B`` of conv2d's ``x`` (made by
-    :func:`forward`, read by :func:`backward` for ``dw``), or ``dM = A dY
-    Aᵀ`` of an ``x`` taken as an upstream gradient (the transposed conv's
-    adjoint path: made by :func:`backward` for ``dx`` alone, read by
-    :func:`forward` for ``dw``).
-
-    Keyed by phase and block in absolute image numbers, so the reading
-    call finds a block only where its threads cut the batch as the
-    making call's did; a block it does not find it transforms itself, and
-    the GEMMs then see the very values they would have (bit for bit: the
-    transforms are deterministic and the blocks the same)."""
-
-    def __init__(self) -> None:
-        self.groups, self.c, self.dtype, self.blocks = 0, 0, None, {}
-
-    def start(self, groups: int, c: int, dtype) -> None:
-        """Hold the planes of ``c`` channels in ``groups`` groups from here
-        on (the making call; any blocks held before are dropped)."""
-        self.groups, self.c, self.dtype, self.blocks = groups, c, dtype, {}
-
-    def holds(self, groups: int, c: int) -> bool:
-        """Does it hold blocks of ``c`` channels in ``groups`` groups?"""
-        return bool(self.blocks) and (self.groups, self.c) == (groups, c)
-
-    def size(self, t: int) -> int:
-        """Elements of a block of ``t`` slots."""
-        return self.groups * 16 * padded(self.c * t)
-
-    def run(self, blocks):
-        """Room for one thread's ``blocks`` (``(key, t)`` pairs, in the
-        order it makes them): one array for all (one allocation, which
-        the allocator then reuses call after call; a block each was
-        handed back to the system and faulted in again), handed out by
-        :meth:`_Run.new`."""
-        return _Run(self, np.empty(sum(self.size(t) for _, t in blocks), self.dtype))
-
-    def get(self, key, t):
-        """The planes kept for ``key`` (:func:`_planes`' three), or None."""
-        flat = self.blocks.get(key)
-        if flat is None or flat.size != self.size(t):
-            return None
-        return _planes_of(flat, self.groups, self.c, t)
-
-
-class _Run:
-    """One thread's room in a :class:`Tiles`, handed out block by block."""
-
-    def __init__(self, tiles: Tiles, flat: np.ndarray) -> None:
-        self.tiles, self.flat, self.at = tiles, flat, 0
-
-    def new(self, key, t):
-        """The planes for block ``key`` of ``t`` slots (:func:`_planes`'
-        three), kept under ``key``."""
-        n = self.tiles.size(t)
-        flat = self.flat[self.at : self.at + n]
-        self.at += n
-        self.tiles.blocks[key] = flat  # one thread per key: no lock needed
-        return _planes_of(flat, self.tiles.groups, self.tiles.c, t)
 
 
 def _phases(args, y_hw):
@@ -888,21 +800,6 @@ def _bands(lo: int, hi: int, th: int, tw: int, channels: int = 1, itemsize: int 
             yield Block(b, 1, th * k // bands, th * (k + 1) // bands)
 
 
-def _plan(args, out_hw, lo: int, hi: int, channels: int, itemsize: int):
-    """One thread's work on images ``lo .. hi``: per :class:`Phase`, its
-    blocks (:func:`_bands`) as ``(block, key, t)``: the block as the
-    kernels take it (a plain tuple, images counted from ``lo``), its key
-    in a :class:`Tiles` (phase, first image counted from 0, and extent),
-    its slots (:func:`_slots`)."""
-    plan = []
-    for k, phase in enumerate(_phases(args, out_hw)):
-        blocks = [(tuple(blk), (k, lo + blk.b, blk.nb, blk.ta, blk.tb),
-                   _slots(blk, phase.tw))
-                  for blk in _bands(0, hi - lo, phase.th, phase.tw, channels, itemsize)]
-        plan.append((phase, blocks))
-    return plan
-
-
 def _slots(blk: Block, tw: int) -> int:
     """Slots per channel of a block: :func:`input_tiles`'s ``T``."""
     return (blk.nb * (blk.tb - blk.ta + 1) - 1) * (tw + 1)
@@ -946,7 +843,7 @@ def _all_finite(a) -> bool:
 
 
 def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
-            check=False, keep=None, kept=None):
+            check=False):
     """``y (N, C_out, *out_hw)``: conv2d of ``x`` with 3×3 ``w`` at stride 1,
     plus ``bias`` (None: none). ``split(n, work, part)`` runs ``part(lo,
     hi)`` over images.
@@ -959,22 +856,10 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
     With ``check``, one more value is returned: whether every result is
     finite (found as the results are written, in the threads; conv_fast
     recomputes a call that is not the direct way).
-
-    ``keep``: a :class:`Tiles` to hold ``x``'s tiles ``V`` for a later
-    :func:`backward` of the same ``x`` (left empty past
-    :data:`KEEP_BYTES`); ``kept``: a :class:`Tiles` holding ``g``'s
-    ``dM``, made by an earlier :func:`backward` of that ``g``.
     """
     n = x.shape[0]
     co, cg = w.shape[:2]
     cog = co // groups
-    if keep is not None:
-        if keep_bytes(n, cg, args, out_hw, x.itemsize) <= KEEP_BYTES:
-            keep.start(groups, cg, x.dtype)
-        else:
-            keep = None
-    if kept is not None and not kept.holds(groups, cog):
-        kept = None
     ut = None
     if need_y:
         ut = np.ascontiguousarray(kernel_transform(w, groups).transpose(0, 1, 3, 2))
@@ -990,31 +875,23 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
         yl = y[lo:hi] if need_y else None
         scratch = _Blocks(groups, x.dtype)
         worst = 0
-        plan = _plan(args, out_hw, lo, hi, groups * (cg + 2 * cog), x.itemsize)
-        room = None if keep is None else keep.run((key, t) for _, blocks in plan
-                                                  for _, key, t in blocks)
-        for (_, tw, imap, omap), blocks in plan:
+        for th, tw, imap, omap in _phases(args, out_hw):
             # y is written in place, every d-th column (no split copy to merge)
             ymap = tuple(_in_place(omap, d))
             xmap = tuple(_in_place_in(imap, d))
-            for blk, key, t in blocks:
+            for blk in _bands(0, hi - lo, th, tw, groups * (cg + 2 * cog), x.itemsize):
+                t = _slots(blk, tw)
+                blk = tuple(blk)
                 pb, ob, _ = scratch.scratch(t, tw)
-                if room is not None:
-                    vf, v, vs = room.new(key, t)
-                else:
-                    vf, v, vs = scratch.planes("wv", cg, t)
+                vf, v, vs = scratch.planes("wv", cg, t)
                 input_tiles(xl, blk, xmap, vf, vs, pb)
                 if need_y:
                     mf, m, ms = scratch.planes("wm", cog, t)
                     np.matmul(ut, v, out=m)
                     worst = max(worst, output_tiles(mf, blk, ymap, yl, ms, ob, b_))
                 if g is not None:
-                    got = None if kept is None else kept.get(key, t)
-                    if got is None:
-                        dmf, dm, ms = scratch.planes("wdm", cog, t)
-                        grad_tiles(gl, blk, ymap, dmf, ms, ob)
-                    else:  # g's dM, as the call that kept it made it
-                        dm = got[1]
+                    dmf, dm, ms = scratch.planes("wdm", cog, t)
+                    grad_tiles(gl, blk, ymap, dmf, ms, ob)
                     du += np.matmul(v, dm.transpose(0, 1, 3, 2))
         if worst >= INF_BITS:
             flags.append(lo)
@@ -1029,32 +906,19 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
 
 
 def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None,
-             check=False, bias=None, keep=None, kept=None):
+             check=False, bias=None):
     """``(dx, dw)`` of :func:`forward` for upstream ``dy`` (None for what is
     not needed). ``x`` may be None when only ``dx`` is asked for; then
     ``x_shape`` gives its shape (the transposed conv's forward, whose
     ``bias``, if any, each thread adds to its own images of ``dx``).
 
     ``check``: one more value, whether ``dx`` and ``dw`` are finite
-    (``dx`` checked by each thread on its own images).
-
-    ``kept``: a :class:`Tiles` holding ``x``'s ``V``, made by an earlier
-    :func:`forward` of that ``x`` (read for ``dw`` instead of transforming
-    ``x`` again); ``keep``: a :class:`Tiles` to hold ``dy``'s ``dM`` for a
-    later :func:`forward` with ``g = dy`` (left empty past
-    :data:`KEEP_BYTES`)."""
+    (``dx`` checked by each thread on its own images)."""
     x_shape = x.shape if x is not None else x_shape
     n = x_shape[0]
     co, cg = w.shape[:2]
     cog = co // groups
     dtype = dy.dtype
-    if keep is not None:
-        if keep_bytes(n, cog, args, dy.shape[2:], dy.itemsize) <= KEEP_BYTES:
-            keep.start(groups, cog, dtype)
-        else:
-            keep = None
-    if kept is not None and not (need_dw and kept.holds(groups, cg)):
-        kept = None
     u = kernel_transform(w, groups) if need_dx else None
     d = args[7]
     # past dilation 1 each thread zeroes its own images of dx
@@ -1070,28 +934,21 @@ def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None,
         if need_dx and d > 1:
             dxl[...] = 0
         scratch = _Blocks(groups, dtype)
-        plan = _plan(args, y_hw, lo, hi, groups * (cg + 2 * cog), dy.itemsize)
-        room = None if keep is None else keep.run((key, t) for _, blocks in plan
-                                                  for _, key, t in blocks)
-        for (_, tw, imap, omap), blocks in plan:
+        for th, tw, imap, omap in _phases(args, y_hw):
             # dx is added into in place, every d-th column (no split copy)
             amap = tuple(_in_place_in(imap, d))
             ymap = tuple(_in_place(omap, d))
-            for blk, key, t in blocks:
+            imap, omap = tuple(imap), tuple(omap)  # the kernels take tuples
+            for blk in _bands(0, hi - lo, th, tw, groups * (cg + 2 * cog), dy.itemsize):
+                t = _slots(blk, tw)
+                blk = tuple(blk)
                 pb, ob, dd = scratch.scratch(t, tw)
-                if room is not None:
-                    dmf, dm, ms = room.new(key, t)
-                else:
-                    dmf, dm, ms = scratch.planes("wdm", cog, t)
+                dmf, dm, ms = scratch.planes("wdm", cog, t)
                 grad_tiles(dyl, blk, ymap, dmf, ms, ob)
                 vf, v, vs = scratch.planes("wv", cg, t)
                 if need_dw:
-                    got = None if kept is None else kept.get(key, t)
-                    if got is None:
-                        input_tiles(xl, blk, amap, vf, vs, pb)
-                        du += np.matmul(v, dm.transpose(0, 1, 3, 2))
-                    else:  # x's V, as the forward made it
-                        du += np.matmul(got[1], dm.transpose(0, 1, 3, 2))
+                    input_tiles(xl, blk, amap, vf, vs, pb)
+                    du += np.matmul(v, dm.transpose(0, 1, 3, 2))
                 if need_dx:
                     np.matmul(u, dm, out=v)
                     input_tiles_adjoint(vf, blk, amap, dxl, vs, pb, dd)

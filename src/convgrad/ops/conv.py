@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import tensor as _t
-from ..backend import Kept, Shared, forward, kernel
+from ..backend import Shared, forward, kernel
 from ..function import Function
 from ..geometry import ConvGeometry, TransposeGeometry
 from .reduce import ExpandTo
@@ -112,9 +112,7 @@ class Conv2d(Function):
         fast = forward("conv2d", macs(x.shape[0], geom))
         if fast is not None:  # the backend's own: it saves x, not col
             ctx.geom, ctx.x, ctx.w = geom, x, w  # what the rule reads: checked
-            # what it makes of x that dw reads again, if dw will be asked for
-            ctx.kept = _kept(ctx)
-            return fast(x, w, b, geom, share, kept=ctx.kept)
+            return fast(x, w, b, geom, share)
         eh, ew = geom.extra
         if eh or ew:  # 'same' with an even kernel: one more row/col at the end
             x = np.pad(x, ((0, 0), (0, 0), (0, eh), (0, ew)))
@@ -142,9 +140,8 @@ class Conv2d(Function):
                 for i, t in enumerate((x, w, b))
             ) + (None,)
         col = getattr(ctx, "col", None)  # (a backend's forward saves none)
-        kept = getattr(ctx, "kept", None)  # (what it kept of x instead)
         # dx and dw read the same dy: a backend may make them in one pass
-        share = Shared(x.data, kept) if need[0] and need[1] and col is None else None
+        share = Shared(x.data) if need[0] and need[1] and col is None else None
         dx = conv2d_dx(dy, w, x.shape, geom, share) if need[0] else None
         dw = None
         if need[1]:
@@ -184,16 +181,6 @@ class BiasGrad(Function):
     @staticmethod
     def vjp(ctx, inputs, g):
         return ExpandTo.apply(g.reshape(1, ctx.dy_shape[1], 1, 1), ctx.dy_shape)
-
-
-def _kept(ctx) -> Kept | None:
-    """A :class:`~convgrad.backend.Kept` for a conv's forward to keep what
-    its weight's gradient reads again, when the input and the weight
-    (inputs 0 and 1) are both to get one: the ``vjp`` hands it on with
-    their one :class:`~convgrad.backend.Shared`. Else None (no graph, or
-    no fused pass: a ``dw`` alone transforms its input itself)."""
-    need = ctx.needs_input_grad
-    return Kept() if len(need) > 1 and need[0] and need[1] else None
 
 
 def _zeros(shape, dtype):
@@ -287,8 +274,7 @@ class ConvTranspose2d(Function):
         fast = forward("conv_transpose2d", macs(x.shape[0], geom))
         if fast is not None:  # the backend's own
             ctx.geom, ctx.x, ctx.w = geom, x, w  # what the rule reads: checked
-            ctx.kept = _kept(ctx)  # as conv2d's
-            return fast(x, w, b, geom, share, kept=ctx.kept)
+            return fast(x, w, b, geom, share)
         n, c_in, h, w_ = x.shape
         g = geom.groups
         ctx.geom, ctx.x = geom, x.reshape(n, g, c_in // g, h * w_)
@@ -306,8 +292,7 @@ class ConvTranspose2d(Function):
         x, w, b, geom = inputs
         need = ctx.needs_input_grad
         conv = _conv_of(geom)
-        kept = getattr(ctx, "kept", None)
-        share = Shared(x.data, kept) if need[0] and need[1] else None  # as conv2d's
+        share = Shared(x.data) if need[0] and need[1] else None  # as conv2d's
         dx = Conv2d.apply(dy, w, None, conv, share=share) if need[0] else None
         dw = ConvWeightGrad.apply(dy, x, conv, share=share) if need[1] else None
         db = BiasGrad.apply(dy) if need[2] else None
