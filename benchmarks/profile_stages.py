@@ -3,6 +3,7 @@
     python benchmarks/profile_stages.py [--case medium|large|groups4|dilation2|tconv]
                                         [--threads 1|2]
                                         [--calls 40] [--pause 0.05] [--torch]
+                                        [--set winograd.KEEP_BYTES=0,...]
 
 Runs in a process of its own with the thread counts fixed before Numba
 and BLAS load (as ``workers.py`` does), on ``workers.py``'s own case
@@ -14,6 +15,9 @@ top-level kernel entry points are wrapped with a timer that adds the
 The report gives each stage's median per call, the process CPU and the
 wall time per call; what the stages do not cover is the op around the
 kernels (the engine, argument handling, allocation).
+
+``--set`` sets module attributes of ``convgrad.kernels`` first, as
+``ab_trees.py``'s contenders do (a setting of the tree under test).
 
 ``--torch`` times torch on the same case in this process instead (no
 stages: torch's own profile is not broken down here), median wall.
