@@ -3,7 +3,7 @@
     python benchmarks/profile_stages.py [--case medium|large|groups4|dilation2|tconv]
                                         [--threads 1|2]
                                         [--calls 40] [--pause 0.05] [--torch]
-                                        [--set winograd.KEEP_BYTES=0,...]
+                                        [--set winograd.BLOCK_TILES=1024,...]
 
 Runs in a process of its own with the thread counts fixed before Numba
 and BLAS load (as ``workers.py`` does), on ``workers.py``'s own case
