@@ -1,7 +1,9 @@
 """Where a fast conv's fwd+bwd goes, stage by stage (issue 31's profiles).
 
-    python benchmarks/profile_stages.py [--case medium|large|groups4] [--threads 1|2]
+    python benchmarks/profile_stages.py [--case medium|large|groups4|dilation2|tconv]
+                                        [--threads 1|2]
                                         [--calls 40] [--pause 0.05] [--torch]
+                                        [--set winograd.BLOCK_TILES=1024,...]
 
 Runs in a process of its own with the thread counts fixed before Numba
 and BLAS load (as ``workers.py`` does), on ``workers.py``'s own case
@@ -13,6 +15,9 @@ top-level kernel entry points are wrapped with a timer that adds the
 The report gives each stage's median per call, the process CPU and the
 wall time per call; what the stages do not cover is the op around the
 kernels (the engine, argument handling, allocation).
+
+``--set`` sets module attributes of ``convgrad.kernels`` first, as
+``ab_trees.py``'s contenders do (a setting of the tree under test).
 
 ``--torch`` times torch on the same case in this process instead (no
 stages: torch's own profile is not broken down here), median wall.
@@ -38,6 +43,9 @@ CASES = {
     "medium": ("conv2d", (32, 16, 32, 32), {"padding": 1}, 1),
     "large": ("conv2d", (64, 64, 64, 56), {"padding": 1}, 1),
     "groups4": ("conv2d", (32, 16, 32, 32), {"padding": 1, "groups": 4}, 4),
+    "dilation2": ("conv2d", (32, 16, 32, 32), {"padding": 2, "dilation": 2}, 1),
+    # run.py's transposed conv of the medium layer: 32 -> 16 channels
+    "tconv": ("conv_transpose2d", (32, 16, 32, 32), {"padding": 1}, 1),
 }
 
 
@@ -72,11 +80,14 @@ class Stages:
 
 
 class _TimedNumpy:
-    """``winograd``'s ``np`` with ``matmul`` timed (the GEMM stages)."""
+    """``winograd``'s ``np`` with ``matmul`` timed (the GEMM stages), and
+    ``zeros`` (the zeroed ``dx`` and partial ``dU``: a first touch of new
+    memory, the pipeline's one copy-like stage)."""
 
     def __init__(self, np, stages):
         self._np = np
         self.matmul = stages.wrap("GEMMs", np.matmul)
+        self.zeros = stages.wrap("np.zeros (dx, dU)", np.zeros)
 
     def __getattr__(self, name):
         return getattr(self._np, name)
@@ -106,6 +117,9 @@ def main(argv=None) -> int:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--calls", type=int, default=40)
     p.add_argument("--torch", action="store_true")
+    p.add_argument("--set", default="", metavar="MOD.ATTR=VALUE,...",
+                   help="module attributes of convgrad.kernels to set first, "
+                        "as ab_trees.py's contenders take them")
     p.add_argument("--pause", type=float, default=0.05,
                    help="seconds idle before each call (0: back to back)")
     a = p.parse_args(argv)
@@ -122,6 +136,12 @@ def main(argv=None) -> int:
         import torch
 
         torch.set_num_threads(a.threads)
+    import importlib
+
+    for item in filter(None, a.set.split(",")):
+        key, val = item.split("=")
+        mod, attr = key.rsplit(".", 1)
+        setattr(importlib.import_module("convgrad.kernels." + mod), attr, eval(val))
     call, _, _ = make_call(spec, library, None if a.torch else "numba")
     stages = Stages()
     if not a.torch:
@@ -144,7 +164,7 @@ def main(argv=None) -> int:
             per[k].append(v)
     ms = lambda xs: 1e3 * float(np.median(xs))  # noqa: E731
     print(f"# {library} {a.case} fwd+bwd, {a.threads} thread(s), {a.calls} calls, "
-          f"load {os.getloadavg()[0]:.1f}")
+          f"load {os.getloadavg()[0]:.1f}" + (f", {a.set}" if a.set else ""))
     if per:
         total = 0.0
         for k in sorted(per, key=lambda k: -ms(per[k])):
