@@ -117,7 +117,7 @@ def test_the_weights_are_a_subgradient_of_each_window():
     vals, t = _windows(case), _ties(case)
     k, s, p = _args(case)
     n, c, oh, ow = case["dy"].shape
-    for b, ch, i, j in [(0, 0, 0, 0), (1, 2, 1, 2), (n - 1, c - 1, oh - 1,
+    for b, ch, i, j in [(0, 0, 0, 0), (1, 1, 1, 2), (n - 1, c - 1, oh - 1,
                                                     ow - 1)]:
         dy = np.zeros(case["dy"].shape)
         dy[b, ch, i, j] = 1.0
