@@ -806,6 +806,131 @@ MISTAKES += [
 ]
 
 
+# maxpool_backward_split (lesson 5): one step of the split wrong, in loops
+# over the windows and vectorised (sliding windows, np.add.at) ------------
+
+
+def _mps(style="loops", tie="split", count="window", pad="-inf",
+         combine="add", crop=True, default="k"):
+    """max-pool's dx with each window's dy split among its tied maxima,
+    one mistake: the tie rule (``tie`` "first": torch's; "mask": dy not
+    divided; "taps": divided by K*K, or average pooling's spread), the
+    ties counted over more than the window (``count`` "plane",
+    "windows"), the padding as 0, the shares averaged where windows meet
+    (``combine="average"``) or assigned (``"assign"``), the canvas not
+    cropped, or ``stride=None`` taken as 1 (``default="1"``)."""
+    def maxpool_backward_split(x, dy, kernel_size, stride=None, padding=0):
+        k, p = kernel_size, padding
+        if default == "1":
+            s = stride or 1
+        else:
+            s = k if stride is None else stride
+        n, c, h, w = x.shape
+        oh, ow = dy.shape[2:]
+        fill = 0.0 if pad == "zero" else -np.inf
+        xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)), constant_values=fill)
+        dxp = np.zeros(xp.shape)
+        hits = np.zeros(xp.shape)  # how many windows tied at each pixel
+        if style == "loops":
+            for b, ch, i, j in np.ndindex(n, c, oh, ow):
+                win = xp[b, ch, i * s:i * s + k, j * s:j * s + k]
+                m = win.max()
+                t = np.sum(x[b, ch] == m) if count == "plane" else np.sum(
+                    win == m)
+                done = False
+                for ki in range(k):
+                    for kj in range(k):
+                        if win[ki, kj] != m or done:
+                            continue
+                        g = dy[b, ch, i, j]
+                        if tie == "first":  # a strict scan keeps the first
+                            done = True
+                        elif tie == "taps":
+                            g = g / (k * k)
+                        elif tie != "mask" and combine != "average":
+                            g = g / t
+                        at = (b, ch, i * s + ki, j * s + kj)
+                        if combine == "assign":
+                            dxp[at] = g
+                        else:
+                            dxp[at] += g
+                            hits[at] += 1
+        else:
+            vals = np.lib.stride_tricks.sliding_window_view(
+                xp, (k, k), axis=(2, 3))[:, :, ::s, ::s][:, :, :oh, :ow]
+            if tie == "first":
+                at = vals.reshape(n, c, oh, ow, k * k).argmax(axis=-1)
+                top = np.eye(k * k)[at].reshape(vals.shape)
+            elif tie == "taps":  # average pooling's spread
+                top = np.ones(vals.shape) / (k * k)
+            else:
+                top = (vals == vals.max(axis=(4, 5), keepdims=True)) * 1.0
+            axes = (2, 3, 4, 5) if count == "windows" else (4, 5)
+            t = top.sum(axis=axes, keepdims=True)
+            if tie in ("first", "mask", "taps") or combine == "average":
+                t = 1.0
+            pieces = top / t * dy[..., None, None]
+            i, j, ki, kj = np.meshgrid(np.arange(oh), np.arange(ow),
+                                       np.arange(k), np.arange(k),
+                                       indexing="ij")
+            r, q = i * s + ki, j * s + kj
+            if combine == "assign":  # each window's K x K shares, with =
+                dxp[:, :, r, q] = pieces
+            else:
+                np.add.at(dxp, (slice(None), slice(None), r, q), pieces)
+                np.add.at(hits, (slice(None), slice(None), r, q), top)
+        if combine == "average":  # each pixel: the mean of its windows' dy
+            dxp = dxp / np.maximum(hits, 1)
+        if crop is False:
+            return dxp
+        if crop == "start":
+            return dxp[:, :, :h, :w]
+        return dxp[:, :, p:p + h, p:p + w]
+
+    return maxpool_backward_split
+
+
+def mps_by_fold(x, dy, kernel_size, stride=None, padding=0):
+    # right: lesson 5's column form, each column's dy split among its
+    # maxima, on x padded with -inf, folded back (fold crops the padding)
+    k, p = kernel_size, padding
+    s = k if stride is None else stride
+    n, c, h, w = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)), constant_values=-np.inf)
+    cols = F.unfold(xp, k, stride=s).data.reshape(n, c, k * k, -1)
+    tied = cols == cols.max(axis=2, keepdims=True)
+    dcol = tied / tied.sum(axis=2, keepdims=True) * dy.reshape(n, c, 1, -1)
+    return F.fold(dcol.reshape(n, c * k * k, -1), (h, w), k, padding=p,
+                  stride=s).data
+
+
+def mps_autodiff(x, dy, kernel_size, stride=None, padding=0):
+    # max_pool2d's own backward: torch's rule, the first maximum alone
+    xt = cg.Tensor(x, requires_grad=True)
+    F.max_pool2d(xt, kernel_size, stride, padding).backward(dy)
+    return xt.grad
+
+
+MISTAKES += [
+    *[row for style in ("loops", "vec") for row in [
+        ("maxpool_backward_split", "tie-first", _mps(style, tie="first")),
+        ("maxpool_backward_split", "count-factor", _mps(style, tie="mask")),
+        ("maxpool_backward_split", "divisor", _mps(style, tie="taps")),
+        ("maxpool_backward_split", "sum-axes",
+         _mps(style, count="plane" if style == "loops" else "windows")),
+        ("maxpool_backward_split", "averaged",
+         _mps(style, combine="average")),
+        ("maxpool_backward_split", "pad-zero", _mps(style, pad="zero")),
+        ("maxpool_backward_split", "overwrites",
+         _mps(style, combine="assign")),
+        ("maxpool_backward_split", "default-stride", _mps(style, default="1")),
+        ("maxpool_backward_split", "no-crop", _mps(style, crop=False)),
+    ]],
+    ("maxpool_backward_split", "tie-first", mps_autodiff),
+    ("maxpool_backward_split", "no-crop", _mps("vec", crop="start")),
+]
+
+
 # col2im_gather (lesson 10): one step of the inverse map wrong, per pixel
 # in loops and per tap vectorised ------------------------------------------
 
@@ -4250,6 +4375,8 @@ RIGHT = [
     ("dw_by_correlation", _dwc("loops")), ("dw_by_correlation", dwc_per_image),
     ("maxpool_backward_by_fold", _mbf("vec")),
     ("maxpool_backward_by_fold", mbf_autodiff),
+    ("maxpool_backward_split", _mps("vec")),
+    ("maxpool_backward_split", mps_by_fold),
     ("col2im_gather", _c2g("vec")), ("col2im_gather", c2g_adjoint_of_unfold),
     ("hessian_vector_product", _hvp("backward")),
     ("hessian_vector_product", hvp_vjp_of_the_gradient),

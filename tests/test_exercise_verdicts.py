@@ -50,6 +50,7 @@ PREFIXES = {
     "c2i": "col2im", "cb": "conv2d_backward", "mp": "maxpool_backward",
     "mpb": "maxpool_backward", "mpf": "maxpool_forward",
     "mbf": "maxpool_backward_by_fold", "c2g": "col2im_gather",
+    "mps": "maxpool_backward_split",
     "apb": "avgpool_backward", "ct": "conv_transpose2d",
     "cos": "conv_output_size", "gwm": "grouped_weight_matrix",
     "sgd": "sgd_momentum_step", "macs": "conv2d_macs",

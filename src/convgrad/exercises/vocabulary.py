@@ -145,6 +145,15 @@ input-ignored        maxpool_backward_by_fold
 default-stride       maxpool_backward_by_fold
 no-crop              maxpool_backward_by_fold, col2im_gather
 overwrites           maxpool_backward_by_fold, col2im_gather
+tie-first            maxpool_backward_split
+count-factor         maxpool_backward_split
+divisor              maxpool_backward_split
+sum-axes             maxpool_backward_split
+averaged             maxpool_backward_split
+pad-zero             maxpool_backward_split
+overwrites           maxpool_backward_split
+default-stride       maxpool_backward_split
+no-crop              maxpool_backward_split
 not-divisible        col2im_gather
 window-bounds        col2im_gather
 padding-ignored      col2im_gather
@@ -176,6 +185,15 @@ of a one-hot ``dcol`` (``argmax-axis``, an argmax down the wrong axis of
 the columns, is its own) and lesson 10's col2im as a race-free gather
 (``not-divisible``, ``window-bounds`` and ``row-order`` are its own: the
 inverse map's divisibility test, its range test, and fold's row order).
+It also added the rows from ``tie-first  maxpool_backward_split`` to
+``no-crop  maxpool_backward_split``: lesson 5's max-pool backward with
+each window's ``dy`` split equally among its tied maxima (exercise 5.4),
+where torch's first maximum is the mistake, ``tie-first`` (one maximum
+takes the whole ``dy``); the other codes existed: ``dy`` not divided by
+the tie count (``count-factor``), divided by the window's ``K*K`` taps
+(``divisor``), the ties counted over the plane or the batch
+(``sum-axes``), each pixel divided by how many windows it tied in
+(``averaged``).
 
 ``tie-last``, ``pad-zero``, ``divisor`` and ``span`` go beyond the issue's
 list: they are the other mistakes lessons 05, 06 and 08 warn about. The
@@ -927,6 +945,13 @@ CODES: dict[str, tuple[str, str]] = {
         "windows, or over every channel's taps at once",
         "reshape unfold's (N, C*K*K, L) to (N, C, K*K, L) and take the "
         "argmax down the taps, axis 2: one winner per channel and window",
+    ),
+    # max-pool's backward with the ties split equally (lesson 5's 5.4)
+    "tie-first": (
+        "one tied maximum given the window's whole dy (the first, as torch "
+        "does, or the last) where the tied maxima share it equally",
+        "count the window's tied maxima, t = (window == window.max()).sum(), "
+        "and give each of them dy / t: an argmax keeps one of them only",
     ),
     "not-divisible": (
         "a tap counted where no window puts it: (r + p - ki*d) not "
