@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import placement, winograd, workspace
+from . import placement, simd, winograd, workspace
 from ._jit import jit
 from .im2col import inside_run
 from .placement import blas_controller as _blas_controller
@@ -504,6 +504,14 @@ CHANNELS_LAST = True
 CL_MIN_CHANNELS = 16
 #: ... in these dtypes
 CL_DTYPES = (np.dtype(np.float32),)
+#: run that path's float32 GEMMs with :mod:`.simd`'s explicit-vector
+#: kernels (``rows · wᵀ``, ``dy · rows`` accumulated into ``dw``, ``dyᵀ ·
+#: w``) instead of ``np.matmul``
+CL_SIMD = False
+
+
+def _simd(dtype) -> bool:
+    return CL_SIMD and np.dtype(dtype) == np.float32
 
 
 def _cl(args, cg, dtype) -> bool:
@@ -550,7 +558,12 @@ def _conv2d_forward_cl(x, w, args, groups, out_hw, bias):
             rows = workspace.get("rows", (groups, b * p, k), x.dtype)
             im2row_cl(xc, *args, oh, ow, rows)
             yt = workspace.get("out", (groups, b * p, cog), x.dtype)
-            np.matmul(rows, wt, out=yt)
+            if _simd(x.dtype):
+                simd.planes_nn(rows.reshape(-1), b * p * k, k, 1, wt.reshape(-1),
+                               k * cog, cog, yt.reshape(-1), b * p * cog, cog,
+                               groups, b * p, cog, k, False)
+            else:
+                np.matmul(rows, wt, out=yt)
             _store(yt, y, n0, b)
             _add_bias(y, bias, n0, b)
 
@@ -581,6 +594,9 @@ def _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, x_shape=None):
                 im2row_cl(_block_cl(x, n0, b, "xcl"), *args, oh, ow, rows)
             for g in range(groups):
                 d = _channels_first(dyg, n0, b, g)  # (C_out/G, b*OH*OW)
+                if _simd(dy.dtype):
+                    _cl_grads_simd(d, rows, dw, wg, g, need_dx, need_dw)
+                    continue
                 if need_dw:
                     np.matmul(d, rows[g], out=dwb)
                     dw[g] += dwb
@@ -598,6 +614,23 @@ def _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, x_shape=None):
         dw = dw.reshape(groups, cog, kh, kw, cg).transpose(0, 1, 4, 2, 3)
         dw = np.ascontiguousarray(dw).reshape(co, cg, kh, kw)
     return dx, dw
+
+
+def _cl_grads_simd(d, rows, dw, wg, g, need_dx, need_dw):
+    """Group ``g``'s two products of :func:`_conv2d_backward_cl` by
+    :mod:`.simd`: ``dw[g] += d · rows[g]`` (in place, no block product to
+    add) and ``rows[g] = dᵀ · wg[g]`` (``d`` read transposed), after
+    ``dw``'s product has read ``rows[g]``."""
+    cog, bp = d.shape
+    k = rows.shape[2]
+    df = d.reshape(-1)
+    rg = rows.reshape(-1)[g * bp * k : (g + 1) * bp * k]
+    if need_dw:
+        simd.planes_nn(df, 0, bp, 1, rg, 0, k, dw.reshape(-1)[g * cog * k :], 0, k,
+                       1, cog, k, bp, True)
+    if need_dx:
+        simd.planes_nn(df, 0, 1, bp, wg.reshape(-1)[g * cog * k :], 0, k, rg, 0, k,
+                       1, bp, k, cog, False)
 
 
 def conv_transpose2d_forward(x, w, args, groups, out_hw, bias=None):
