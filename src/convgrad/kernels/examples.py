@@ -75,7 +75,7 @@ def examples() -> Iterator[tuple[str, Callable[[], object]]]:
     """``(label, call)`` for each build of this backend's own kernels."""
     yield "checksum [uint32, uint64, serial]", _checksum
     yield "winograd [float32, serial]", _winograd
-    yield "simd planes [float32, serial]", _simd
+    yield "simd [float32, serial]", _simd
     for dtype in DTYPES:
         for name, args in pipeline(dtype):
             yield (f"{name} [{np.dtype(dtype).name}, serial]",

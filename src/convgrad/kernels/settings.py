@@ -70,9 +70,6 @@ class Settings:
     winograd_grad_max_dilation = _Constant(conv_fast, "WINOGRAD_GRAD_MAX_DILATION",
         """the largest dilation a gradient-side pass for one result (dx or
         dw alone, the transposed conv's forward) takes through Winograd""")
-    winograd_simd = _Constant(_winograd, "SIMD", """run the Winograd
-        planes' GEMMs with the explicit-vector kernels of ``kernels/simd.py``
-        (False: ``np.matmul``, OpenBLAS)""")
     winograd_block_tiles = _Constant(_winograd, "BLOCK_TILES", """Winograd
         tile slots per block (one 32×32 image's planes in L2)""")
     winograd_block_bytes = _Constant(_winograd, "BLOCK_BYTES", """and at most

@@ -1,12 +1,14 @@
-"""Small float32 GEMMs for the Winograd planes, in explicit LLVM vectors.
+"""Small float32 GEMMs in explicit LLVM vectors.
 
-The Winograd pipeline (:mod:`.winograd`) spends most of a medium conv in
-16 small products per block (32×16 by 16×272 at the medium layer), which
-``np.matmul`` hands to OpenBLAS one plane at a time. Numba's loops over
-such shapes did not vectorise when register-blocked (benchmarks/
-RESULTS.md, issue 31 session 12: scalar ``vfmadd231ss``, 3-4 GFLOP/s).
-Here the register block is written in LLVM's own vector type through a
-Numba ``@intrinsic``, so the backend has nothing left to discover:
+Numba's loops over small matrix products did not vectorise when
+register-blocked (benchmarks/RESULTS.md, issue 31 session 12: scalar
+``vfmadd231ss``, 3-4 GFLOP/s). Here the register block is written in
+LLVM's own vector type through a Numba ``@intrinsic``, so the backend has
+nothing left to discover (issue 46, lever 5). The channels-last path of
+:mod:`.conv_fast` (strided float32 convs) runs its GEMMs here, where these
+kernels beat OpenBLAS by 1.3-1.6x on its shapes; on the Winograd planes
+they only matched it (benchmarks/RESULTS.md, issue 46 session 17), so
+:mod:`.winograd` keeps ``np.matmul``.
 
 * :func:`_block`, ``C[i, j] (+)= Σ_p A[i, p] · B[p, j]`` for an ``MR``
   rows × ``16·NV`` columns block of ``C``: ``MR·NV`` accumulators of
@@ -17,7 +19,8 @@ Numba ``@intrinsic``, so the backend has nothing left to discover:
 * :func:`_dots`, ``C[i, j] (+)= Σ_p A[i, p] · B[j, p]`` (``B`` used
   transposed, both operands read along ``p``): ``MR × NR`` accumulators
   along ``p``, the last one masked, each summed across its lanes by a
-  fixed tree at the end. The weight gradient's product has this form.
+  fixed tree at the end: the Winograd weight gradient's form (measured
+  in benchmarks/bench_planes.py; no path runs it).
 
 Every output is one fused multiply-add per ``p`` in ``p``'s order (``_dots``:
 16 such chains, then the tree), so a call's result is the same on every
@@ -25,7 +28,7 @@ run. It is not BLAS's rounding: results agree with ``np.matmul`` to float32
 rounding, not bit for bit.
 
 The drivers (:func:`planes_nn`, :func:`planes_nt`) run a stack of planes
-with the strides the Winograd scratch layout has. Under
+of any plane and row strides (flat arrays and offsets). Under
 ``NUMBA_DISABLE_JIT`` the two blocks are plain NumPy (:func:`_block_py`,
 :func:`_dots_py`), so the drivers run as Python too.
 """

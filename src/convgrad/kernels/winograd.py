@@ -54,7 +54,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import placement, simd, workspace
+from . import placement, workspace
 from ._jit import jit, jit_inline
 from .im2col import inside_run
 
@@ -88,12 +88,6 @@ BLOCK_TILES = 289
 #: medium 12.40 ms at 4 MiB, 12.51 at 6, 12.85 at 8; large 396 ms at 4 MiB,
 #: 467 at 8, 460 unbounded
 BLOCK_BYTES = 4 << 20
-
-
-#: run the planes' GEMMs with :mod:`.simd`'s explicit-vector kernels (one
-#: call for all ``16·G`` planes of a block) instead of ``np.matmul``
-#: (OpenBLAS, one plane per call)
-SIMD = False
 
 
 #: the largest dilation the fast path sends here. :func:`forward` computes
@@ -841,17 +835,6 @@ class _Blocks:
         return self.memo[key]
 
 
-def _dw_planes(du, vf, vs, v, dmf, ms, dm, cg, cog, t):
-    """``dU += V dMᵀ`` for every plane of a block: ``du (G, 16, C_in/G,
-    C_out/G)``, ``V`` and ``dM`` in the flat scratch ``vf``, ``dmf`` (their
-    :class:`Planes` ``vs``, ``ms``) or as the views ``v``, ``dm``."""
-    if SIMD:
-        simd.planes_nt(vf, vs[1], t, dmf, ms[1], t, du.reshape(-1), cg * cog, cog,
-                       du.shape[0] * 16, cg, cog, t, True)
-    else:
-        du += np.matmul(v, dm.transpose(0, 1, 3, 2))
-
-
 def _all_finite(a) -> bool:
     """Is the C-contiguous array ``a`` free of infs and nans?"""
     if a.dtype != np.float32:
@@ -904,16 +887,12 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
                 input_tiles(xl, blk, xmap, vf, vs, pb)
                 if need_y:
                     mf, m, ms = scratch.planes("wm", cog, t)
-                    if SIMD:  # M = Uᵀ V
-                        simd.planes_nn(ut.reshape(-1), cog * cg, cg, 1, vf, vs[1], t,
-                                       mf, ms[1], t, groups * 16, cog, t, cg, False)
-                    else:
-                        np.matmul(ut, v, out=m)
+                    np.matmul(ut, v, out=m)
                     worst = max(worst, output_tiles(mf, blk, ymap, yl, ms, ob, b_))
                 if g is not None:
                     dmf, dm, ms = scratch.planes("wdm", cog, t)
                     grad_tiles(gl, blk, ymap, dmf, ms, ob)
-                    _dw_planes(du, vf, vs, v, dmf, ms, dm, cg, cog, t)
+                    du += np.matmul(v, dm.transpose(0, 1, 3, 2))
         if worst >= INF_BITS:
             flags.append(lo)
         return du
@@ -969,13 +948,9 @@ def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None,
                 vf, v, vs = scratch.planes("wv", cg, t)
                 if need_dw:
                     input_tiles(xl, blk, amap, vf, vs, pb)
-                    _dw_planes(du, vf, vs, v, dmf, ms, dm, cg, cog, t)
+                    du += np.matmul(v, dm.transpose(0, 1, 3, 2))
                 if need_dx:
-                    if SIMD:  # dV = U dM
-                        simd.planes_nn(u.reshape(-1), cg * cog, cog, 1, dmf, ms[1], t,
-                                       vf, vs[1], t, groups * 16, cg, t, cog, False)
-                    else:
-                        np.matmul(u, dm, out=v)
+                    np.matmul(u, dm, out=v)
                     input_tiles_adjoint(vf, blk, amap, dxl, vs, pb, dd)
         if need_dx and bias is not None:
             dx[lo:hi] += bias.reshape(-1, 1, 1)
