@@ -102,3 +102,13 @@ def test_the_winograd_shapes_repeat_bit_for_bit():
     assert np.array_equal(outs[0][0], outs[1][0])
     assert np.array_equal(outs[0][1], outs[1][1])
     np.testing.assert_allclose(outs[0][0], a @ b, rtol=1e-5, atol=1e-4)
+
+
+def test_only_float32_arrays_compile():
+    """The blocks read 4-byte floats: a float64 array is refused when the
+    driver is typed, not read as floats."""
+    if not hasattr(simd.planes_nn, "signatures"):
+        pytest.skip("NUMBA_DISABLE_JIT: the blocks are NumPy")
+    a = np.ones(64)
+    with pytest.raises(Exception, match="float32"):
+        simd.planes_nn(a, 0, 8, 1, a, 0, 8, a, 0, 8, 1, 8, 8, 8, False)

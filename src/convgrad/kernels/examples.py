@@ -48,8 +48,8 @@ def _winograd() -> None:
 
 
 def _simd() -> None:
-    """The explicit-vector plane GEMMs, as the Winograd pipeline calls
-    them (``winograd.SIMD``): every register block in one build each."""
+    """The explicit-vector GEMMs, as the channels-last path calls them
+    (``conv_fast.CL_SIMD``): every register block in one build each."""
     a = np.ones(2 * 9 * 17, np.float32)  # two planes of 9 rows of 17
     c = np.zeros_like(a)
     simd.planes_nn(a, 153, 17, 1, a, 153, 17, c, 153, 17, 2, 9, 17, 9, False)

@@ -124,6 +124,12 @@ def _lane_sum(builder, v):
     return builder.extract_element(v, ir.Constant(_I32, 0))
 
 
+def _float32_arrays(*arrays):
+    for t in arrays:
+        if not (isinstance(t, types.Array) and t.dtype == types.float32):
+            raise TypeError(f"expected a float32 array, got {t}")
+
+
 def _literal(t, kind):
     if not isinstance(t, kind):
         raise TypeError(f"expected a compile-time constant, got {t}")
@@ -150,6 +156,7 @@ def _block_typer(typingctx, c, c0, ldc, a, a0, lda, ak, b, b0, ldb, k, ncols, mr
     """``C[c0 + i*ldc + j] (+)= Σ_p A[a0 + i*lda + p*ak] · B[b0 + p*ldb + j]``,
     ``i < MR``, ``j < ncols`` (``16·(NV-1) < ncols ≤ 16·NV``), ``p < k``; ``+=``
     when ``accumulate``. ``MR``, ``NV``, ``accumulate`` are constants."""
+    _float32_arrays(c, a, b)
     rows = _literal(mr, types.IntegerLiteral)
     nvec = _literal(nv, types.IntegerLiteral)
     acc = _literal(accumulate, types.BooleanLiteral)
@@ -204,6 +211,7 @@ def _dots_typer(typingctx, c, c0, ldc, a, a0, lda, b, b0, ldb, k, ncols, mr, nr,
     ``i < MR``, ``j < NR``, ``p < k``; ``ncols`` unused (``NR`` columns).
     Each output is summed as 16 chains of fused multiply-adds over ``p ≡
     lane (mod 16)``, then across lanes by halves."""
+    _float32_arrays(c, a, b)
     rows = _literal(mr, types.IntegerLiteral)
     cols = _literal(nr, types.IntegerLiteral)
     acc = _literal(accumulate, types.BooleanLiteral)
