@@ -589,6 +589,7 @@ def _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, x_shape=None):
     dx = np.empty(x_shape, dy.dtype) if need_dx else None
     wg = _taps_last(w, groups)
     dyg = dy.reshape(n, groups, cog, p)
+    dyf = np.ascontiguousarray(dyg).reshape(-1) if _simd(dy.dtype) else None
 
     def part(lo, hi):
         dw = np.zeros((groups, cog, k), dy.dtype) if need_dw else None
@@ -598,10 +599,11 @@ def _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, x_shape=None):
             if need_dw:
                 im2row_cl(_block_cl(x, n0, b, "xcl"), *args, oh, ow, rows)
             for g in range(groups):
-                d = _channels_first(dyg, n0, b, g)  # (C_out/G, b*OH*OW)
-                if _simd(dy.dtype):
-                    _cl_grads_simd(d, rows, dw, wg, g, need_dx, need_dw)
+                if dyf is not None:  # dy's images read in place, no block copy
+                    _cl_grads_simd(dyf, dyg.shape, n0, b, g, rows, dw, wg, need_dx,
+                                   need_dw)
                     continue
+                d = _channels_first(dyg, n0, b, g)  # (C_out/G, b*OH*OW)
                 if need_dw:
                     np.matmul(d, rows[g], out=dwb)
                     dw[g] += dwb
@@ -621,21 +623,25 @@ def _conv2d_backward_cl(x, w, dy, args, groups, need_dx, need_dw, x_shape=None):
     return dx, dw
 
 
-def _cl_grads_simd(d, rows, dw, wg, g, need_dx, need_dw):
-    """Group ``g``'s two products of :func:`_conv2d_backward_cl` by
-    :mod:`.simd`: ``dw[g] += d · rows[g]`` (in place, no block product to
-    add) and ``rows[g] = dᵀ · wg[g]`` (``d`` read transposed), after
-    ``dw``'s product has read ``rows[g]``."""
-    cog, bp = d.shape
+def _cl_grads_simd(dyf, shape, n0, b, g, rows, dw, wg, need_dx, need_dw):
+    """Group ``g``'s two products of :func:`_conv2d_backward_cl` for images
+    ``n0 .. n0+b`` by :mod:`.simd`, one plane per image, each ``dy_j``
+    (``C_out/G × OH*OW``) read in place from ``dyf``, the flat ``dy`` of
+    ``shape (N, G, C_out/G, OH*OW)``: ``dw[g] += Σ_j dy_j · rows[g]_j``
+    (the planes add into one ``C``, in image order) and ``rows[g]_j =
+    dy_jᵀ · wg[g]`` (``dy_j`` read transposed), after ``dw``'s products
+    have read ``rows[g]``."""
+    _, groups, cog, p = shape
     k = rows.shape[2]
-    df = d.reshape(-1)
-    rg = rows.reshape(-1)[g * bp * k : (g + 1) * bp * k]
+    df = dyf[(n0 * groups + g) * cog * p :]
+    step = groups * cog * p  # one image on, in dy
+    rg = rows.reshape(-1)[g * b * p * k : (g + 1) * b * p * k]
     if need_dw:
-        simd.planes_nn(df, 0, bp, 1, rg, 0, k, dw.reshape(-1)[g * cog * k :], 0, k,
-                       1, cog, k, bp, True)
+        simd.planes_nn(df, step, p, 1, rg, p * k, k, dw.reshape(-1)[g * cog * k :],
+                       0, k, b, cog, k, p, True)
     if need_dx:
-        simd.planes_nn(df, 0, 1, bp, wg.reshape(-1)[g * cog * k :], 0, k, rg, 0, k,
-                       1, bp, k, cog, False)
+        simd.planes_nn(df, step, 1, p, wg.reshape(-1)[g * cog * k :], 0, k, rg,
+                       p * k, k, b, p, k, cog, False)
 
 
 def conv_transpose2d_forward(x, w, args, groups, out_hw, bias=None):
