@@ -509,8 +509,8 @@ CL_DTYPES = (np.dtype(np.float32),)
 #: kernels (``rows · wᵀ``, ``dy · rows`` accumulated into ``dw``, ``dyᵀ ·
 #: w``) instead of ``np.matmul``. At the medium layer at stride 2, one
 #: thread, the products alone ran at 254-282 GFLOP/s against OpenBLAS's
-#: 164-220, the fwd+bwd's GEMM stage 0.94-0.95 ms against 1.24-1.31; op
-#: fwd+bwd, tree against tree, 0.93-0.97 of the time at one thread and
+#: 164-220, the fwd+bwd's GEMM stage 0.94-0.98 ms against 1.21-1.31; op
+#: fwd+bwd, tree against tree, 0.92-0.97 of the time at one thread and
 #: 0.86-0.91 at two (benchmarks/RESULTS.md, issue 46 session 17)
 CL_SIMD = True
 
