@@ -1,16 +1,18 @@
 """Where a fast conv's fwd+bwd goes, stage by stage (issue 31's profiles).
 
-    python benchmarks/profile_stages.py [--case medium|large|groups4|dilation2|tconv]
-                                        [--threads 1|2]
-                                        [--calls 40] [--pause 0.05] [--torch]
+    python benchmarks/profile_stages.py [--case medium|large|groups4|dilation2|tconv|s2]
+                                        [--threads 1|2] [--calls 40]
+                                        [--pause 0.05] [--torch] [--forward]
                                         [--set winograd.BLOCK_TILES=1024,...]
 
 Runs in a process of its own with the thread counts fixed before Numba
 and BLAS load (as ``workers.py`` does), on ``workers.py``'s own case
 inputs. Each Winograd / row kernel the rules call, each ``np.matmul`` the
 Winograd pipeline makes, the fingerprint of saved arrays and the two
-top-level kernel entry points are wrapped with a timer that adds the
-*thread* CPU time it took to a per-stage total, summed over the threads
+top-level kernel entry points are wrapped (and the GEMMs of the direct
+pipeline, ``conv_fast``'s ``np.matmul``, and the explicit-vector GEMMs of
+``kernels/simd.py`` where a ``--set`` switch runs them) with a timer that
+adds the *thread* CPU time it took to a per-stage total, summed over the threads
 (so at 2 threads a stage's figure is the CPU both threads spent in it).
 The report gives each stage's median per call, the process CPU and the
 wall time per call; what the stages do not cover is the op around the
@@ -46,6 +48,7 @@ CASES = {
     "dilation2": ("conv2d", (32, 16, 32, 32), {"padding": 2, "dilation": 2}, 1),
     # run.py's transposed conv of the medium layer: 32 -> 16 channels
     "tconv": ("conv_transpose2d", (32, 16, 32, 32), {"padding": 1}, 1),
+    "s2": ("conv2d", (32, 16, 32, 32), {"padding": 1, "stride": 2}, 1),
 }
 
 
@@ -79,20 +82,6 @@ class Stages:
         return timed
 
 
-class _TimedNumpy:
-    """``winograd``'s ``np`` with ``matmul`` timed (the GEMM stages), and
-    ``zeros`` (the zeroed ``dx`` and partial ``dU``: a first touch of new
-    memory, the pipeline's one copy-like stage)."""
-
-    def __init__(self, np, stages):
-        self._np = np
-        self.matmul = stages.wrap("GEMMs", np.matmul)
-        self.zeros = stages.wrap("np.zeros (dx, dU)", np.zeros)
-
-    def __getattr__(self, name):
-        return getattr(self._np, name)
-
-
 def instrument(stages: Stages) -> None:
     import numpy as np
 
@@ -102,8 +91,15 @@ def instrument(stages: Stages) -> None:
     for name in ("input_tiles", "input_tiles_adjoint", "output_tiles", "grad_tiles",
                  "kernel_transform", "kernel_transform_adjoint", "_all_finite"):
         setattr(winograd, name, stages.wrap(name, getattr(winograd, name)))
-    winograd.np = _TimedNumpy(np, stages)
-    for name in ("im2row", "row2im", "im2row_cl", "row2im_cl", "to_cl", "from_cl"):
+    # every np.matmul the drivers make (not a module's ``np`` replaced: the
+    # kernels of that module, compiled later, would read the replacement)
+    np.matmul = stages.wrap("GEMMs", np.matmul)
+    from convgrad.kernels import simd
+
+    for name in ("planes_nn", "planes_nt"):
+        setattr(simd, name, stages.wrap("GEMMs", getattr(simd, name)))
+    for name in ("im2row", "row2im", "im2row_cl", "row2im_cl", "to_cl", "from_cl",
+                 "_store", "_channels_first", "_add_bias", "_taps_last"):
         if hasattr(conv_fast, name):
             setattr(conv_fast, name, stages.wrap(name, getattr(conv_fast, name)))
     hooks = backend.get("numba").load().hooks
@@ -117,31 +113,34 @@ def main(argv=None) -> int:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--calls", type=int, default=40)
     p.add_argument("--torch", action="store_true")
-    p.add_argument("--set", default="", metavar="MOD.ATTR=VALUE,...",
-                   help="module attributes of convgrad.kernels to set first, "
-                        "as ab_trees.py's contenders take them")
     p.add_argument("--pause", type=float, default=0.05,
                    help="seconds idle before each call (0: back to back)")
+    p.add_argument("--forward", action="store_true",
+                   help="time the forward alone (default: fwd+bwd)")
+    p.add_argument("--set", action="append", default=[],
+                   metavar="MOD.ATTR=VALUE,...",
+                   help="module attributes of convgrad.kernels to set first, "
+                        "as ab_trees.py's contenders take them (repeatable)")
     a = p.parse_args(argv)
     _env(a.threads)
+    import importlib
+
+    for item in (x for arg in a.set for x in arg.split(",") if x):
+        key, val = item.split("=")
+        mod, attr = key.rsplit(".", 1)
+        setattr(importlib.import_module("convgrad.kernels." + mod), attr, eval(val))
 
     import numpy as np
     from workers import case_spec, make_call
 
     kind, dims, kwargs, groups = CASES[a.case]
-    spec = case_spec(kind, kind, dims, "float32", True, kwargs=kwargs, groups=groups,
-                     shape=a.case)
+    spec = case_spec(kind, kind, dims, "float32", not a.forward, kwargs=kwargs,
+                     groups=groups, shape=a.case)
     library = "torch" if a.torch else "convgrad"
     if a.torch:
         import torch
 
         torch.set_num_threads(a.threads)
-    import importlib
-
-    for item in filter(None, a.set.split(",")):
-        key, val = item.split("=")
-        mod, attr = key.rsplit(".", 1)
-        setattr(importlib.import_module("convgrad.kernels." + mod), attr, eval(val))
     call, _, _ = make_call(spec, library, None if a.torch else "numba")
     stages = Stages()
     if not a.torch:
@@ -163,7 +162,8 @@ def main(argv=None) -> int:
         for k, v in stages.now.items():
             per[k].append(v)
     ms = lambda xs: 1e3 * float(np.median(xs))  # noqa: E731
-    print(f"# {library} {a.case} fwd+bwd, {a.threads} thread(s), {a.calls} calls, "
+    what = "forward" if a.forward else "fwd+bwd"
+    print(f"# {library} {a.case} {what}, {a.threads} thread(s), {a.calls} calls, "
           f"load {os.getloadavg()[0]:.1f}" + (f", {a.set}" if a.set else ""))
     if per:
         total = 0.0

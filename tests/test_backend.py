@@ -151,7 +151,7 @@ def test_warmup_covers_every_kernel_and_reports_each():
     assert {"im2row", "row2im", "winograd", "checksum"} <= set(own)
     assert not set(own) & set(backend.KERNEL_NAMES)
     for name in own:
-        assert name in ("winograd", "checksum") or hasattr(conv_fast, name)
+        assert name in ("winograd", "checksum", "simd") or hasattr(conv_fast, name)
     lines: list[str] = []
     total = warmup.warm_up(("maxunpool2d",), jobs=1, print_fn=lines.append)
     assert total > 0

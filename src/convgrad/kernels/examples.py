@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from . import checksum, conv_fast, winograd
+from . import checksum, conv_fast, simd, winograd
 
 DTYPES = (np.float32, np.float64)
 
@@ -47,6 +47,15 @@ def _winograd() -> None:
         winograd.forward(x, w, args, 1, (6, 6), conv_fast._split, g=x, check=True)
 
 
+def _simd() -> None:
+    """The explicit-vector GEMMs, as the channels-last path calls them
+    (``conv_fast.CL_SIMD``): every register block in one build each."""
+    a = np.ones(2 * 9 * 17, np.float32)  # two planes of 9 rows of 17
+    c = np.zeros_like(a)
+    simd.planes_nn(a, 153, 17, 1, a, 153, 17, c, 153, 17, 2, 9, 17, 9, False)
+    simd.planes_nt(a, 153, 17, a, 153, 17, c, 45, 5, 2, 9, 5, 17, True)
+
+
 def pipeline(dtype) -> Iterator[tuple[str, tuple]]:
     """(kernel name, arguments) for one small call of each row kernel of
     the pipeline (:mod:`.conv_fast`)."""
@@ -66,6 +75,7 @@ def examples() -> Iterator[tuple[str, Callable[[], object]]]:
     """``(label, call)`` for each build of this backend's own kernels."""
     yield "checksum [uint32, uint64, serial]", _checksum
     yield "winograd [float32, serial]", _winograd
+    yield "simd [float32, serial]", _simd
     for dtype in DTYPES:
         for name, args in pipeline(dtype):
             yield (f"{name} [{np.dtype(dtype).name}, serial]",

@@ -64,6 +64,9 @@ class Settings:
         float32 convs on channels-last rows (False: im2row's)""")
     cl_min_channels = _Constant(conv_fast, "CL_MIN_CHANNELS", """... for
         groups of at least this many input channels""")
+    channels_last_simd = _Constant(conv_fast, "CL_SIMD", """run that
+        path's float32 GEMMs with the explicit-vector kernels of
+        ``kernels/simd.py`` (False: ``np.matmul``, OpenBLAS)""")
     winograd_grad_max_dilation = _Constant(conv_fast, "WINOGRAD_GRAD_MAX_DILATION",
         """the largest dilation a gradient-side pass for one result (dx or
         dw alone, the transposed conv's forward) takes through Winograd""")
