@@ -2407,6 +2407,247 @@ MISTAKES += [
 ]
 
 
+# lesson 9's conv block by hand (block_backward): the lesson's form with
+# F's forward ops ("ops"), and NumPy loops over windows and taps ("loops")
+
+
+def _bb(style="ops", pick="first", mask="c>0", dx="right", dw="right",
+        db="right"):
+    def block_backward(x, w, b, dm):
+        n, ci, h, wd = x.shape
+        co = w.shape[0]
+        oh, ow = dm.shape[2:]
+        xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        if style == "ops":
+            c = F.conv2d(x, w, b, padding=1).data
+        else:
+            c = np.zeros((n, co, h, wd)) + b[:, None, None]
+            for ki in range(3):
+                for kj in range(3):
+                    c += np.einsum("nchw,oc->nohw",
+                                   xp[:, :, ki:ki + h, kj:kj + wd],
+                                   w[:, :, ki, kj])
+        r = np.maximum(c, 0)
+        dr = np.zeros(r.shape)
+        if style == "ops" and pick == "first":
+            _, idx = F.max_pool2d(r, 2, return_indices=True)
+            rows, cols = np.divmod(idx, wd)
+            nn_, cc = np.indices(idx.shape)[:2]
+            dr[nn_, cc, rows, cols] += dm
+        elif style == "ops":  # a mask on the windows, or the spread
+            top = r[:, :, :2 * oh, :2 * ow]
+            up = F.max_pool2d(r, 2).data.repeat(2, 2).repeat(2, 3)
+            g = dm.repeat(2, 2).repeat(2, 3)
+            if pick == "all":
+                dr[:, :, :2 * oh, :2 * ow] = g * (top == up)
+            elif pick == "spread":
+                dr[:, :, :2 * oh, :2 * ow] = g
+            else:  # the last maximum: the windows' taps reversed
+                taps = top.reshape(n, co, oh, 2, ow, 2).transpose(
+                    0, 1, 2, 4, 3, 5).reshape(n, co, oh, ow, 4)
+                at = 3 - taps[..., ::-1].argmax(-1)
+                one = np.zeros(taps.shape)
+                np.put_along_axis(one, at[..., None], 1.0, axis=-1)
+                one = (one * dm[..., None]).reshape(n, co, oh, ow, 2, 2)
+                dr[:, :, :2 * oh, :2 * ow] = one.transpose(
+                    0, 1, 2, 4, 3, 5).reshape(n, co, 2 * oh, 2 * ow)
+        else:
+            for i_n, o, i, j in np.ndindex(dm.shape):
+                win = r[i_n, o, 2 * i:2 * i + 2, 2 * j:2 * j + 2]
+                g = dm[i_n, o, i, j]
+                if pick in ("spread", "quarter"):
+                    win_g = g if pick == "spread" else g / 4
+                    dr[i_n, o, 2 * i:2 * i + 2, 2 * j:2 * j + 2] += win_g
+                    continue
+                if pick == "all":
+                    dr[i_n, o, 2 * i:2 * i + 2, 2 * j:2 * j + 2] += g * (
+                        win == win.max())
+                    continue
+                best, at = -np.inf, (0, 0)
+                for a in range(2):
+                    for e in range(2):
+                        bigger = (win[a, e] >= best if pick == "last"
+                                  else win[a, e] > best)
+                        if bigger:
+                            best, at = win[a, e], (a, e)
+                dr[i_n, o, 2 * i + at[0], 2 * j + at[1]] += g
+        keep = {"c>0": c > 0, "c>=0": c >= 0, "dr>0": dr > 0,
+                "none": 1.0, "r": r}[mask]
+        dc = dr * keep
+        if style == "ops":
+            if dx in ("right", "full", "start"):
+                grad_x = F.conv_transpose2d(
+                    dc, w, padding=0 if dx != "right" else 1).data
+                grad_x = grad_x[:, :, :h, :wd] if dx == "start" else grad_x
+            else:
+                k = {"unflipped": w, "transposed": w.swapaxes(2, 3),
+                     "unpadded": w[:, :, ::-1, ::-1]}[dx]
+                grad_x = F.conv2d(dc, np.ascontiguousarray(
+                    k.transpose(1, 0, 2, 3)),
+                    padding=0 if dx == "unpadded" else 1).data
+        else:  # each tap of each window scattered back
+            canvas = np.zeros((n, ci, h + 2, wd + 2))
+            for ki in range(3):
+                for kj in range(3):
+                    tap = {"right": (ki, kj), "full": (ki, kj),
+                           "start": (ki, kj), "unflipped": (2 - ki, 2 - kj),
+                           "antitransposed": (kj, ki)}[dx]
+                    canvas[:, :, ki:ki + h, kj:kj + wd] += np.einsum(
+                        "nohw,oc->nchw", dc, w[:, :, tap[0], tap[1]])
+            grad_x = {"full": canvas, "start": canvas[:, :, :h, :wd]}.get(
+                dx, canvas[:, :, 1:h + 1, 1:wd + 1])
+        if style == "ops" and dw != "first":
+            if dw == "swapped":  # dc slid over x
+                grad_w = F.conv2d(dc.transpose(1, 0, 2, 3),
+                                  x.transpose(1, 0, 2, 3), padding=1).data
+            else:
+                grad_w = F.conv2d(x.transpose(1, 0, 2, 3),
+                                  dc.transpose(1, 0, 2, 3), padding=1).data
+                if dw != "channels":
+                    grad_w = grad_w.transpose(1, 0, 2, 3)
+                if dw == "mean":
+                    grad_w = grad_w / n
+        else:
+            images = 1 if dw == "first" else n
+            grad_w = np.zeros((ci, co, 3, 3) if dw == "channels"
+                              else (co, ci, 3, 3))
+            dcp = np.pad(dc, ((0, 0), (0, 0), (1, 1), (1, 1)))
+            for i_n in range(images):
+                for ki in range(3):
+                    for kj in range(3):
+                        if dw == "swapped":
+                            grad_w[:, :, ki, kj] += np.einsum(
+                                "ohw,chw->oc", dcp[i_n, :, ki:ki + h,
+                                                   kj:kj + wd], x[i_n])
+                        elif dw == "channels":
+                            grad_w[:, :, ki, kj] += np.einsum(
+                                "ohw,chw->co", dc[i_n],
+                                xp[i_n, :, ki:ki + h, kj:kj + wd])
+                        else:
+                            grad_w[:, :, ki, kj] += np.einsum(
+                                "ohw,chw->oc", dc[i_n],
+                                xp[i_n, :, ki:ki + h, kj:kj + wd])
+            if dw == "mean":
+                grad_w /= n
+        if style == "ops":
+            grad_b = {"right": dc.sum(axis=(0, 2, 3)),
+                      "images": dc.sum(axis=(2, 3)),
+                      "mean": dc.mean(axis=0).sum(axis=(1, 2)),
+                      "batch": dc.sum(axis=0),
+                      "rows": dc.sum(axis=(1, 2, 3))}[db]
+        else:
+            grad_b = np.zeros({"images": (n, co), "batch": (co, h, wd),
+                               "rows": (n,)}.get(db, (co,)))
+            for i_n in range(1 if db == "first" else n):
+                for o in range(co):
+                    part = dc[i_n, o].sum()
+                    if db == "images":
+                        grad_b[i_n, o] = part
+                    elif db == "batch":
+                        grad_b[o] += dc[i_n, o]
+                    elif db == "rows":
+                        grad_b[i_n] += part
+                    else:
+                        grad_b[o] += part / (n if db == "mean" else 1)
+        return dr, dc, grad_x, grad_w, grad_b
+
+    block_backward.__name__ = f"bb_{style}"
+    return block_backward
+
+
+def bb_sliding_windows(x, w, b, dm):
+    """Right, in NumPy alone: the conv as sliding windows and einsum, the
+    pool's windows as a reshape."""
+    n, ci, h, wd = x.shape
+    oh, ow = dm.shape[2:]
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))
+    c = np.einsum("ncijab,ocab->noij", win, w) + b[:, None, None]
+    r = np.maximum(c, 0)
+    taps = r[:, :, :2 * oh, :2 * ow].reshape(n, -1, oh, 2, ow, 2)
+    taps = taps.transpose(0, 1, 2, 4, 3, 5).reshape(n, -1, oh, ow, 4)
+    one = np.zeros(taps.shape)
+    np.put_along_axis(one, taps.argmax(-1)[..., None], 1.0, axis=-1)
+    one = (one * dm[..., None]).reshape(n, -1, oh, ow, 2, 2)
+    dr = np.zeros(r.shape)
+    dr[:, :, :2 * oh, :2 * ow] = one.transpose(0, 1, 2, 4, 3, 5).reshape(
+        n, -1, 2 * oh, 2 * ow)
+    dc = dr * (c > 0)
+    dcp = np.pad(dc, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    back = np.lib.stride_tricks.sliding_window_view(dcp, (3, 3), axis=(2, 3))
+    dx = np.einsum("noijab,ocab->ncij", back, w[:, :, ::-1, ::-1])
+    big = np.lib.stride_tricks.sliding_window_view(xp, (h, wd), axis=(2, 3))
+    dw = np.einsum("ncabij,noij->ocab", big, dc)
+    return dr, dc, dx, dw, dc.sum(axis=(0, 2, 3))
+
+
+def bb_autodiff(x, w, b, dm):
+    """Right values, by backward() and retain_grad: what 9.8 rules out."""
+    xt, wt, bt = (cg.Tensor(a, requires_grad=True) for a in (x, w, b))
+    c = F.conv2d(xt, wt, bt, padding=1)
+    r = F.relu(c)
+    for t in (c, r):
+        t.retain_grad()
+    F.max_pool2d(r, 2).backward(dm)
+    return r.grad, c.grad, xt.grad, wt.grad, bt.grad
+
+
+def bb_cg_grad(x, w, b, dm):
+    """Right values, by cg.grad of every intermediate at once."""
+    xt, wt, bt = (cg.Tensor(a, requires_grad=True) for a in (x, w, b))
+    c = F.conv2d(xt, wt, bt, padding=1)
+    r = F.relu(c)
+    m = F.max_pool2d(r, 2)
+    grads = cg.grad(m, [r, c, xt, wt, bt], grad_outputs=dm)
+    return tuple(g.data for g in grads)
+
+
+def bb_dx_valid_loops(x, w, b, dm):
+    """dx as a correlation of dc with the flipped kernel, over the valid
+    positions only: no padding."""
+    dr, dc, _, dw, db = _bb("loops")(x, w, b, dm)
+    n, _, h, wd = dc.shape
+    dx = np.zeros((n, x.shape[1], h - 2, wd - 2))
+    for i in range(h - 2):
+        for j in range(wd - 2):
+            dx[:, :, i, j] = np.einsum("noab,ocab->nc",
+                                       dc[:, :, i:i + 3, j:j + 3],
+                                       w[:, :, ::-1, ::-1])
+    return dr, dc, dx, dw, db
+
+
+MISTAKES += [
+    *[row for style in ("ops", "loops") for row in [
+        ("block_backward", "tie-last", _bb(style, pick="last")),
+        ("block_backward", "tie-last", _bb(style, pick="all")),
+        ("block_backward", "pool-spread", _bb(style, pick="spread")),
+        ("block_backward", "relu-mask", _bb(style, mask="dr>0")),
+        ("block_backward", "relu-mask", _bb(style, mask="c>=0")),
+        ("block_backward", "forward-for-derivative", _bb(style, mask="r")),
+        ("block_backward", "kernel-flipped", _bb(style, dx="unflipped")),
+        ("block_backward", "kernel-flipped", _bb(style, dw="swapped")),
+        ("block_backward", "no-crop", _bb(style, dx="full")),
+        ("block_backward", "no-crop", _bb(style, dx="start")),
+        ("block_backward", "channels-swapped", _bb(style, dw="channels")),
+        ("block_backward", "missing-batch-sum", _bb(style, db="images")),
+        ("block_backward", "batch-mean", _bb(style, dw="mean")),
+        ("block_backward", "batch-mean", _bb(style, db="mean")),
+        ("block_backward", "sum-axes", _bb(style, db="batch")),
+        ("block_backward", "sum-axes", _bb(style, db="rows")),
+    ]],
+    ("block_backward", "pool-spread", _bb("loops", pick="quarter")),
+    ("block_backward", "relu-mask", _bb("loops", mask="none")),
+    ("block_backward", "taps-swapped", _bb(dx="transposed")),
+    ("block_backward", "taps-swapped", _bb("loops", dx="antitransposed")),
+    ("block_backward", "padding-ignored", _bb(dx="unpadded")),
+    ("block_backward", "padding-ignored", bb_dx_valid_loops),
+    ("block_backward", "missing-batch-sum", _bb("loops", dw="first")),
+    ("block_backward", "missing-batch-sum", _bb("loops", db="first")),
+    ("block_backward", "forbidden-call", bb_autodiff),
+    ("block_backward", "forbidden-call", bb_cg_grad),
+]
+
+
 # blind corpus tune8 (session 16): the one-hot taken by whole rows, the
 # bias left out of the recomputed logits, and group norm's x_hat from the
 # plain std; two styles each
@@ -4383,6 +4624,8 @@ RIGHT = [
     ("group_norm_backward", _gn("loops")), ("group_norm_backward", gn_autodiff),
     ("conv1x1_backward", c1_loops), ("conv1x1_backward", c1_autodiff),
     ("head_backward", _hb("loops")), ("head_backward", hb_autodiff),
+    ("block_backward", _bb("loops")),
+    ("block_backward", bb_sliding_windows),
 ]
 
 

@@ -103,6 +103,19 @@ missing-batch-sum    head_backward (db)
 relu-mask            head_backward (da)
 onehot-rows          head_backward
 input-ignored        head_backward
+tie-last             block_backward
+pool-spread          block_backward
+relu-mask            block_backward (dc)
+forward-for-derivative block_backward (dc)
+kernel-flipped       block_backward (dx, dw)
+taps-swapped         block_backward (dx)
+no-crop              block_backward (dx)
+padding-ignored      block_backward (dx)
+channels-swapped     block_backward (dw)
+missing-batch-sum    block_backward (dw, db)
+batch-mean           block_backward (dw, db)
+sum-axes             block_backward (db)
+forbidden-call       block_backward
 spot-check           grad_check
 totals-only          grad_check
 either-gradient      grad_check
@@ -231,6 +244,13 @@ square root, or left out); lesson 9's 1×1 convolution as the linear
 layer at every pixel, whose codes all existed; and lesson 9's head
 (ReLU, linear, softmax cross-entropy) by hand, with ``relu-mask`` (the
 ReLU's mask from the wrong tensor, or ``>=`` at the kink).
+
+Issue 45 then added the rows from ``tie-last  block_backward`` to
+``forbidden-call  block_backward``: lesson 9's conv block (conv, ReLU,
+max-pool) by hand, with ``pool-spread`` of its own (``dm`` spread over
+its whole window, average pooling's rule, where max-pool sends it to the
+window's maximum alone); its ``forbidden-call`` is autodiff, since the
+block's gradients are right whatever computes them.
 """
 
 from __future__ import annotations
@@ -504,6 +524,14 @@ CODES: dict[str, tuple[str, str]] = {
         "or with >= at the kink",
         "mask with the forward's input: da = dh * (a > 0), strictly "
         "greater, so that at exactly 0 nothing passes, as in PyTorch",
+    ),
+    # the max-pool of lesson 9's conv block (block_backward)
+    "pool-spread": (
+        "dm spread over its whole window, average pooling's rule, where "
+        "max-pool sends it to the window's maximum alone",
+        "route each dm to the one pixel that won its window, the index "
+        "F.max_pool2d(r, 2, return_indices=True) returns, and give the "
+        "window's other pixels 0",
     ),
     "stuffed-padding": (
         "the stuffed dy padded by p, the forward's padding, where the "

@@ -31,11 +31,12 @@ from .vocabulary import CODES
 # suspects are convgrad Functions), or that ask for them (two backward
 # passes with cg.grad; max-pool's backward as F.fold of F.unfold's
 # one-hot, with one maximum or the ties split: the library has no split,
-# so its ops compute no answer there): only the reference solutions are
-# off limits there
+# so its ops compute no answer there; lesson 9's conv block recomputed with
+# F.conv2d and F.max_pool2d's indices, its dx by F.conv_transpose2d): only
+# the reference solutions are off limits there
 _RUNS_OPS = frozenset({"find_wrong_backward", "hessian_vector_product",
                        "maxpool_backward_by_fold",
-                       "maxpool_backward_split"})
+                       "maxpool_backward_split", "block_backward"})
 
 # exercises that ask for the backward pass built from F.conv2d (lesson 4's
 # dx of the stuffed dy, dw as a correlation): F.conv2d is theirs to call,
