@@ -3936,6 +3936,170 @@ MISTAKES += [
 ]
 
 
+# sanity_check (lesson 9, issue 45): weak checks of a whole model before
+# training, each in two styles: a loop of steps reading net.loss, and a list
+# of what net.step returns
+
+
+def _sc_fit(net, x, y, steps):
+    for _ in range(steps):
+        net.step(x, y)
+    return bool(net.loss(x, y) < 0.05)
+
+
+def sc_ln_batch(net, x, y, classes, steps):
+    first = net.loss(x, y)
+    ok = abs(first - np.log(len(y))) < 0.1  # C from the batch
+    return bool(ok), _sc_fit(net, x, y, steps)
+
+
+def sc_ln_batch_said(net, x, y, classes, steps):
+    said = [net.step(x, y) for _ in range(steps)]
+    ok = np.isclose(said[0], math.log(x.shape[0]), rtol=0, atol=0.1)
+    return bool(ok), bool(net.loss(x, y) < 0.05)
+
+
+def sc_ln_width(net, x, y, classes, steps):
+    c = net.logits(x).shape[1]  # the model's width, not the task's C
+    first_ok = abs(net.loss(x, y) - np.log(c)) < 0.1
+    return bool(first_ok), _sc_fit(net, x, y, steps)
+
+
+def sc_ln_width_said(net, x, y, classes, steps):
+    c = len(net.logits(x)[0])
+    said = [net.step(x, y) for _ in range(steps)]
+    return (bool(abs(said[0] - math.log(c)) < 0.1),
+            bool(net.loss(x, y) < 0.05))
+
+
+def sc_log10(net, x, y, classes, steps):
+    first_ok = abs(net.loss(x, y) - np.log10(classes)) < 0.1
+    return bool(first_ok), _sc_fit(net, x, y, steps)
+
+
+def sc_log2_said(net, x, y, classes, steps):
+    said = [net.step(x, y) for _ in range(steps)]
+    return (bool(abs(said[0] - math.log2(classes)) < 0.1),
+            bool(net.loss(x, y) < 0.05))
+
+
+def sc_one_over_c(net, x, y, classes, steps):
+    first_ok = abs(net.loss(x, y) - 1 / classes) < 0.1
+    return bool(first_ok), _sc_fit(net, x, y, steps)
+
+
+def sc_prob_said(net, x, y, classes, steps):
+    said = [net.step(x, y) for _ in range(steps)]
+    p = np.exp(-said[0])  # the label's probability, against 1/C
+    return bool(abs(p - 1 / classes) < 0.1), bool(net.loss(x, y) < 0.05)
+
+
+def sc_after_one_step(net, x, y, classes, steps):
+    net.step(x, y)  # one step first, then the "first" loss
+    first_ok = abs(net.loss(x, y) - np.log(classes)) < 0.1
+    for _ in range(steps - 1):
+        net.step(x, y)
+    return bool(first_ok), bool(net.loss(x, y) < 0.05)
+
+
+def sc_after_loop(net, x, y, classes, steps):
+    for _ in range(steps):
+        net.step(x, y)
+    final = net.loss(x, y)  # read once, after training, for both checks
+    return bool(abs(final - np.log(classes)) < 0.1), bool(final < 0.05)
+
+
+def sc_upper_only(net, x, y, classes, steps):
+    first_ok = net.loss(x, y) < np.log(classes) + 0.1  # too low passes
+    return bool(first_ok), _sc_fit(net, x, y, steps)
+
+
+def sc_lower_only_said(net, x, y, classes, steps):
+    said = [net.step(x, y) for _ in range(steps)]
+    return bool(said[0] > math.log(classes) - 0.1), bool(
+        net.loss(x, y) < 0.05)
+
+
+def sc_fell(net, x, y, classes, steps):
+    first = net.loss(x, y)
+    first_ok = abs(first - np.log(classes)) < 0.1
+    for _ in range(steps):
+        net.step(x, y)
+    return bool(first_ok), bool(net.loss(x, y) < first)  # it went down
+
+
+def sc_fell_said(net, x, y, classes, steps):
+    said = [net.step(x, y) for _ in range(steps)]
+    return bool(abs(said[0] - math.log(classes)) < 0.1), bool(
+        said[-1] < said[0])
+
+
+def sc_accuracy(net, x, y, classes, steps):
+    first_ok = abs(net.loss(x, y) - np.log(classes)) < 0.1
+    for _ in range(steps):
+        net.step(x, y)
+    hits = np.mean(net.logits(x).argmax(axis=1) == y)
+    return bool(first_ok), bool(hits == 1.0)
+
+
+def sc_accuracy_said(net, x, y, classes, steps):
+    said = [net.step(x, y) for _ in range(steps)]
+    z = net.logits(x)
+    right = all(z[i, y[i]] == z[i].max() for i in range(len(y)))
+    return bool(abs(said[0] - math.log(classes)) < 0.1), right
+
+
+def sc_loose_first(net, x, y, classes, steps):
+    first_ok = abs(net.loss(x, y) - np.log(classes)) < 0.5
+    return bool(first_ok), _sc_fit(net, x, y, steps)
+
+
+def sc_loose_fit_said(net, x, y, classes, steps):
+    said = [net.step(x, y) for _ in range(steps)]
+    return (bool(abs(said[0] - math.log(classes)) < 0.1),
+            bool(net.loss(x, y) < 0.5))
+
+
+def sc_always_true(net, x, y, classes, steps):
+    return True, _sc_fit(net, x, y, steps)  # "the first loss is fine"
+
+
+def sc_isclose_first(net, x, y, classes, steps):
+    first_ok = np.isclose(net.loss(x, y), np.log(classes))
+    return bool(first_ok), _sc_fit(net, x, y, steps)
+
+
+def sc_tight_fit_said(net, x, y, classes, steps):
+    said = [net.step(x, y) for _ in range(steps)]
+    return (bool(abs(said[0] - math.log(classes)) < 0.1),
+            bool(net.loss(x, y) < 1e-6))
+
+
+MISTAKES += [
+    ("sanity_check", "batch-for-classes", sc_ln_batch),
+    ("sanity_check", "batch-for-classes", sc_ln_batch_said),
+    ("sanity_check", "classes-from-model", sc_ln_width),
+    ("sanity_check", "classes-from-model", sc_ln_width_said),
+    ("sanity_check", "log-base", sc_log10),
+    ("sanity_check", "log-base", sc_log2_said),
+    ("sanity_check", "probability-for-loss", sc_one_over_c),
+    ("sanity_check", "probability-for-loss", sc_prob_said),
+    ("sanity_check", "after-step", sc_after_one_step),
+    ("sanity_check", "after-step", sc_after_loop),
+    ("sanity_check", "one-sided-bound", sc_upper_only),
+    ("sanity_check", "one-sided-bound", sc_lower_only_said),
+    ("sanity_check", "fell-not-fit", sc_fell),
+    ("sanity_check", "fell-not-fit", sc_fell_said),
+    ("sanity_check", "accuracy-for-loss", sc_accuracy),
+    ("sanity_check", "accuracy-for-loss", sc_accuracy_said),
+    ("sanity_check", "loose-bound", sc_loose_first),
+    ("sanity_check", "loose-bound", sc_loose_fit_said),
+    ("sanity_check", "loose-bound", sc_always_true),
+    ("sanity_check", "tight-bound", sc_isclose_first),
+    ("sanity_check", "tight-bound", sc_tight_fit_said),
+]
+
+
 # an IndexError that is no swap: it raises on the square planes too
 
 
@@ -4085,7 +4249,7 @@ def _zero_inputs(out, kwargs):
 # their outputs are whole numbers (counts, indices, verdicts, marks): any
 # wrong count is some multiple of the right one, so no factor is named
 WHOLE = {"checkerboard_dx", "conv2d_macs", "conv_output_size",
-         "find_wrong_backward", "grad_check", "race_map"}
+         "find_wrong_backward", "grad_check", "race_map", "sanity_check"}
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -4629,6 +4793,29 @@ RIGHT = [
 ]
 
 
+def sc_from_what_step_returns(net, x, y, classes, steps):
+    said = [float(net.step(x, y)) for _ in range(steps)]  # before each step
+    return (bool(abs(said[0] / math.log(classes) - 1) < 0.1),
+            bool(said[-1] < 0.02))
+
+
+def sc_while_loop(net, x, y, classes, steps):
+    c = int(classes)
+    first = float(net.loss(x, y))
+    k = 0
+    while k < steps:
+        net.step(x, y)
+        k += 1
+    return (bool(np.log(c) - 0.2 < first < np.log(c) + 0.2),
+            bool(net.loss(x, y) <= 0.01))
+
+
+RIGHT += [
+    ("sanity_check", sc_from_what_step_returns),
+    ("sanity_check", sc_while_loop),
+]
+
+
 @pytest.mark.parametrize("name, fn", RIGHT, ids=[f"{n}-{f.__name__}" for n, f in RIGHT])
 def test_a_right_answer_in_another_style_passes(name, fn):
     result = check(name, fn, quiet=True)
@@ -4920,7 +5107,8 @@ def test_every_exercise_with_several_outputs_gives_a_verdict_each(name):
 
     result = check(name, last_wrong, quiet=True)
     # a factor of whole numbers (maxpool's argmax) is no scale: just wrong
-    said = "wrong" if name == "maxpool_forward" else "scale"
+    said = ("wrong" if name == "maxpool_forward" or name in WHOLE
+            else "scale")
     want = {o: "right" for o in outputs[:-1]} | {outputs[-1]: said}
     assert result.verdicts == want, result.message
     line = "  ".join([*(f"{o} ✓" for o in outputs[:-1]),

@@ -180,6 +180,16 @@ input-for-output     conv2d_macs, conv_output_size
 extra-term           linear_backward
 heuristic            find_wrong_backward
 nudged-together      numeric_grad
+batch-for-classes    sanity_check (first_ok)
+classes-from-model   sanity_check (first_ok)
+log-base             sanity_check (first_ok)
+probability-for-loss sanity_check (first_ok)
+after-step           sanity_check (first_ok)
+one-sided-bound      sanity_check (first_ok)
+fell-not-fit         sanity_check (fits)
+accuracy-for-loss    sanity_check (fits)
+loose-bound          sanity_check
+tight-bound          sanity_check
 ===================  ========================================================
 
 A code may have a second row further down: its exercises are both rows'.
@@ -251,6 +261,17 @@ max-pool) by hand, with ``pool-spread`` of its own (``dm`` spread over
 its whole window, average pooling's rule, where max-pool sends it to the
 window's maximum alone); its ``forbidden-call`` is autodiff, since the
 block's gradients are right whatever computes them.
+
+Issue 45's whole-model sanity checks (lesson 9's ``sanity_check``, CS231n's
+first loss about ln C and a tiny batch overfitted) added the rows from
+``batch-for-classes`` to ``tight-bound``, all new: the learner writes the
+check, and each code is a weak check that lets a different fault through
+(ln N or ln of the model's width for ln C, log10 or log2, the probability
+1/C, the loss read after a step, one side of ln C only, a falling loss or
+100% accuracy for a fitted batch). ``loose-bound`` and ``tight-bound`` are
+the bounds of lesson 4's ``loose-tolerance`` on a loss instead of a
+gradient: any bound between the right pipelines' numbers and the faults'
+passes, one beyond them is named.
 """
 
 from __future__ import annotations
@@ -1003,5 +1024,67 @@ CODES: dict[str, tuple[str, str]] = {
         "the input's size where the output's is meant",
         "each output position is one window: count the windows, OH = (H + "
         "2p - K) // s + 1, not the input's pixels",
+    ),
+    # whole-model sanity checks (sanity_check, lesson 9)
+    "batch-for-classes": (
+        "C read from the batch size: the first loss compared with ln N, N "
+        "the number of examples",
+        "compare with np.log(classes): each example's first loss is about "
+        "-log(1/C) = ln C whatever the batch size, C the number of classes",
+    ),
+    "classes-from-model": (
+        "C read from the model's output width: a head of the wrong width "
+        "passes",
+        "compare with np.log(classes), the task's C: a head sized by "
+        "mistake (by the batch, say) starts near ln of its own width, and "
+        "only the task's C shows it",
+    ),
+    "log-base": (
+        "ln C computed in another base: log10(C) or log2(C)",
+        "cross-entropy uses the natural log: compare with np.log(classes) "
+        "(ln 10 is about 2.30), not np.log10 or np.log2",
+    ),
+    "probability-for-loss": (
+        "the first loss compared with the probability 1/C, where that "
+        "probability's loss, -ln(1/C) = ln C, is meant",
+        "an untrained softmax gives each class about 1/C, and the loss of "
+        "that is -log(1/C): compare the first loss with np.log(classes)",
+    ),
+    "after-step": (
+        "the first loss read after training began",
+        "read net.loss(x, y) before the first net.step: every step moves "
+        "it, and the check is of the untrained model",
+    ),
+    "one-sided-bound": (
+        "only one side of ln C checked: a first loss far below it (or far "
+        "above it) passes",
+        "check the distance both ways, abs(first - np.log(classes)) < 0.1: "
+        "too low (a log10, a mean over the classes too) is as wrong as too "
+        "high",
+    ),
+    "fell-not-fit": (
+        "a falling loss taken for a fitted batch",
+        "a tiny batch overfitted has a loss near 0: compare the final loss "
+        "with 0.05, not with the first one; a broken pipeline's loss falls "
+        "too (a softmax applied twice, labels shuffled against the inputs)",
+    ),
+    "accuracy-for-loss": (
+        "accuracy where the loss is meant: 100% on the batch while the "
+        "loss is still far from 0",
+        "judge the fit by the loss, net.loss(x, y) < 0.05: a softmax "
+        "applied twice still ranks the right class first, yet its loss "
+        "never gets near 0",
+    ),
+    "loose-bound": (
+        "a bound so loose that a broken pipeline passes",
+        "the first loss within 0.1 of ln C, the final loss below 0.05: the "
+        "faults sit farther away (a log2 loss on 2 classes starts 0.34 "
+        "above ln 2, a softmax applied twice stays above 0.3)",
+    ),
+    "tight-bound": (
+        "a bound so tight that a right pipeline fails: a first loss is "
+        "about ln C, never exactly, and a fitted loss small, never 0",
+        "the first loss within 0.1 of ln C (not np.isclose), the final "
+        "loss below 0.05 (not 1e-6, nor == 0)",
     ),
 }
