@@ -134,8 +134,12 @@ def stages(ns, x, dy, args, out, timed, whole) -> None:
             lambda: k["avgpool2d_forward"](x, *a, np.empty(out, np.float32)))
         rows["kernel forward, touched y"] = (
             lambda: k["avgpool2d_forward"](x, *a, y))
-        rows["kernel backward, fresh dx (np.zeros, as the op)"] = (
+        # the op's dx: np.zeros before session 17 (the kernel added into
+        # it), np.empty since (the kernel fills it)
+        rows["kernel backward, fresh dx (np.zeros)"] = (
             lambda d: k["avgpool2d_backward"](dy, *a, d), fresh_zeros)
+        rows["kernel backward, fresh dx (np.empty)"] = (
+            lambda d: k["avgpool2d_backward"](dy, *a, d), fresh_empty)
 
         def touched():
             dx[...] = 0
@@ -146,7 +150,7 @@ def stages(ns, x, dy, args, out, timed, whole) -> None:
         def empty_fill(d):
             d.fill(0)
             k["avgpool2d_backward"](dy, *a, d)
-        rows["kernel backward, np.empty + fill(0)"] = (empty_fill, fresh_empty)
+        rows["kernel backward, fresh np.empty + fill(0)"] = (empty_fill, fresh_empty)
     else:
         am = np.empty(out, np.int64)
         rows["kernel forward, fresh y, argmax"] = (
