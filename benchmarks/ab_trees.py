@@ -11,7 +11,8 @@ the first contender::
 
     git worktree add --detach /tmp/cg-base <commit>
     python benchmarks/ab_trees.py /tmp/cg-base . [--threads 1|2]
-        [--case medium|tconv|dil2|s2|groups4|large|h16|h8|h6|h4] [--rounds 15]
+        [--case medium|tconv|dil2|s2|groups4|large|h16|h8|h6|h4
+                |avg2|avg3|max3] [--rounds 15]
         [--dtype float32|float64]
 
 A contender may carry settings after ``::``, module attributes of
@@ -53,6 +54,13 @@ CASES = {
     "h4": (2048, 16, 32, 4, {"padding": 1}, False),
 }
 
+#: run.py's large pool cases: (op, (N, C, H=W), positional args)
+POOL_CASES = {
+    "avg2": ("avg_pool2d", (64, 64, 56), (2, 2)),
+    "avg3": ("avg_pool2d", (64, 64, 56), (3, 2, 1)),
+    "max3": ("max_pool2d", (64, 64, 56), (3, 2, 1)),
+}
+
 CHILD = r'''
 import importlib, json, statistics, sys, time
 tree, _, sets = sys.argv[1].partition("::")
@@ -62,7 +70,7 @@ import numba
 import convgrad as cg
 from convgrad import functional as F
 threads, who, dtype = int(sys.argv[2]), sys.argv[4], np.dtype(sys.argv[5])
-n, ci, co, hw, kw, transposed = json.loads(sys.argv[3])
+case = json.loads(sys.argv[3])
 numba.set_num_threads(threads)
 from threadpoolctl import threadpool_limits
 threadpool_limits(threads, user_api="blas")
@@ -71,29 +79,39 @@ for item in filter(None, sets.split(",")):
     mod, attr = key.rsplit(".", 1)
     setattr(importlib.import_module("convgrad.kernels." + mod), attr, eval(val))
 rng = np.random.default_rng(0)
-g = kw.get("groups", 1)
-x = rng.standard_normal((n, ci, hw, hw)).astype(dtype)
-shape = (ci, co // g, 3, 3) if transposed else (co, ci // g, 3, 3)
-w = (rng.standard_normal(shape) / 10).astype(dtype)
-b = rng.standard_normal(co).astype(dtype)
-op = F.conv_transpose2d if transposed else F.conv2d
+if case[0] in ("avg_pool2d", "max_pool2d"):  # a pool: x alone, args
+    name, (n, c, hw), args = case
+    arrays, kw = [rng.standard_normal((n, c, hw, hw)).astype(dtype)], {}
+    op, tname = getattr(F, name), name
+else:
+    n, ci, co, hw, kw, transposed = case
+    g = kw.get("groups", 1)
+    x = rng.standard_normal((n, ci, hw, hw)).astype(dtype)
+    shape = (ci, co // g, 3, 3) if transposed else (co, ci // g, 3, 3)
+    w = (rng.standard_normal(shape) / 10).astype(dtype)
+    b = rng.standard_normal(co).astype(dtype)
+    arrays, args = [x, w, b], ()
+    op = F.conv_transpose2d if transposed else F.conv2d
+    tname = "conv_transpose2d" if transposed else "conv2d"
 with cg.no_grad():
-    dy = rng.standard_normal(op(cg.Tensor(x), cg.Tensor(w), cg.Tensor(b),
+    dy = rng.standard_normal(op(*map(cg.Tensor, arrays), *args,
                                 **kw).shape).astype(dtype)
 if who == "torch":
     import torch
     torch.set_num_threads(threads)
-    tnf = torch.nn.functional
-    tf = tnf.conv_transpose2d if transposed else tnf.conv2d
-    tx, tw, tb, tdy = map(torch.from_numpy, (x, w, b, dy))
+    tf = getattr(torch.nn.functional, tname)
+    tx, tdy = [torch.from_numpy(a) for a in arrays], torch.from_numpy(dy)
     def call():
-        ts = [t.detach().requires_grad_(True) for t in (tx, tw, tb)]
-        tf(*ts, **kw).backward(tdy)
+        ts = [t.detach().requires_grad_(True) for t in tx]
+        tf(*ts, *args, **kw).backward(tdy)
 else:
     assert cg.__file__.startswith(tree), cg.__file__
+    # a pool's 51 MB input is shared (from_numpy), as run.py's workers do,
+    # not copied in every call; the convs' inputs are copied, as before
+    wrap = cg.from_numpy if args else cg.Tensor
     def call():
-        ts = [cg.Tensor(a, requires_grad=True) for a in (x, w, b)]
-        op(*ts, **kw).backward(dy)
+        ts = [wrap(a).requires_grad_(True) for a in arrays]
+        op(*ts, *args, **kw).backward(dy)
 for _ in range(3):
     call()
 for line in sys.stdin:
@@ -110,13 +128,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("contenders", nargs="+", help="TREE or TREE::mod.attr=value,...")
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--case", default="medium", choices=CASES)
+    ap.add_argument("--case", default="medium", choices=[*CASES, *POOL_CASES])
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--torch", action="store_true")
     ap.add_argument("--dtype", default="float32", choices=("float32", "float64"))
     ns = ap.parse_args()
-    case = json.dumps(CASES[ns.case])
+    case = json.dumps(CASES.get(ns.case) or POOL_CASES[ns.case])
     names = list(ns.contenders) + (["torch"] if ns.torch else [])
     kids = []
     for name in names:

@@ -121,6 +121,10 @@ POOL_WINDOWS = [
     ((2, 2, 6, 6), 3, 1, 1, 1, False),
     ((1, 2, 10, 11), 3, 2, 1, 2, False),
     ((1, 1, 5, 5), 2, 3, 1, 1, True),
+    # stride 2 on even rows (the pools' de-interleaved path), and a stride
+    # past the width (one slot a phase)
+    ((1, 2, 8, 10), 3, 2, 1, 1, False),
+    ((1, 1, 6, 4), 2, 5, 1, 1, True),
 ]
 
 
@@ -230,10 +234,15 @@ def test_avgpool_matches_reference(
     np.testing.assert_array_equal(y, ry)  # taps in order, sums in x's dtype
 
     dy = rng.standard_normal(y.shape).astype(dtype)
-    dx, rdx = np.ones_like(x), np.ones_like(x)  # scatters add
+    # the spread fills dx: old contents (NaN here) are never read
+    dx, rdx = np.full_like(x, np.nan), np.full_like(x, np.nan)
     build("avgpool2d_backward", which)(dy, *args, dx)
     R.avgpool2d_backward(dy, *args, rdx)
     np.testing.assert_array_equal(dx, rdx)  # col2im's order in both
+    assert not np.isnan(dx).any()
+    into_zeros = np.zeros_like(x)
+    build("avgpool2d_backward", which)(dy, *args, into_zeros)
+    np.testing.assert_array_equal(dx, into_zeros)
 
 
 @pytest.mark.torch

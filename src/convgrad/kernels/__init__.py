@@ -1,7 +1,8 @@
 """Numba kernels: the fast twins of :mod:`convgrad.reference`.
 
 Same names and signatures; outputs are passed in last; gathers fill them,
-scatters add into an output the caller zeroed. Arrays are C-contiguous
+scatters add into an output the caller zeroed (``avgpool2d_backward``
+fills its ``dx``). Arrays are C-contiguous
 float32 or float64 (the ops pass ``np.ascontiguousarray``); ``argmax`` and
 ``indices`` are int64. The jit policy lives in :mod:`._jit`.
 

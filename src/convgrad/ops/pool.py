@@ -161,7 +161,10 @@ def _avg(x, win, count_include_pad, divisor_override) -> np.ndarray:
 
 
 def _spread(dy, win, count_include_pad, divisor_override, x_shape) -> np.ndarray:
-    dx = np.zeros(x_shape, dtype=dy.dtype)
+    # the kernel writes every pixel (0 where no window reaches) and never
+    # reads dx: a fresh dx's pages are first touched by a write, by the
+    # thread that computes them, with no zero fill before
+    dx = np.empty(x_shape, dtype=dy.dtype)
     kernel("avgpool2d_backward")(
         np.ascontiguousarray(dy), *win.args[:6], count_include_pad, divisor_override, dx
     )

@@ -2,7 +2,9 @@
 
 These are the readable versions a lesson shows. Every function takes its
 output array last; gathers fill it, scatters add into it (the caller zeroes
-it first). Window arguments are always ``kh, kw, sh, sw, ph, pw, dh, dw``.
+it first), except the average pool's spread, ``avgpool2d_backward``, which
+fills its ``dx`` (a regular window knows the pixels it covers). Window
+arguments are always ``kh, kw, sh, sw, ph, pw, dh, dw``.
 ``im2col_by_window`` and ``col2im_by_window`` have no twin: they are the
 slow form lesson 2 times the tap loops against.
 """

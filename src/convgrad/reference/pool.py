@@ -138,15 +138,17 @@ def avgpool2d_forward(
 def avgpool2d_backward(
     dy, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override, dx
 ):
-    """Spread ``dy / divisor`` over every pixel of each window; add into dx.
+    """Fill ``dx`` with ``dy / divisor`` spread over every pixel of each
+    window.
 
     col2im of the shares: each tap ``(ki, kj)`` sends every window's share
     back to the pixel that tap read, one strided slice per tap. Within one
     tap the windows hit distinct pixels, so ``+=`` on a strided slice is
     safe; across taps, overlaps add up. So each pixel receives its shares
     tap by tap, in the kernel's and the trace's order (``n, c, ki, kj, i,
-    j``), and the three agree bit for bit. The adds start from ``dx``'s
-    own values, as the kernel's do.
+    j``), and the three agree bit for bit. The adds start from 0 and
+    ``dx``'s old contents are overwritten (0 where no window reaches), as
+    the kernel does.
     """
     n, c, h, w = dx.shape
     win = Window.of((kh, kw, sh, sw, ph, pw, 1, 1), dy.shape[2:])
@@ -156,7 +158,6 @@ def avgpool2d_backward(
     share = dy / divisor  # both in dy's dtype
     dxp = np.zeros((n, c, *win.padded((h, w))), dtype=dx.dtype)
     inside = dxp[:, :, ph : ph + h, pw : pw + w]
-    inside[...] = dx
     for ki in range(kh):
         for kj in range(kw):
             _tap(dxp, win, ki, kj)[...] += share
