@@ -800,24 +800,6 @@ def _bands(lo: int, hi: int, th: int, tw: int, channels: int = 1, itemsize: int 
             yield Block(b, 1, th * k // bands, th * (k + 1) // bands)
 
 
-def _chunks(n: int, phases, channels: int, itemsize: int):
-    """Image ranges ``(lo, hi)`` over ``0 .. n`` whose every phase's blocks
-    (:func:`_bands`) are taken before the next range's: the images a
-    dilated conv's phases read (and write) stay in cache across its
-    phases, where a phase after phase sweep over the whole share read
-    them again from memory for each. One range of all ``n`` images
-    (phase after phase) where there is a single phase."""
-    if len(phases) < 2:
-        yield 0, n
-        return
-    th, tw = max(ph.th for ph in phases), max(ph.tw for ph in phases)
-    budget = max(1, min(BLOCK_TILES, BLOCK_BYTES // (16 * channels * itemsize)))
-    per_image = (th + 1) * (tw + 1)
-    step = budget // per_image if 2 * per_image <= budget else 1
-    for lo in range(0, n, step):
-        yield lo, min(lo + step, n)
-
-
 def _slots(blk: Block, tw: int) -> int:
     """Slots per channel of a block: :func:`input_tiles`'s ``T``."""
     return (blk.nb * (blk.tb - blk.ta + 1) - 1) * (tw + 1)
@@ -893,15 +875,11 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
         yl = y[lo:hi] if need_y else None
         scratch = _Blocks(groups, x.dtype)
         worst = 0
-        phases = list(_phases(args, out_hw))
-        chans = groups * (cg + 2 * cog)
-        for c0, c1, (th, tw, imap, omap) in (
-                (c0, c1, ph) for c0, c1 in _chunks(hi - lo, phases, chans, x.itemsize)
-                for ph in phases):
+        for th, tw, imap, omap in _phases(args, out_hw):
             # y is written in place, every d-th column (no split copy to merge)
             ymap = tuple(_in_place(omap, d))
             xmap = tuple(_in_place_in(imap, d))
-            for blk in _bands(c0, c1, th, tw, chans, x.itemsize):
+            for blk in _bands(0, hi - lo, th, tw, groups * (cg + 2 * cog), x.itemsize):
                 t = _slots(blk, tw)
                 blk = tuple(blk)
                 pb, ob, _ = scratch.scratch(t, tw)
@@ -953,18 +931,15 @@ def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None,
         dyl = dy[lo:hi]
         xl = x[lo:hi] if need_dw else None
         dxl = dx[lo:hi] if need_dx else None
+        if need_dx and d > 1:
+            dxl[...] = 0
         scratch = _Blocks(groups, dtype)
-        phases = list(_phases(args, y_hw))
-        chans = groups * (cg + 2 * cog)
-        for c0, c1, (th, tw, imap, omap) in (
-                (c0, c1, ph) for c0, c1 in _chunks(hi - lo, phases, chans, dy.itemsize)
-                for ph in phases):
-            if need_dx and d > 1 and (th, tw, imap, omap) == phases[0]:
-                dxl[c0:c1] = 0  # each range's images zeroed as its first phase starts
+        for th, tw, imap, omap in _phases(args, y_hw):
             # dx is added into in place, every d-th column (no split copy)
             amap = tuple(_in_place_in(imap, d))
             ymap = tuple(_in_place(omap, d))
-            for blk in _bands(c0, c1, th, tw, chans, dy.itemsize):
+            imap, omap = tuple(imap), tuple(omap)  # the kernels take tuples
+            for blk in _bands(0, hi - lo, th, tw, groups * (cg + 2 * cog), dy.itemsize):
                 t = _slots(blk, tw)
                 blk = tuple(blk)
                 pb, ob, dd = scratch.scratch(t, tw)
