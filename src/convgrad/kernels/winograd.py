@@ -843,7 +843,7 @@ def _all_finite(a) -> bool:
 
 
 def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
-            check=False, into=None):
+            check=False):
     """``y (N, C_out, *out_hw)``: conv2d of ``x`` with 3×3 ``w`` at stride 1,
     plus ``bias`` (None: none). ``split(n, work, part)`` runs ``part(lo,
     hi)`` over images.
@@ -856,11 +856,15 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
     With ``check``, one more value is returned: whether every result is
     finite (found as the results are written, in the threads; conv_fast
     recomputes a call that is not the direct way).
-
-    ``into``: the array to write ``y`` into (:func:`_glued_forward`).
     """
-    if GLUE and _gluable(args, x.shape):
+    if GLUE and _gluable(args, x.shape, out_hw):
         return _glued_forward(x, w, groups, split, g, need_y, bias, check)
+    return _forward(x, w, args, groups, out_hw, split, g, need_y, bias, check, None)
+
+
+def _forward(x, w, args, groups, out_hw, split, g, need_y, bias, check, into):
+    """:func:`forward` at the window given (no glue); ``into``: the array to
+    write ``y`` into, or None."""
     n = x.shape[0]
     co, cg = w.shape[:2]
     cog = co // groups
@@ -912,21 +916,26 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
 
 
 def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None,
-             check=False, bias=None, into=None):
+             check=False, bias=None):
     """``(dx, dw)`` of :func:`forward` for upstream ``dy`` (None for what is
     not needed). ``x`` may be None when only ``dx`` is asked for; then
     ``x_shape`` gives its shape (the transposed conv's forward, whose
     ``bias``, if any, each thread adds to its own images of ``dx``).
 
     ``check``: one more value, whether ``dx`` and ``dw`` are finite
-    (``dx`` checked by each thread on its own images).
-
-    ``into``: a zeroed array to add ``dx`` into (:func:`_glued_backward`;
-    dilation 1 only)."""
+    (``dx`` checked by each thread on its own images)."""
     x_shape = x.shape if x is not None else x_shape
-    if GLUE and _gluable(args, x_shape):
+    if GLUE and _gluable(args, x_shape, dy.shape[2:]):
         return _glued_backward(x, w, dy, groups, need_dx, need_dw, split, x_shape,
                                check, bias)
+    return _backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape, check,
+                     bias, None)
+
+
+def _backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape, check, bias,
+              into):
+    """:func:`backward` at the window given (no glue); ``into``: a zeroed
+    array to add ``dx`` into (dilation 1 only), or None."""
     n = x_shape[0]
     co, cg = w.shape[:2]
     cog = co // groups
@@ -999,10 +1008,13 @@ GLUE = True
 GLUED_ARGS = (3, 3, 1, 1, 1, 1, 1, 1)
 
 
-def _gluable(args, x_shape) -> bool:
+def _gluable(args, x_shape, y_hw) -> bool:
     """Is this a 3×3 stride-1 conv at dilation 2 and padding 2 in both
-    axes (its phases the same convs at dilation 1 and padding 1)?"""
-    return tuple(args) == (3, 3, 1, 1, 2, 2, 2, 2) and min(x_shape[2:]) >= 2
+    axes (its phases the same convs at dilation 1 and padding 1), whose
+    output is its input's size (not so for a transposed conv's adjoint
+    with an ``output_padding``)?"""
+    return (tuple(args) == (3, 3, 1, 1, 2, 2, 2, 2) and min(x_shape[2:]) >= 2
+            and tuple(y_hw) == tuple(x_shape[2:]))
 
 
 def glue(a, out):
@@ -1063,8 +1075,8 @@ def _glued_forward(x, w, groups, split, g, need_y, bias, check):
             return out
         return split(n_, work, share)
 
-    out = forward(xg, w, GLUED_ARGS, groups, (h + 1, w_ + 1), glued_split, gg, need_y,
-                  bias, check, into=yg)
+    out = _forward(xg, w, GLUED_ARGS, groups, (h + 1, w_ + 1), glued_split, gg, need_y,
+                   bias, check, yg)
     if not check and g is None:
         return y
     out = list(out) if isinstance(out, tuple) else [out]
@@ -1094,6 +1106,6 @@ def _glued_backward(x, w, dy, groups, need_dx, need_dw, split, x_shape, check, b
             return out
         return split(n_, work, share)
 
-    out = backward(xg, w, dyg, GLUED_ARGS, groups, need_dx, need_dw, glued_split,
-                   _glued_shape(x_shape), check, bias, into=dxg)
+    out = _backward(xg, w, dyg, GLUED_ARGS, groups, need_dx, need_dw, glued_split,
+                    _glued_shape(x_shape), check, bias, dxg)
     return (dx,) + tuple(out[1:])
