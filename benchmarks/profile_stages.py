@@ -94,7 +94,8 @@ def instrument(stages: Stages) -> None:
     from convgrad.kernels import conv_fast, winograd
 
     for name in ("input_tiles", "input_tiles_adjoint", "output_tiles", "grad_tiles",
-                 "kernel_transform", "kernel_transform_adjoint", "_all_finite"):
+                 "kernel_transform", "kernel_transform_adjoint", "_all_finite",
+                 "glue", "unglue"):
         setattr(winograd, name, stages.wrap(name, getattr(winograd, name)))
     # every np.matmul the drivers make (not a module's ``np`` replaced: the
     # kernels of that module, compiled later, would read the replacement)

@@ -1028,7 +1028,11 @@ def glue(a, out):
     zero row and column are each phase's padding on the side it meets the
     next, so one conv of ``out`` at dilation 1 and padding 1 computes all
     four, and its output in the same layout holds ``y``'s (its own zero
-    row's and column's outputs excepted: :func:`unglue` drops them)."""
+    row's and column's outputs excepted: :func:`unglue` drops them).
+
+    NumPy's four strided copies: 0.33 ms for a (32, 32, 32, 32) array in
+    cache, one thread, against 0.46-0.81 for Numba loops over the rows
+    (a view and a 16-long loop a row)."""
     h0, w0 = (a.shape[2] + 1) // 2, (a.shape[3] + 1) // 2
     out[:, :, h0] = 0
     out[:, :, :, w0] = 0
