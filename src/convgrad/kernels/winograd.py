@@ -779,16 +779,14 @@ def _in_place_in(imap, d):
     return InMap(tw, offh // d, d * offw + offh % d, dhd // d, d)
 
 
-def _bands(lo: int, hi: int, th: int, tw: int, channels: int = 1, itemsize: int = 4,
-           tiles: int | None = None):
+def _bands(lo: int, hi: int, th: int, tw: int, channels: int = 1, itemsize: int = 4):
     """Blocks over images ``lo .. hi``, of about :data:`BLOCK_TILES` slots
-    (``tiles``, if given; fewer where ``channels`` planes of a slot would
-    pass :data:`BLOCK_BYTES`): each a :class:`Block`, tile rows ``ta ..
-    tb`` of images ``b .. b+nb``. Several whole images where two or more
-    fit, else bands of one."""
+    (fewer where ``channels`` planes of a slot would pass
+    :data:`BLOCK_BYTES`): each a :class:`Block`, tile rows ``ta .. tb`` of
+    images ``b .. b+nb``. Several whole images where two or more fit, else
+    bands of one."""
     sl = tw + 1
-    tiles = BLOCK_TILES if tiles is None else tiles
-    budget = max(1, min(tiles, BLOCK_BYTES // (16 * channels * itemsize)))
+    budget = max(1, min(BLOCK_TILES, BLOCK_BYTES // (16 * channels * itemsize)))
     per_image = (th + 1) * sl
     if 2 * per_image <= budget:
         step = budget // per_image
@@ -864,10 +862,9 @@ def forward(x, w, args, groups, out_hw, split, g=None, need_y=True, bias=None,
     return _forward(x, w, args, groups, out_hw, split, g, need_y, bias, check, None)
 
 
-def _forward(x, w, args, groups, out_hw, split, g, need_y, bias, check, into,
-             tiles=None):
+def _forward(x, w, args, groups, out_hw, split, g, need_y, bias, check, into):
     """:func:`forward` at the window given (no glue); ``into``: the array to
-    write ``y`` into, or None; ``tiles``: :func:`_bands`'."""
+    write ``y`` into, or None."""
     n = x.shape[0]
     co, cg = w.shape[:2]
     cog = co // groups
@@ -892,8 +889,7 @@ def _forward(x, w, args, groups, out_hw, split, g, need_y, bias, check, into,
             # y is written in place, every d-th column (no split copy to merge)
             ymap = tuple(_in_place(omap, d))
             xmap = tuple(_in_place_in(imap, d))
-            for blk in _bands(0, hi - lo, th, tw, groups * (cg + 2 * cog), x.itemsize,
-                              tiles):
+            for blk in _bands(0, hi - lo, th, tw, groups * (cg + 2 * cog), x.itemsize):
                 t = _slots(blk, tw)
                 blk = tuple(blk)
                 pb, ob, _ = scratch.scratch(t, tw)
@@ -937,10 +933,9 @@ def backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape=None,
 
 
 def _backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape, check, bias,
-              into, tiles=None):
+              into):
     """:func:`backward` at the window given (no glue); ``into``: a zeroed
-    array to add ``dx`` into (dilation 1 only), or None; ``tiles``:
-    :func:`_bands`'."""
+    array to add ``dx`` into (dilation 1 only), or None."""
     n = x_shape[0]
     co, cg = w.shape[:2]
     cog = co // groups
@@ -968,8 +963,7 @@ def _backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape, check, b
             amap = tuple(_in_place_in(imap, d))
             ymap = tuple(_in_place(omap, d))
             imap, omap = tuple(imap), tuple(omap)  # the kernels take tuples
-            for blk in _bands(0, hi - lo, th, tw, groups * (cg + 2 * cog), dy.itemsize,
-                              tiles):
+            for blk in _bands(0, hi - lo, th, tw, groups * (cg + 2 * cog), dy.itemsize):
                 t = _slots(blk, tw)
                 blk = tuple(blk)
                 pb, ob, dd = scratch.scratch(t, tw)
@@ -1012,13 +1006,6 @@ GLUE = True
 
 #: the window the glued plane is convolved with
 GLUED_ARGS = (3, 3, 1, 1, 1, 1, 1, 1)
-
-#: tile slots per block on the glued plane: one glued 32×32 image (33×33,
-#: 18 × 18 slots) in one block, where :data:`BLOCK_TILES` (289) cut it into
-#: two bands with an unused tile row each. ab_trees dil2 against 289: 0.908,
-#: 0.953 (1t), 0.891, 0.874 (2t), load 6.2-6.5 (benchmarks/RESULTS.md,
-#: issue 46 session 17)
-GLUED_BLOCK_TILES = 324
 
 
 def _gluable(args, x_shape, y_hw) -> bool:
@@ -1093,7 +1080,7 @@ def _glued_forward(x, w, groups, split, g, need_y, bias, check):
         return split(n_, work, share)
 
     out = _forward(xg, w, GLUED_ARGS, groups, (h + 1, w_ + 1), glued_split, gg, need_y,
-                   bias, check, yg, GLUED_BLOCK_TILES)
+                   bias, check, yg)
     if not check and g is None:
         return y
     out = list(out) if isinstance(out, tuple) else [out]
@@ -1124,5 +1111,5 @@ def _glued_backward(x, w, dy, groups, need_dx, need_dw, split, x_shape, check, b
         return split(n_, work, share)
 
     out = _backward(xg, w, dyg, GLUED_ARGS, groups, need_dx, need_dw, glued_split,
-                    _glued_shape(x_shape), check, bias, dxg, GLUED_BLOCK_TILES)
+                    _glued_shape(x_shape), check, bias, dxg)
     return (dx,) + tuple(out[1:])
