@@ -1005,7 +1005,7 @@ def _backward(x, w, dy, args, groups, need_dx, need_dw, split, x_shape, check, b
 #: The medium layer (N=32, 16→32, 32×32), fwd+bwd, tree against tree:
 #: 0.92, 0.90, 0.83, 0.85, 0.86, 0.78 of the phases' time at one thread,
 #: 0.89, 0.91, 0.98, 0.91, 0.76, 0.83 at two (loaded machine, load 3.5-6.9);
-#: the transforms' thread CPU 9.0 → 4.5 ms, the copies about 2.5 ms
+#: the transforms' thread CPU 8.8-9.2 → 4.5-5.0 ms, the copies 2.4-3.5 ms
 #: (benchmarks/RESULTS.md, issue 46 session 17)
 GLUE = True
 
