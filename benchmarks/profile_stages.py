@@ -1,6 +1,7 @@
 """Where a fast conv's fwd+bwd goes, stage by stage (issue 31's profiles).
 
-    python benchmarks/profile_stages.py [--case medium|large|groups4|dilation2|tconv|s2]
+    python benchmarks/profile_stages.py [--case medium|large|groups4|dilation2|tconv|s2
+                                               |phases16]
                                         [--threads 1|2] [--calls 40]
                                         [--pause 0.05] [--torch] [--forward]
                                         [--set winograd.BLOCK_TILES=1024,...]
@@ -49,6 +50,10 @@ CASES = {
     # run.py's transposed conv of the medium layer: 32 -> 16 channels
     "tconv": ("conv_transpose2d", (32, 16, 32, 32), {"padding": 1}, 1),
     "s2": ("conv2d", (32, 16, 32, 32), {"padding": 1, "stride": 2}, 1),
+    # dilation 2's four phases as dense planes: the same slots, 16x16
+    # images at dilation 1 (is the phases' cost the short rows or the
+    # strided reads?)
+    "phases16": ("conv2d", (128, 16, 32, 16), {"padding": 1}, 1),
 }
 
 
@@ -89,7 +94,8 @@ def instrument(stages: Stages) -> None:
     from convgrad.kernels import conv_fast, winograd
 
     for name in ("input_tiles", "input_tiles_adjoint", "output_tiles", "grad_tiles",
-                 "kernel_transform", "kernel_transform_adjoint", "_all_finite"):
+                 "kernel_transform", "kernel_transform_adjoint", "_all_finite",
+                 "glue", "unglue"):
         setattr(winograd, name, stages.wrap(name, getattr(winograd, name)))
     # every np.matmul the drivers make (not a module's ``np`` replaced: the
     # kernels of that module, compiled later, would read the replacement)

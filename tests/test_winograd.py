@@ -527,3 +527,93 @@ def test_dilated_gradient_passes_take_winograd_only_up_to_their_setting(monkeypa
             grads.append(cw.grad)
     for a in grads[1:]:
         _close(a, grads[0].astype(np.float64), "dw")
+
+
+@pytest.mark.parametrize("hw", [(2, 2), (5, 4), (7, 9), (32, 32)])
+def test_glue_puts_the_phases_side_by_side_and_unglue_takes_them_back(hw):
+    """glue: even rows above odd ones, even columns left of odd ones, one
+    zero row and column between the phases; unglue inverts it exactly."""
+    h, w = hw
+    rng = np.random.default_rng(h * 31 + w)
+    a = rng.standard_normal((2, 3, h, w)).astype(np.float32)
+    g = np.full((2, 3, h + 1, w + 1), np.nan, np.float32)
+    winograd.glue(a, g)
+    h0, w0 = (h + 1) // 2, (w + 1) // 2
+    assert (g[:, :, h0] == 0).all() and (g[:, :, :, w0] == 0).all()
+    for r in (0, 1):
+        for s in (0, 1):
+            rows = slice(0, h0) if r == 0 else slice(h0 + 1, None)
+            cols = slice(0, w0) if s == 0 else slice(w0 + 1, None)
+            np.testing.assert_array_equal(g[:, :, rows, cols], a[:, :, r::2, s::2])
+    back = np.full_like(a, np.nan)
+    winograd.unglue(g, back)
+    np.testing.assert_array_equal(back, a)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("n, ci, co, h, w, groups", [
+    (2, 4, 6, 10, 10, 1), (3, 6, 4, 7, 9, 2), (1, 3, 3, 2, 5, 1), (4, 8, 8, 13, 6, 4)])
+def test_dilation_2_padding_2_runs_glued_and_matches_torch(monkeypatch, n, ci, co, h, w,
+                                                           groups):
+    """A 3×3 conv at dilation 2 and padding 2 (odd and even planes, groups,
+    a bias, two threads) goes through the glued plane, forward and the
+    fused backward, and gives torch's y, dx, dw and db, as the four-phase
+    path does."""
+    monkeypatch.setattr(conv_fast, "THREAD_MIN_WORK", 0)
+    monkeypatch.setattr(conv_fast, "threads_for", lambda n_, work: min(n_, 2))
+    glued = []
+    for name in ("_glued_forward", "_glued_backward"):
+        real = getattr(winograd, name)
+
+        def spy(*a, _real=real, _name=name):
+            glued.append(_name)
+            return _real(*a)
+
+        monkeypatch.setattr(winograd, name, spy)
+    rng = np.random.default_rng(n * 1000 + h * 10 + w)
+    x = rng.standard_normal((n, ci, h, w)).astype(np.float32)
+    wt = rng.standard_normal((co, ci // groups, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(co).astype(np.float32)
+    dy = rng.standard_normal((n, co, h, w)).astype(np.float32)
+    xt = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    wtt = torch.tensor(wt, dtype=torch.float64, requires_grad=True)
+    bt = torch.tensor(b, dtype=torch.float64, requires_grad=True)
+    yt = torch.nn.functional.conv2d(xt, wtt, bt, padding=2, dilation=2, groups=groups)
+    yt.backward(torch.tensor(dy, dtype=torch.float64))
+    for glue in (True, False):
+        monkeypatch.setattr(winograd, "GLUE", glue)
+        glued.clear()
+        cx = cg.Tensor(x, requires_grad=True)
+        cw = cg.Tensor(wt, requires_grad=True)
+        cb = cg.Tensor(b, requires_grad=True)
+        y = F.conv2d(cx, cw, cb, padding=2, dilation=2, groups=groups)
+        y.backward(dy)
+        assert glued == (["_glued_forward", "_glued_backward"] if glue else [])
+        _close(y.data, yt.detach().numpy(), "y")
+        _close(cx.grad, xt.grad.numpy(), "dx")
+        _close(cw.grad, wtt.grad.numpy(), "dw")
+        _close(cb.grad, bt.grad.numpy(), "db")
+
+
+def test_a_transposed_conv_with_output_padding_is_not_glued(monkeypatch):
+    """The adjoint conv2d of a transposed conv with an output_padding maps
+    a larger plane to a smaller one: not its input's size, so not glued;
+    its gradients are the phase path's."""
+    called = []
+    real = winograd._glued_forward
+    monkeypatch.setattr(winograd, "_glued_forward",
+                        lambda *a: called.append(1) or real(*a))
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 4, 6, 6)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    kw = dict(padding=2, dilation=2, output_padding=1)
+    xt = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    wt = torch.tensor(w, dtype=torch.float64, requires_grad=True)
+    yt = torch.nn.functional.conv_transpose2d(xt, wt, **kw)
+    dy = rng.standard_normal(tuple(yt.shape)).astype(np.float32)
+    yt.backward(torch.tensor(dy, dtype=torch.float64))
+    cx, cw = cg.Tensor(x, requires_grad=True), cg.Tensor(w, requires_grad=True)
+    F.conv_transpose2d(cx, cw, **kw).backward(dy)
+    assert called == []
+    _close(cx.grad, xt.grad.numpy(), "dx")
+    _close(cw.grad, wt.grad.numpy(), "dw")

@@ -33,8 +33,9 @@ def _checksum() -> None:
 
 def _winograd() -> None:
     """One forward and backward through every Winograd transform (float32;
-    dilations 2 and 3 too, whose phases the transforms read and write in
-    place), and the transposed conv's pair."""
+    dilations 2 and 3 too: dilation 2 at padding 2 as one conv on its
+    glued phases, dilation 3's phases read and written in place), and the
+    transposed conv's pair."""
     x = np.ones((2, 2, 6, 6), np.float32)
     w = np.ones((2, 2, 3, 3), np.float32)
     b = np.ones(2, np.float32)

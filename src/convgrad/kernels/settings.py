@@ -70,6 +70,9 @@ class Settings:
     winograd_grad_max_dilation = _Constant(conv_fast, "WINOGRAD_GRAD_MAX_DILATION",
         """the largest dilation a gradient-side pass for one result (dx or
         dw alone, the transposed conv's forward) takes through Winograd""")
+    winograd_glue = _Constant(_winograd, "GLUE", """run a 3×3 conv at
+        dilation 2 and padding 2 through Winograd as one conv on its four
+        phases glued into one plane (False: four phase convs)""")
     winograd_block_tiles = _Constant(_winograd, "BLOCK_TILES", """Winograd
         tile slots per block (one 32×32 image's planes in L2)""")
     winograd_block_bytes = _Constant(_winograd, "BLOCK_BYTES", """and at most
