@@ -1002,6 +1002,17 @@ CODES: dict[str, tuple[str, str]] = {
         "count the window's tied maxima, t = (window == window.max()).sum(), "
         "and give each of them dy / t: an argmax keeps one of them only",
     ),
+    # a window's gradient on a pixel that did not win it (5.4 and 9.8)
+    "below-max": (
+        "part of a window's gradient sent to a pixel below the window's "
+        "maximum: a running maximum's earlier holders kept, a forward "
+        "recomputed another way, or an index read in one layout and "
+        "written in another",
+        "find the window's maximum first, m = window.max(), and give its "
+        "gradient only to the pixels equal to m (the first of them for "
+        "max-pool, all of them equally for the split); recompute the "
+        "forward exactly as it ran",
+    ),
     "not-divisible": (
         "a tap counted where no window puts it: (r + p - ki*d) not "
         "divisible by the stride",
