@@ -115,6 +115,10 @@ channels-swapped     block_backward (dw)
 missing-batch-sum    block_backward (dw, db)
 batch-mean           block_backward (dw, db)
 sum-axes             block_backward (db)
+argument-ignored     block_backward (dr)
+plane-offset         block_backward (dr)
+wrong-index-width    block_backward (dr)
+below-max            block_backward (dr)
 forbidden-call       block_backward
 spot-check           grad_check
 totals-only          grad_check
@@ -166,6 +170,7 @@ averaged             maxpool_backward_split
 pad-zero             maxpool_backward_split
 overwrites           maxpool_backward_split
 default-stride       maxpool_backward_split
+below-max            maxpool_backward_split
 no-crop              maxpool_backward_split
 not-divisible        col2im_gather
 window-bounds        col2im_gather
