@@ -36,6 +36,11 @@ three exercises added in session 16, ``conv1x1_backward``,
 ``head_backward`` and ``group_norm_backward``, by one more helper) were
 measured blind once together (6 of 12 named); ``tune8`` was then read
 and tuned on; ``fresh8`` is held out (2 of 6 named before and after).
+``tune10`` and ``fresh10`` (12 answers by one helper in session 17 to
+5.4 ``maxpool_backward_split`` and 9.8 ``block_backward``, split
+alternately) were measured blind once: ``tune10`` 2 of 6 named,
+``fresh10`` 4 of 6; ``tune10`` was then read and tuned on, ``fresh10``
+is held out.
 After a change to the checker, record the tuning part's codes and the
 table of ``docs/tutor.md`` again::
 
@@ -54,7 +59,8 @@ from convgrad.exercises import EXERCISES, check
 
 ROOT = Path(__file__).parent / "data" / "blind"
 PARTS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "tune6",
-         "fresh5", "fresh6", "tune7", "fresh7", "tune8", "fresh8", "right")
+         "fresh5", "fresh6", "tune7", "fresh7", "tune8", "fresh8", "tune10",
+         "fresh10", "right")
 CATCH_ALL = (None, "shape")
 SEEDS = (0, 12345)  # the practice cases and the instructor's
 

@@ -4142,6 +4142,154 @@ UNRELATED_CRASHES = [
 ]
 
 
+# session 17 tuner2: the layer a wrong output goes wrong in (block_backward)
+# and each window's shares read back (maxpool_backward_split), each mistake
+# in two styles: F's ops and whole arrays ("ops"), loops ("loops")
+
+
+def _t2_block(style="ops", bug=""):
+    def block_backward(x, w, b, dm):
+        n, ci, h, wd = x.shape
+        co = w.shape[0]
+        oh, ow = dm.shape[2:]
+        bias = 0.0 if bug == "no-bias" else b[:, None, None]
+        if style == "ops":
+            c = F.conv2d(x, w, padding=1).data + bias
+        else:
+            xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+            c = np.zeros((n, co, h, wd)) + bias
+            for ki in range(3):
+                for kj in range(3):
+                    c += np.einsum("nchw,oc->nohw",
+                                   xp[:, :, ki:ki + h, kj:kj + wd],
+                                   w[:, :, ki, kj])
+        r = np.maximum(c, 0)
+        dr = np.zeros(r.shape)
+        if style == "ops":
+            _, idx = F.max_pool2d(r, 2, return_indices=True)
+            if bug == "window-T":  # the window's taps read transposed
+                rows, cols = np.divmod(idx, wd)
+                rows, cols = (rows - rows % 2 + cols % 2,
+                              cols - cols % 2 + rows % 2)
+                idx = rows * wd + cols
+            if bug == "planes":  # one flat array for every plane
+                np.add.at(dr.reshape(-1), idx.reshape(-1), dm.reshape(-1))
+            else:
+                rows, cols = np.divmod(idx, h if bug == "width" else wd)
+                keep = (rows < h) & (cols < wd)
+                nn_, cc = np.indices(idx.shape)[:2]
+                np.add.at(dr, (nn_[keep], cc[keep], rows[keep], cols[keep]),
+                          dm[keep])
+        else:
+            for i_n, o, i, j in np.ndindex(dm.shape):
+                win = r[i_n, o, 2 * i:2 * i + 2, 2 * j:2 * j + 2]
+                k = int(np.argmax(win.T if bug == "window-T" else win))
+                a, e = divmod(k, 2)
+                if bug == "planes":
+                    flat = (2 * i + a) * wd + 2 * j + e
+                    dr.reshape(-1)[flat] += dm[i_n, o, i, j]
+                elif bug == "width":
+                    flat = (2 * i + a) * wd + 2 * j + e
+                    row, col = divmod(flat, h)
+                    if row < h and col < wd:
+                        dr[i_n, o, row, col] += dm[i_n, o, i, j]
+                else:
+                    dr[i_n, o, 2 * i + a, 2 * j + e] += dm[i_n, o, i, j]
+        # the mask from the conv without its bias: the ReLU step alone wrong
+        gate = c - b[:, None, None] if bug == "mask-no-bias" else c
+        dc = dr * (gate > 0)
+        up = dr if bug == "dx-from-dr" else dc
+        kernel = w[:, :, :, ::-1] if bug == "one-flip" else w[:, :, ::-1, ::-1]
+        if style == "ops":
+            dx = F.conv2d(up, np.ascontiguousarray(
+                kernel.transpose(1, 0, 2, 3)), padding=1).data
+        else:
+            canvas = np.zeros((n, ci, h + 2, wd + 2))
+            for ki in range(3):
+                for kj in range(3):
+                    canvas[:, :, ki:ki + h, kj:kj + wd] += np.einsum(
+                        "nohw,oc->nchw", up,
+                        kernel[:, :, 2 - ki, 2 - kj])
+            dx = canvas[:, :, 1:h + 1, 1:wd + 1]
+        xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        dw = np.zeros(w.shape)
+        db = np.zeros(co)
+        for i_n in range(n):
+            part = np.zeros(w.shape)
+            for ki in range(3):
+                for kj in range(3):
+                    part[:, :, ki, kj] = np.einsum(
+                        "ohw,chw->oc", dc[i_n],
+                        xp[i_n, :, ki:ki + h, kj:kj + wd])
+            if bug == "last-image":  # = where += belongs
+                dw, db = part, dc[i_n].sum(axis=(1, 2))
+            else:
+                dw += part
+                db += dc[i_n].sum(axis=(1, 2))
+        return dr, dc, dx, dw, db
+
+    block_backward.__name__ = f"t2_block_{style}_{bug}"
+    return block_backward
+
+
+def _t2_split(style="vec", bug=""):
+    def maxpool_backward_split(x, dy, kernel_size, stride=None, padding=0):
+        k, p = kernel_size, padding
+        s = k if stride is None else stride
+        n, c, h, w = x.shape
+        xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)),
+                    constant_values=-np.inf)
+        dxp = np.zeros(xp.shape)
+        for i in range(dy.shape[2]):
+            for j in range(dy.shape[3]):
+                rows, cols = slice(i * s, i * s + k), slice(j * s, j * s + k)
+                if style == "vec":
+                    win = xp[:, :, rows, cols]
+                    # first-row: compared with the max of the first row only
+                    top = (win[:, :, :1] if bug == "first-row" else win).max(
+                        axis=(2, 3), keepdims=True)
+                    tied = win >= top if bug == "first-row" else win == top
+                    t = tied.sum(axis=(2, 3))
+                    t = t + 1 if bug == "t+1" else t
+                    dxp[:, :, rows, cols] += tied * (dy[:, :, i, j] / t)[
+                        :, :, None, None]
+                    continue
+                for b_, ch in np.ndindex(n, c):
+                    win = xp[b_, ch, rows, cols]
+                    best = win[0].max() if bug == "first-row" else win.max()
+                    at = [(a, e) for a in range(k) for e in range(k)
+                          if win[a, e] >= best and (bug == "first-row"
+                                                    or win[a, e] == best)]
+                    t = len(at) + (1 if bug == "t+1" else 0)
+                    for a, e in at:
+                        dxp[b_, ch, i * s + a, j * s + e] += dy[b_, ch, i, j] / t
+        return dxp[:, :, p:p + h, p:p + w]
+
+    maxpool_backward_split.__name__ = f"t2_split_{style}_{bug}"
+    return maxpool_backward_split
+
+
+T2_MISTAKES = [
+    *[row for style in ("ops", "loops") for row in [
+        ("block_backward", "argument-ignored", _t2_block(style, "no-bias")),
+        ("block_backward", "plane-offset", _t2_block(style, "planes")),
+        ("block_backward", "wrong-index-width", _t2_block(style, "width")),
+        ("block_backward", "below-max", _t2_block(style, "window-T")),
+        ("block_backward", "relu-mask", _t2_block(style, "mask-no-bias")),
+        ("block_backward", "relu-mask", _t2_block(style, "dx-from-dr")),
+        ("block_backward", "kernel-flipped", _t2_block(style, "one-flip")),
+        ("block_backward", "missing-batch-sum",
+         _t2_block(style, "last-image")),
+    ]],
+    *[row for style in ("vec", "loops") for row in [
+        ("maxpool_backward_split", "below-max", _t2_split(style, "first-row")),
+        ("maxpool_backward_split", "divisor", _t2_split(style, "t+1")),
+    ]],
+]
+
+MISTAKES += T2_MISTAKES
+
+
 def _ids(row):
     return f"{row[0]}-{row[1]}-{row[2].__name__}"
 
@@ -5213,3 +5361,41 @@ def test_an_unknown_argmax_mistake_gets_the_index_hint_not_the_tie_hint():
     assert result.output == "argmax" and result.diagnosis is None
     assert "hint: argmax is r*W + q" in result.message
     assert "replace only on >" not in result.message
+
+
+# session 17 tuner2: the layer a wrong output goes wrong in
+
+@pytest.mark.parametrize("style", ["ops", "loops"])
+def test_t2_the_right_block_in_both_styles_passes(style):
+    assert check("block_backward", _t2_block(style), quiet=True).passed
+
+
+@pytest.mark.parametrize("style", ["vec", "loops"])
+def test_t2_the_right_split_in_both_styles_passes(style):
+    assert check("maxpool_backward_split", _t2_split(style),
+                 quiet=True).passed
+
+
+@pytest.mark.parametrize("name, code, fn", T2_MISTAKES,
+                         ids=[_ids(r) for r in T2_MISTAKES])
+def test_t2_each_layer_slip_is_named(name, code, fn):
+    result = check(name, fn, quiet=True)
+    assert result.diagnosis == code, (result.diagnosis, result.message)
+
+
+def test_t2_a_mask_named_from_the_learners_own_dr():
+    # the bias left out of the ReLU's mask only, on top of dm routed to the
+    # wrong plane: dr is named first, and dc's own slip is named for dc
+    from convgrad.exercises.lessons import l09f_block_backward as bb
+
+    def both(x, w, b, dm):
+        dr, *_ = _t2_block("ops", "planes")(x, w, b, dm)
+        c = F.conv2d(x, w, padding=1).data
+        dc = dr * (c > 0)  # no bias in the mask
+        rest = bb.chain({"x": x, "w": w, "b": b, "dm": dm}, dc_in=dc)
+        return dr, dc, rest["dx"], rest["dw"], rest["db"]
+
+    result = check("block_backward", both, quiet=True)
+    assert result.diagnosis == "plane-offset"
+    assert result.verdicts["dr"] == "plane-offset"
+    assert result.verdicts["dc"] == "relu-mask", result.verdicts

@@ -115,6 +115,10 @@ channels-swapped     block_backward (dw)
 missing-batch-sum    block_backward (dw, db)
 batch-mean           block_backward (dw, db)
 sum-axes             block_backward (db)
+argument-ignored     block_backward (dr)
+plane-offset         block_backward (dr)
+wrong-index-width    block_backward (dr)
+below-max            block_backward (dr)
 forbidden-call       block_backward
 spot-check           grad_check
 totals-only          grad_check
@@ -166,6 +170,7 @@ averaged             maxpool_backward_split
 pad-zero             maxpool_backward_split
 overwrites           maxpool_backward_split
 default-stride       maxpool_backward_split
+below-max            maxpool_backward_split
 no-crop              maxpool_backward_split
 not-divisible        col2im_gather
 window-bounds        col2im_gather
@@ -1001,6 +1006,17 @@ CODES: dict[str, tuple[str, str]] = {
         "does, or the last) where the tied maxima share it equally",
         "count the window's tied maxima, t = (window == window.max()).sum(), "
         "and give each of them dy / t: an argmax keeps one of them only",
+    ),
+    # a window's gradient on a pixel that did not win it (5.4 and 9.8)
+    "below-max": (
+        "part of a window's gradient sent to a pixel below the window's "
+        "maximum: a running maximum's earlier holders kept, a forward "
+        "recomputed another way, or an index read in one layout and "
+        "written in another",
+        "find the window's maximum first, m = window.max(), and give its "
+        "gradient only to the pixels equal to m (the first of them for "
+        "max-pool, all of them equally for the split); recompute the "
+        "forward exactly as it ran",
     ),
     "not-divisible": (
         "a tap counted where no window puts it: (r + p - ki*d) not "

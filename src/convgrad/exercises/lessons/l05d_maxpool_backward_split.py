@@ -27,7 +27,8 @@ import numpy as np
 from convgrad import geometry
 
 from .. import feeds
-from ..diagnosis import Run, model, overwrites
+from ..diagnosis import Rule, Run, model, overwrites
+from ..display import num, plural
 from ..exercise import Exercise
 from ..feeds import Scatter
 from ..shared import POOLS, default_stride, numbers, pool_args
@@ -298,6 +299,113 @@ def assigned(run: Run, output: str):
              by_tap[:, :, p:p + h, p:p + w])]
 
 
+# each window's shares read back from dx, where the windows do not overlap:
+# what its taps got, as fractions of its dy ---------------------------------
+
+
+def shares(run: Run):
+    """``(vals, frac, inside)``: each window's values, the fraction of its
+    ``dy`` each of its taps got in the learner's ``dx``, and which taps lie
+    on the plane (not the padding); ``None`` where windows overlap, where
+    ``dx`` is right, or where it cannot be read so."""
+    case, got = run.case, run.out("dx")
+    k, s = case["kernel_size"], case.get("stride") or case["kernel_size"]
+    if s < k or got is None or got.shape != case["x"].shape \
+            or run.right("dx"):
+        return None
+    vals, win = windows(case)
+    p = case.get("padding", 0)
+    n, c, h, w = got.shape
+    canvas = np.zeros((n, c, *win.padded((h, w))))
+    canvas[:, :, p:p + h, p:p + w] = got
+    on = np.zeros(canvas.shape, dtype=bool)
+    on[:, :, p:p + h, p:p + w] = True
+    dy = case["dy"][..., None, None]
+    if np.any(np.isclose(dy, 0.0)):
+        return None
+
+    def cut(a):
+        tiles = np.lib.stride_tricks.sliding_window_view(a, (k, k),
+                                                         axis=(2, 3))
+        return tiles[:, :, ::s, ::s][:, :, :win.out[0], :win.out[1]]
+
+    return vals, cut(canvas) / dy, cut(on)
+
+
+def _below(run: Run, output: str) -> bool | None:
+    """Every window passes on its dy whole, but some of it to a tap below
+    the window's maximum."""
+    read = shares(run)
+    if read is None:
+        return None
+    vals, frac, inside = read
+    # a window on the plane passes on its dy whole; one over the padding
+    # may have sent part of it there, out of sight
+    total, whole = frac.sum(axis=(-2, -1)), inside.all(axis=(-2, -1))
+    if not (np.allclose(total[whole], 1.0, atol=1e-6)
+            and np.all(total[~whole] <= 1.0 + 1e-6)):
+        return False
+    low = vals < vals.max(axis=(-2, -1), keepdims=True)
+    return bool((low & inside & ~np.isclose(frac, 0.0, atol=1e-9)).any())
+
+
+def _unequal(run: Run, output: str) -> bool | None:
+    """Only tied maxima get shares, equal ones in each window, but some
+    window's shares do not add up to its dy: a wrong divisor."""
+    read = shares(run)
+    if read is None:
+        return None
+    vals, frac, inside = read
+    top = vals == vals.max(axis=(-2, -1), keepdims=True)
+    if np.any(~np.isclose(frac[~top & inside], 0.0, atol=1e-9)):
+        return False
+    tied = np.where(top, frac, np.nan)
+    spread = np.nanmax(tied, axis=(-2, -1)) - np.nanmin(tied, axis=(-2, -1))
+    if not np.allclose(spread, 0.0, atol=1e-6):
+        return False
+    if np.any(np.isclose(frac[top & inside], 0.0, atol=1e-9)):
+        return False  # a window that passed nothing on: no divisor
+    total = frac.sum(axis=(-2, -1))
+    if np.allclose(total, total.flat[0], atol=1e-6):
+        return None  # one factor for every window: a scale, not a count
+    return True
+
+
+def _share_where(said: str):
+    def where(run: Run, output: str, label: str) -> str:
+        read = shares(run)
+        extra = ""
+        if read is not None and said == "divisor":
+            vals, frac, _ = read
+            total = frac.sum(axis=(-2, -1))
+            t = (vals == vals.max(axis=(-2, -1), keepdims=True)).sum(
+                axis=(-2, -1))
+            bad = np.flatnonzero(~np.isclose(total, 1.0, atol=1e-6))[0]
+            ties = plural(int(t.flat[bad]), "tied maximum")
+            extra = (f": a window with {ties} passes on "
+                     f"{num(float(total.flat[bad]))} of its dy, not 1")
+        text = {"divisor": "each window's tied maxima get equal shares and "
+                           "the other taps nothing, but the shares do not "
+                           "add up to the window's dy",
+                "below-max": "each window passes on its dy whole, but part "
+                             "of it to a tap below the window's maximum"}
+        return f"on case {run.number} {text[said]}{extra}"
+    return where
+
+
+def _below_fix(source: str, output: str | None, label: str) -> str:
+    return ("find the window's maximum first, m = window.max(), then its "
+            "tied maxima, window == m, and give each dy / t; a list of "
+            "winners kept while scanning must start afresh (winners = "
+            "[...]) whenever a larger value appears")
+
+
+SHARES = [
+    Rule("divisor", _unequal, _share_where("divisor"), fix=_size_fix),
+    Rule("below-max", _below, _share_where("below-max"), fix=_below_fix),
+]
+
+
 def _pick(answer, output):
     return answer
 
@@ -313,6 +421,7 @@ MISTAKES = [
     model("no-crop", uncropped),
     overwrites(feed),
     model("overwrites", assigned),
+    *SHARES,
 ]
 
 EXERCISE = Exercise(
