@@ -3570,6 +3570,237 @@ MISTAKES += [
 ]
 
 
+# session 17 tuner: what a wrong answer's structure says (.structure: the
+# right pieces at the wrong places, one number times an input, one link of
+# a chain wrong), dz taken before the softmax or with a one-hot at the
+# wrong entries, the padding of col2im's gather right in one place only,
+# and x used as the direction of H·v; two styles each
+
+
+def _hb17_softmax(a, w, b):
+    z = np.maximum(a, 0) @ w.T + b
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _hb17_below(a, w, dz):
+    dh = dz @ w
+    return dz, dz.T @ np.maximum(a, 0), dz.sum(axis=0), dh, dh * (a > 0)
+
+
+def hb17_onehot_columns(a, w, b, labels):
+    p = _hb17_softmax(a, w, b)
+    p[:, labels] -= 1  # every label's column, in every row
+    return _hb17_below(a, w, p / len(a))
+
+
+def hb17_onehot_columns_loops(a, w, b, labels):
+    p = _hb17_softmax(a, w, b)
+    dz = np.zeros_like(p)
+    for i in range(len(a)):
+        for k in range(w.shape[0]):
+            dz[i, k] = p[i, k]
+            for t in labels:  # each label of the batch, not labels[i]
+                if k == t:
+                    dz[i, k] -= 1.0
+    return _hb17_below(a, w, dz / len(a))
+
+
+def hb17_wrt_probabilities(a, w, b, labels):
+    p = _hb17_softmax(a, w, b)
+    onehot = np.eye(w.shape[0])[labels]
+    return _hb17_below(a, w, -onehot / (p * len(a)))
+
+
+def hb17_wrt_probabilities_loops(a, w, b, labels):
+    p = _hb17_softmax(a, w, b)
+    dz = np.zeros_like(p)
+    for i, t in enumerate(labels):
+        dz[i, t] = -1.0 / p[i, t] / len(a)  # d(-log p)/dp, at the label
+    return _hb17_below(a, w, dz)
+
+
+def hb17_jacobian_diagonal(a, w, b, labels):
+    p = _hb17_softmax(a, w, b)
+    n = len(a)
+    dz = np.zeros_like(p)
+    dz[np.arange(n), labels] = -(1 - p[np.arange(n), labels]) / n
+    return _hb17_below(a, w, dz)
+
+
+def hb17_over_classes(a, w, b, labels):
+    p = _hb17_softmax(a, w, b)
+    k = w.shape[0]
+    return _hb17_below(a, w, (p - np.eye(k)[labels]) / k)  # K for N
+
+
+def hb17_over_classes_loops(a, w, b, labels):
+    n, k = len(a), w.shape[0]
+    h = np.maximum(a, 0)
+    dz = np.zeros((n, k))
+    for i in range(n):
+        z = h[i] @ w.T + b
+        e = np.exp(z - z.max())
+        dz[i] = e / e.sum()
+        dz[i, labels[i]] -= 1.0
+        dz[i] /= k
+    dw, db = dz.T @ h, dz.sum(axis=0)
+    dh = np.zeros_like(a)
+    for i in range(n):
+        dh[i] = dz[i] @ w
+    return dz, dw, db, dh, np.where(a > 0, dh, 0.0)
+
+
+def mbf17_winner_transposed(x, dy, kernel_size, stride=None, padding=0):
+    k, p = kernel_size, padding
+    s = k if stride is None else stride
+    n, c, h, w = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)),
+                constant_values=-np.inf)
+    cols = F.unfold(xp, k, stride=s).data.reshape(n, c, k * k, -1)
+    ki, kj = np.divmod(cols.argmax(axis=2), k)
+    dcol = np.zeros_like(cols)
+    np.put_along_axis(dcol, (kj * k + ki)[:, :, None],  # (kj, ki)
+                      dy.reshape(n, c, 1, -1), axis=2)
+    return F.fold(dcol.reshape(n, c * k * k, -1), (h, w), k, padding=p,
+                  stride=s).data
+
+
+def mbf17_winner_transposed_loops(x, dy, kernel_size, stride=None,
+                                  padding=0):
+    k, p = kernel_size, padding
+    s = k if stride is None else stride
+    n, c, h, w = x.shape
+    xp = np.full((n, c, h + 2 * p, w + 2 * p), -np.inf)
+    xp[:, :, p:p + h, p:p + w] = x
+    canvas = np.zeros(xp.shape)
+    for b, ch, i, j in np.ndindex(*dy.shape):
+        window = xp[b, ch, i * s:i * s + k, j * s:j * s + k]
+        r, q = divmod(int(np.argmax(window)), k)
+        canvas[b, ch, i * s + q, j * s + r] += dy[b, ch, i, j]  # r, q swapped
+    return canvas[:, :, p:p + h, p:p + w]
+
+
+def c2g17_test_unpadded(cols, output_size, kernel_size, stride=1, padding=0,
+                        dilation=1):
+    k, s, p, d = kernel_size, stride, padding, dilation
+    h, w = output_size
+    n, ckk, _ = cols.shape
+    c = ckk // (k * k)
+    oh, ow = ((m + 2 * p - d * (k - 1) - 1) // s + 1 for m in (h, w))
+    col = cols.reshape(n, c, k, k, oh, ow)
+    dx = np.zeros((n, c, h, w))
+    for r, q, ki, kj in np.ndindex(h, w, k, k):
+        if (r - ki * d) % s or (q - kj * d) % s:  # the test without p
+            continue
+        i, j = (r + p - ki * d) // s, (q + p - kj * d) // s
+        if 0 <= i < oh and 0 <= j < ow:
+            dx[:, :, r, q] += col[:, :, ki, kj, i, j]
+    return dx
+
+
+def c2g17_test_unpadded_vectorised(cols, output_size, kernel_size, stride=1,
+                                   padding=0, dilation=1):
+    k, s, p, d = kernel_size, stride, padding, dilation
+    h, w = output_size
+    n, ckk, _ = cols.shape
+    c = ckk // (k * k)
+    oh, ow = ((m + 2 * p - d * (k - 1) - 1) // s + 1 for m in (h, w))
+    col = cols.reshape(n, c, k, k, oh, ow)
+    dx = np.zeros((n, c, h, w))
+    for ki in range(k):
+        for kj in range(k):
+            r = np.arange(h)[:, None]
+            q = np.arange(w)[None, :]
+            i, j = (r + p - ki * d) // s, (q + p - kj * d) // s
+            keep = ((r - ki * d) % s == 0) & ((q - kj * d) % s == 0) \
+                & (i >= 0) & (i < oh) & (j >= 0) & (j < ow)
+            got = col[:, :, ki, kj, np.clip(i, 0, oh - 1),
+                      np.clip(j, 0, ow - 1)]
+            dx += np.where(keep, got, 0.0)
+    return dx
+
+
+def hvp17_curvature_times_v(f, x, v):
+    at = cg.Tensor(x, requires_grad=True)
+    (g,) = cg.grad(f(at), at, create_graph=True)
+    (hv,) = cg.grad((g * cg.Tensor(v)).sum(), at)
+    return float(np.sum(hv.data * v)) / float(np.sum(v * v)) * v
+
+
+def hvp17_curvature_by_differences(f, x, v):
+    eps = 1e-3
+
+    def value(point):
+        return float(f(cg.Tensor(point)).data)
+
+    u = v / np.linalg.norm(v)
+    curvature = (value(x + eps * u) - 2 * value(x) + value(x - eps * u)) \
+        / eps**2
+    return curvature * v  # along v only, as if v were an eigenvector
+
+
+def hvp17_along_x(f, x, v):
+    at = cg.Tensor(x, requires_grad=True)
+    (g,) = cg.grad(f(at), at, create_graph=True)
+    (hx,) = cg.grad((g * cg.Tensor(x)).sum(), at)  # x where v belongs
+    return hx.data
+
+
+def hvp17_along_x_backward(f, x, v):
+    at = cg.Tensor(x, requires_grad=True)
+    f(at).backward(create_graph=True)
+    g = at.grad
+    at.grad = None
+    (g * at.detach()).sum().backward()
+    return at.grad.data
+
+
+def c1x17_unflattened_w_h(x, w, dy):
+    n, c, h, wd = x.shape
+    o = w.shape[0]
+    d_rows = dy.transpose(0, 2, 3, 1).reshape(-1, o)
+    rows = x.transpose(0, 2, 3, 1).reshape(-1, c)
+    dx = (d_rows @ w[:, :, 0, 0]).reshape(n, wd, h, c).transpose(0, 3, 2, 1)
+    return dx, (d_rows.T @ rows).reshape(w.shape)
+
+
+def c1x17_unflattened_w_h_loops(x, w, dy):
+    n, c, h, wd = x.shape
+    w2 = w[:, :, 0, 0]
+    dx = np.zeros_like(x)
+    dw = np.zeros(w2.shape)
+    for b in range(n):
+        for pixel in range(h * wd):
+            i, j = divmod(pixel, wd)
+            ti, tj = pixel % h, pixel // h  # read back column by column
+            dx[b, :, ti, tj] = dy[b, :, i, j] @ w2
+            dw += np.outer(dy[b, :, i, j], x[b, :, i, j])
+    return dx, dw[:, :, None, None]
+
+
+MISTAKES += [
+    ("head_backward", "onehot-wrong", hb17_onehot_columns),
+    ("head_backward", "onehot-wrong", hb17_onehot_columns_loops),
+    ("head_backward", "softmax-not-chained", hb17_wrt_probabilities),
+    ("head_backward", "softmax-not-chained", hb17_wrt_probabilities_loops),
+    ("head_backward", "softmax-not-chained", hb17_jacobian_diagonal),
+    ("head_backward", "chain-link", hb17_over_classes),
+    ("head_backward", "chain-link", hb17_over_classes_loops),
+    ("maxpool_backward_by_fold", "misplaced", mbf17_winner_transposed),
+    ("maxpool_backward_by_fold", "misplaced", mbf17_winner_transposed_loops),
+    ("col2im_gather", "padding-ignored", c2g17_test_unpadded),
+    ("col2im_gather", "padding-ignored", c2g17_test_unpadded_vectorised),
+    ("hessian_vector_product", "scalar-times-input", hvp17_curvature_times_v),
+    ("hessian_vector_product", "scalar-times-input",
+     hvp17_curvature_by_differences),
+    ("hessian_vector_product", "argument-mixed-up", hvp17_along_x),
+    ("hessian_vector_product", "argument-mixed-up", hvp17_along_x_backward),
+    ("conv1x1_backward", "misplaced", c1x17_unflattened_w_h),
+    ("conv1x1_backward", "misplaced", c1x17_unflattened_w_h_loops),
+]
+
+
 # an IndexError that is no swap: it raises on the square planes too
 
 

@@ -103,6 +103,11 @@ missing-batch-sum    head_backward (db)
 relu-mask            head_backward (da)
 onehot-rows          head_backward
 input-ignored        head_backward
+onehot-wrong         head_backward
+softmax-not-chained  head_backward
+chain-link           head_backward
+misplaced            maxpool_backward_by_fold, conv1x1_backward (dx)
+scalar-times-input   hessian_vector_product
 spot-check           grad_check
 totals-only          grad_check
 either-gradient      grad_check
@@ -950,5 +955,38 @@ CODES: dict[str, tuple[str, str]] = {
         "the input's size where the output's is meant",
         "each output position is one window: count the windows, OH = (H + "
         "2p - K) // s + 1, not the input's pixels",
+    ),
+    # session 17: what a wrong answer's structure says (.structure), and
+    # the two ways a softmax cross-entropy's dz goes wrong most (lesson 9)
+    "misplaced": (
+        "the right values, each added once, but some at the wrong places",
+        "check where each value lands: the window's start, the tap's "
+        "offset, the order of the axes in each reshape or transpose, and "
+        "the order the windows or taps are flattened in",
+    ),
+    "scalar-times-input": (
+        "one number times an input, where each element needs its own value",
+        "do not reduce to a single number (a sum, a norm, a curvature) and "
+        "scale an input by it: keep the computation elementwise to the end",
+    ),
+    "chain-link": (
+        "one step of the chain wrong: the gradients after it follow rightly "
+        "from it",
+        "fix that one output's own formula: the steps after it are right as "
+        "written and only carry its error on",
+    ),
+    "onehot-wrong": (
+        "the one-hot subtracted at the wrong entries: not a single 1 per "
+        "example, at its label",
+        "subtract 1 once per example, at its label's column: "
+        "p[np.arange(N), labels] -= 1, or p - np.eye(K)[labels]; "
+        "p[:, labels] takes whole columns and p[labels] whole rows",
+    ),
+    "softmax-not-chained": (
+        "dz taken with respect to the probabilities (or their log), not the "
+        "logits: the softmax's Jacobian not chained in",
+        "chain through the softmax: d(-log p[t])/dz = softmax(z) - "
+        "onehot(t), every logit's entry, not -1/p[t] at the label alone; "
+        "then divide by N",
     ),
 }
