@@ -27,6 +27,7 @@ from convgrad.exercises import (
     localise,
     solution,
     split,
+    structure,
     vocabulary,
 )
 
@@ -3801,6 +3802,160 @@ MISTAKES += [
 ]
 
 
+def gn17_staged_no_half(x, dy, gamma, groups, eps=1e-5):
+    n, c, hh, ww = x.shape
+    xg = x.reshape(n, groups, c // groups, hh, ww)
+    axes = (2, 3, 4)
+    m = xg[0, 0].size
+    mu = xg.mean(axis=axes, keepdims=True)
+    var = xg.var(axis=axes, keepdims=True)
+    x_hat = (xg - mu) / np.sqrt(var + eps)
+    g = (dy * gamma[None, :, None, None]).reshape(xg.shape)
+    # d var: the -1/2 of (var + eps)**-1/2 left out
+    dvar = (g * (xg - mu)).sum(axis=axes, keepdims=True) * (var + eps) ** -1.5
+    dmu = -g.sum(axis=axes, keepdims=True) / np.sqrt(var + eps)
+    dx = g / np.sqrt(var + eps) + dvar * 2 * (xg - mu) / m + dmu / m
+    del x_hat
+    return dx.reshape(x.shape)
+
+
+def gn17_staged_no_half_loops(x, dy, gamma, groups, eps=1e-5):
+    n, c = x.shape[:2]
+    per = c // groups
+    dx = np.zeros_like(x, dtype=float)
+    for i in range(n):
+        for k in range(groups):
+            block = slice(k * per, (k + 1) * per)
+            xs = x[i, block]
+            g = dy[i, block] * gamma[block, None, None]
+            m, mu = xs.size, xs.mean()
+            sd = np.sqrt(xs.var() + eps)
+            dvar = np.sum(g * (xs - mu)) / sd**3  # no -1/2
+            dmu = -np.sum(g) / sd
+            dx[i, block] = g / sd + dvar * 2 * (xs - mu) / m + dmu / m
+    return dx
+
+
+MISTAKES += [
+    ("group_norm_backward", "term-weight", gn17_staged_no_half),
+    ("group_norm_backward", "term-weight", gn17_staged_no_half_loops),
+]
+
+
+def c2g17_total_not_reset(cols, output_size, kernel_size, stride=1,
+                          padding=0, dilation=1):
+    k, s, p, d = kernel_size, stride, padding, dilation
+    h, w = output_size
+    n, ckk, _ = cols.shape
+    c = ckk // (k * k)
+    oh, ow = ((m + 2 * p - d * (k - 1) - 1) // s + 1 for m in (h, w))
+    col = cols.reshape(n, c, k, k, oh, ow)
+    dx = np.zeros((n, c, h, w))
+    total = np.zeros((n, c))  # set once, never back to 0 per pixel
+    for r in range(h):
+        for q in range(w):
+            for ki, kj in np.ndindex(k, k):
+                a, b = r + p - ki * d, q + p - kj * d
+                if a % s == 0 and b % s == 0 and 0 <= a // s < oh \
+                        and 0 <= b // s < ow:
+                    total += col[:, :, ki, kj, a // s, b // s]
+            dx[:, :, r, q] = total
+    return dx
+
+
+def c2g17_total_not_reset_scalar(cols, output_size, kernel_size, stride=1,
+                                 padding=0, dilation=1):
+    k, s, p, d = kernel_size, stride, padding, dilation
+    h, w = output_size
+    n, ckk, length = cols.shape
+    c = ckk // (k * k)
+    ow = (w + 2 * p - d * (k - 1) - 1) // s + 1
+    oh = length // ow
+    dx = np.zeros((n, c, h, w))
+    for b in range(n):
+        total = 0.0  # once per image: the channels and pixels run on
+        for ch in range(c):
+            for r in range(h):
+                for q in range(w):
+                    for ki in range(k):
+                        for kj in range(k):
+                            i, ri = divmod(r + p - ki * d, s)
+                            j, qi = divmod(q + p - kj * d, s)
+                            if ri == 0 and qi == 0 and 0 <= i < oh \
+                                    and 0 <= j < ow:
+                                total += cols[b, ch * k * k + ki * k + kj,
+                                              i * ow + j]
+                    dx[b, ch, r, q] = total
+    return dx
+
+
+def hvp17_central_difference(f, x, v):
+    eps = 1e-2
+
+    def gradient(point):
+        at = cg.Tensor(point, requires_grad=True)
+        return cg.grad(f(at), at)[0].data
+
+    return (gradient(x + eps * v) - gradient(x - eps * v)) / (2 * eps)
+
+
+def hvp17_forward_difference_backward(f, x, v):
+    eps = 2e-4
+
+    def gradient(point):
+        at = cg.Tensor(point, requires_grad=True)
+        f(at).backward()
+        return np.array(at.grad)
+
+    return (gradient(x + eps * v) - gradient(x)) / eps
+
+
+MISTAKES += [
+    ("col2im_gather", "not-reset", c2g17_total_not_reset),
+    ("col2im_gather", "not-reset", c2g17_total_not_reset_scalar),
+    ("hessian_vector_product", "finite-difference", hvp17_central_difference),
+    ("hessian_vector_product", "finite-difference",
+     hvp17_forward_difference_backward),
+]
+
+
+def hb17_logits_from_a(a, w, b, labels):
+    n = len(a)
+    z = a @ w.T + b  # a where relu(a) belongs
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    p[np.arange(n), labels] -= 1
+    return _hb17_below(a, w, p / n)
+
+
+def hb17_logits_from_a_loops(a, w, b, labels):
+    n, k = len(a), w.shape[0]
+    dz = np.zeros((n, k))
+    for i in range(n):
+        z = np.array([a[i] @ w[j] + b[j] for j in range(k)])  # no relu
+        e = np.exp(z - z.max())
+        dz[i] = e / e.sum()
+        dz[i, labels[i]] -= 1.0
+    dz /= n
+    dh = dz @ w
+    return dz, dz.T @ a, dz.sum(axis=0), dh, dh * (a > 0)  # h = a too
+
+
+def hb17_db_per_example(a, w, b, labels):
+    p = _hb17_softmax(a, w, b)
+    n = len(a)
+    dz = (p - np.eye(w.shape[0])[labels]) / n
+    dz_, dw, _, dh, da = _hb17_below(a, w, dz)
+    return dz_, dw, dz.sum(axis=1), dh, da  # over the classes, not the batch
+
+
+MISTAKES += [
+    ("head_backward", "forward-changed", hb17_logits_from_a),
+    ("head_backward", "forward-changed", hb17_logits_from_a_loops),
+    ("head_backward", "sum-axes", hb17_db_per_example),
+]
+
+
 # an IndexError that is no swap: it raises on the square planes too
 
 
@@ -4015,7 +4170,9 @@ GENERIC_CODES = {"scale", "shape", "mutates-input", "time-limit", "bad-return",
                  *generated.CODES,
                  *(rule.code for rule in localise.LOCALISE), *crash.CODES,
                  # which cases fail (tests/test_split.py)
-                 *split.CODES}
+                 *split.CODES,
+                 # what the wrong answer's structure says (.structure)
+                 *structure.CODES}
 
 
 # --------------------------------------------------------------------------

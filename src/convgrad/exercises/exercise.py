@@ -81,7 +81,8 @@ class Exercise:
                              self.terms, self.sums)
         cut = rest.index(SHAPE)
         return (*self.mistakes, integer, zeros, *early, scale, *late,
-                *rest[:cut], *structural(self.feeds, self.links), *rest[cut:])
+                *rest[:cut], *structural(self.feeds, self.links, self.terms),
+                *rest[cut:])
 
     def hint_for(self, output: str) -> str:
         if isinstance(self.hint, str):

@@ -8,9 +8,16 @@ A wrong answer nobody modelled may still have a shape that names its bug:
   totals are right on every plane (or every image) moved pieces, it did
   not lose, double or change them; an output that is no scatter holding
   exactly the right numbers in another order is the same story;
+- an accumulator never reset (``not-reset``): each element the running
+  total of the right ones up to it, in flat order (``total = 0`` set once,
+  outside the loop over the elements);
 - one number times an input (``scalar-times-input``): the answer is ``c``
   times one of the arrays given (``c·v``, a curvature times the
   direction), where each element needs a value of its own;
+- the right terms weighted wrong (``term-weight``): an answer declared
+  as a sum of terms (an exercise's ``terms``) that is exactly those terms,
+  some with a factor other than 1 (half the variance's term, say), the
+  same terms off on every wrong case;
 - one link of a chain wrong (``chain-link``): for an exercise whose
   outputs follow one from another (``links``: ``dw = dzᵀ·h`` from the
   learner's own ``dz``), the first output wrong while every later one is
@@ -306,11 +313,115 @@ def _and(names: list[str]) -> str:
         f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+# an accumulator never reset --------------------------------------------------
+
+
+def _running(run: Run, output: str) -> int | None:
+    """``k`` when the learner's output is the running total of the right
+    one over its axes from ``k`` on (in flat order), for each index of
+    the axes before ``k``: a sum never set back to 0 between elements."""
+    got, want = run.out(output), run.expected(output)
+    if want.ndim == 0 or want.size < 2:
+        return None
+    for k in range(want.ndim - 1, -1, -1):
+        lead = int(np.prod(want.shape[:k], dtype=np.int64))
+        total = np.cumsum(want.reshape(lead, -1).astype(np.float64), axis=1)
+        if total.shape[1] > 1 and run.same(got, total.reshape(want.shape)):
+            return k
+    return None
+
+
+def _not_reset(runs: Sequence[Run], output: str | None):
+    wrong = _wrong(runs, output)
+    if wrong is None or not any(_many(run, output) for run in wrong):
+        return None
+    ks = {_running(run, output) for run in wrong}
+    if len(ks) != 1 or None in ks:
+        return None
+    return wrong[0], str(ks.pop())
+
+
+def _not_reset_where(run: Run, output: str, label: str) -> str:
+    k = int(label)
+    over = ("every element before it, in flat order" if k == 0 else
+            f"every element before it that shares its index on the first "
+            f"{k} {'axis' if k == 1 else 'axes'} (in flat order)")
+    return (f"on case {run.number} each element of your {output} is the "
+            f"right one plus {over}: a running total; so on every case you "
+            f"got wrong")
+
+
+NOT_RESET = Rule("not-reset", lambda run, out: None, _not_reset_where,
+                 across=_not_reset)
+
+
+# the right terms, weighted wrong ----------------------------------------------
+
+
+def _weights(run: Run, output: str, terms: Callable) -> np.ndarray | None:
+    """The factors ``c`` with the learner's output exactly ``Σ c_i·term_i``
+    (the answer's declared terms), when the terms are independent on this
+    case and far fewer than the elements; else None."""
+    parts = [np.asarray(a, dtype=np.float64) for _, a in
+             terms(run.case).get(output, [])]
+    got = run.out(output)
+    if len(parts) < 2 or any(a.shape != got.shape for a in parts):
+        return None
+    basis = np.stack([a.ravel() for a in parts], axis=1)
+    if basis.shape[0] < 2 * basis.shape[1] + 2 \
+            or np.linalg.matrix_rank(basis) < basis.shape[1]:
+        return None
+    c = np.linalg.lstsq(basis, got.ravel().astype(np.float64), rcond=None)[0]
+    if not run.same(got, (basis @ c).reshape(got.shape)):
+        return None
+    return c
+
+
+def weighted(terms: Callable) -> Rule:
+    """``term-weight``: the answer is its declared terms, each with a
+    factor of its own, and the same terms are off on every wrong case."""
+
+    def off(c: np.ndarray) -> tuple[int, ...]:
+        return tuple(int(i) for i in np.flatnonzero(
+            ~np.isclose(c, 1.0, rtol=1e-4, atol=1e-6)))
+
+    def across(runs: Sequence[Run], output: str | None):
+        wrong = _wrong(runs, output)
+        if wrong is None:
+            return None
+        said = None
+        for run in wrong:
+            c = _weights(run, output, terms)
+            if c is None or not off(c) or (said is not None
+                                           and off(c) != said):
+                return None
+            said = off(c)
+        return wrong[0], ""
+
+    def where(run: Run, output: str, label: str) -> str:
+        c = _weights(run, output, terms)
+        names = [name for name, _ in terms(run.case)[output]]
+        wrong = [f"{names[i]} times {num(c[i])}" for i in off(c)]
+        return (f"on case {run.number} your {output} is exactly the sum of "
+                f"its right terms, but with {_and(wrong)} where each "
+                f"belongs once; the same terms are off on every case you "
+                f"got wrong")
+
+    return Rule("term-weight", lambda run, out: None, where, across=across)
+
+
+#: every code the structural rules can give (none is an exercise's own)
+CODES = ("term-weight", "not-reset", "misplaced", "scalar-times-input",
+         "chain-link")
+
+
 def structural(feeds: Mapping[str, Callable],
-               links: Mapping[str, Link] | None = None) -> tuple[Rule, ...]:
-    """The structural rules of an exercise with these ``feeds`` and
-    ``links``, in the order they are tried."""
-    rules = [misplaced(feeds), TIMES_INPUT]
+               links: Mapping[str, Link] | None = None,
+               terms: Callable | None = None) -> tuple[Rule, ...]:
+    """The structural rules of an exercise with these ``feeds``, ``links``
+    and ``terms``, in the order they are tried."""
+    rules = [] if terms is None else [weighted(terms)]
+    rules += [NOT_RESET, misplaced(feeds), TIMES_INPUT]
     if links:
         rules.append(chain_link(links))
     return tuple(rules)

@@ -105,9 +105,8 @@ onehot-rows          head_backward
 input-ignored        head_backward
 onehot-wrong         head_backward
 softmax-not-chained  head_backward
-chain-link           head_backward
-misplaced            maxpool_backward_by_fold, conv1x1_backward (dx)
-scalar-times-input   hessian_vector_product
+forward-changed      head_backward
+finite-difference    hessian_vector_product
 spot-check           grad_check
 totals-only          grad_check
 either-gradient      grad_check
@@ -218,6 +217,23 @@ square root, or left out); lesson 9's 1×1 convolution as the linear
 layer at every pixel, whose codes all existed; and lesson 9's head
 (ReLU, linear, softmax cross-entropy) by hand, with ``relu-mask`` (the
 ReLU's mask from the wrong tensor, or ``>=`` at the kink).
+
+Session 17 added the rows from ``onehot-wrong`` to
+``finite-difference``: two ways a softmax cross-entropy's ``dz`` goes
+wrong (a one-hot of whole numbers at the wrong entries, ``p[:, labels]
+-= 1`` say; the derivative taken with respect to the probabilities,
+their log or the Jacobian's diagonal, not the logits), the head's
+forward recomputed without its ReLU (``forward-changed``), a Hessian-vector
+product approximated by a finite difference of the gradient (within a
+few percent on every wrong case), and what a wrong answer's structure
+says when nothing more specific fits (:mod:`.structure`): the right
+pieces at the wrong places (``misplaced``), an accumulator never reset
+(``not-reset``), one number times an input (``scalar-times-input``), one
+link of a chain of gradients wrong with the later ones following rightly
+from it (``chain-link``), and the right terms with a wrong factor on some
+(``term-weight``). Those five need no table row: any exercise with the
+structure they read (a scatter, a running sum, an input of the answer's
+shape, ``links``, ``terms``) can show them.
 """
 
 from __future__ import annotations
@@ -968,6 +984,31 @@ CODES: dict[str, tuple[str, str]] = {
         "one number times an input, where each element needs its own value",
         "do not reduce to a single number (a sum, a norm, a curvature) and "
         "scale an input by it: keep the computation elementwise to the end",
+    ),
+    "not-reset": (
+        "an accumulator never set back to 0: each element holds the running "
+        "total of itself and every element before it",
+        "start each element's sum from 0: total = 0 inside the loop over "
+        "the elements, just before the loop over its terms",
+    ),
+    "forward-changed": (
+        "the forward recomputed otherwise than it ran: a piece of it (the "
+        "ReLU) left out, so every gradient is taken at the wrong values",
+        "recompute each forward value exactly as the forward made it (h = "
+        "relu(a), z = h @ w.T + b) before you differentiate",
+    ),
+    "finite-difference": (
+        "a finite difference where the exact derivative is asked: close to "
+        "the answer, off by the step's error",
+        "differentiate exactly: H·v = cg.grad((g * v).sum(), x) with g = "
+        "cg.grad(f(x), x, create_graph=True)[0]",
+    ),
+    "term-weight": (
+        "the right terms, but one (or more) weighted by a factor other "
+        "than 1",
+        "find where that term's factor comes from: a 1/N or 1/M, the 2 of "
+        "a square's derivative, a mean where a sum is meant, a factor "
+        "applied twice",
     ),
     "chain-link": (
         "one step of the chain wrong: the gradients after it follow rightly "

@@ -101,6 +101,23 @@ def no_bias(run: Run, output: str):
              _chain(run.case, bias=False)[output])]
 
 
+def no_relu(run: Run, output: str):
+    """The forward recomputed without its ReLU: the logits from ``a``
+    itself, and (a second slip of the same kind) ``dw`` from ``a`` too."""
+    case = run.case
+    a, w, b = case["a"], case["w"], case["b"]
+    z = a @ w.T + b
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    dz = (p - np.eye(w.shape[0])[case["labels"]]) / len(a)
+    logits = _through(case, dz)
+    everywhere = {**logits, "dw": dz.T @ a}
+    return [("the logits recomputed as a @ w.T + b, the ReLU left out",
+             logits[output]),
+            ("the ReLU left out of the forward: h = a, in the logits and "
+             "in dw", everywhere[output])]
+
+
 def onehot_rows(run: Run, output: str):
     """``p[labels] -= 1``: the labels index rows (examples), so a whole
     row loses 1 per distinct label below N, not one entry per row (a label
@@ -156,6 +173,28 @@ LINKS = {
     "dh": lambda case, got: got["dz"] @ case["w"],
     "da": lambda case, got: got["dh"] * (case["a"] > 0),
 }
+
+
+def terms(case: dict) -> dict[str, list]:
+    """Every gradient as its two terms, the softmax's and the one-hot's,
+    each carried through the right steps (they are linear in dz): for the
+    generated family and ``term-weight``."""
+    n = len(case["a"])
+    onehot = np.eye(case["w"].shape[0])[case["labels"]]
+    p_part = _through(case, _softmax(case) / n)
+    t_part = _through(case, -onehot / n)
+    return {out: [("the softmax's term softmax(z)/N", p_part[out]),
+                  ("the one-hot's term −onehot(t)/N", t_part[out])]
+            for out in p_part}
+
+
+def sums(case: dict) -> dict[str, tuple]:
+    """db and dw as sums over the examples (for the generated family: the
+    sum over another axis)."""
+    onehot = np.eye(case["w"].shape[0])[case["labels"]]
+    dz = (_softmax(case) - onehot) / len(case["a"])
+    h = np.maximum(case["a"], 0)
+    return {"db": (dz, (0,)), "dw": (dz[:, :, None] * h[:, None, :], (0,))}
 
 
 def unchained(run: Run, output: str):
@@ -245,6 +284,10 @@ MISTAKES = [  # specific first
           fix=_say("recompute the logits as the forward made them, z = h @ "
                    "w.T + b: the softmax of dz is taken at z, bias "
                    "included")),
+    model("forward-changed", no_relu,
+          fix=_say("recompute the forward exactly as it ran: h = "
+                   "np.maximum(a, 0), z = h @ w.T + b, and dw = dz.T @ h; "
+                   "a is the ReLU's input, not its output")),
     model("onehot-rows", onehot_rows,
           fix=_say("pick one entry per row: p[np.arange(N), labels] -= 1 "
                    "(or p - np.eye(K)[labels]); p[labels] indexes whole "
@@ -278,4 +321,6 @@ EXERCISE = Exercise(
     },
     outcomes=(2,),
     links=LINKS,
+    terms=terms,
+    sums=sums,
 )
