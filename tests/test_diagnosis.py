@@ -5043,3 +5043,51 @@ def test_an_unknown_argmax_mistake_gets_the_index_hint_not_the_tie_hint():
     assert result.output == "argmax" and result.diagnosis is None
     assert "hint: argmax is r*W + q" in result.message
     assert "replace only on >" not in result.message
+
+
+# session 17 tuner: what the structural rules say, and what they refuse
+
+
+def test_a_chain_link_says_which_outputs_follow_and_by_what_factor():
+    result = check("head_backward", hb17_over_classes, quiet=True)
+    assert result.diagnosis == "chain-link", result.message
+    # case 1 has N = 3 examples and K = 4 classes: dz / K is 3/4 of dz / N
+    assert ("dw, db, dh and da are exactly what the right steps make of "
+            "your own dz") in result.message
+    assert "yours is 0.75 times what it should be" in result.message
+    assert result.verdicts["dz"] == "chain-link"
+    assert all(result.verdicts[out] == "wrong"
+               for out in ("dw", "db", "dh", "da"))
+
+
+def test_a_piece_lost_or_doubled_is_not_misplaced():
+    # the winners read transposed, and one window's dy added twice: the
+    # totals are no longer kept, so no piece-was-moved story is told
+    def doubled(x, dy, kernel_size, stride=None, padding=0):
+        dx = mbf17_winner_transposed(x, dy, kernel_size, stride, padding)
+        dx[0, 0, 0, 0] += dy[0, 0, 0, 0]
+        return dx
+
+    result = check("maxpool_backward_by_fold", doubled, quiet=True)
+    assert result.diagnosis != "misplaced", result.message
+    assert check("maxpool_backward_by_fold", mbf17_winner_transposed,
+                 quiet=True).diagnosis == "misplaced"
+
+
+def test_one_number_times_an_input_is_not_said_of_a_scale_of_the_truth():
+    # 2·H·v is a constant factor of the truth: scale, not scalar-times-input
+    def doubled(f, x, v):
+        return 2 * solution("hessian_vector_product")(f, x, v)
+
+    assert check("hessian_vector_product", doubled,
+                 quiet=True).diagnosis == "scale"
+
+
+def test_the_structural_rules_come_just_before_the_catch_all_shape():
+    for name in ("head_backward", "maxpool_backward_by_fold",
+                 "group_norm_backward"):
+        codes = [rule.code for rule in EXERCISES[name].rules]
+        at = codes.index("shape")
+        assert codes[at - 1] in structure.CODES
+        assert {"misplaced", "not-reset", "scalar-times-input"} <= set(
+            codes[:at])
