@@ -70,11 +70,11 @@ def _whole(a: np.ndarray) -> bool:
 # the right pieces at the wrong places ---------------------------------------
 
 # where the totals are kept: per (image, channel) plane, per image, in all
-LEVELS = (("plane", "its own image and channel (every plane's total is "
+LEVELS = (("plane", "its own plane (of the last two axes: every plane's total is "
                     "right)"),
-          ("image", "its own image, though not always its own channel "
-                    "(every image's total is right)"),
-          ("all", "the output, though not always its own image or channel "
+          ("image", "its own block along the first axis, though not always "
+                    "its own plane (every block's total is right)"),
+          ("all", "the output, though not always its own block or plane "
                   "(the total is right)"))
 
 
