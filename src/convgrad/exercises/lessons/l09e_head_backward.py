@@ -217,15 +217,18 @@ def unchained(run: Run, output: str):
 
 def _subtracted(run: Run) -> np.ndarray | None:
     """``T`` when the learner's dz is ``(softmax(z) − T)/N`` with ``T`` of
-    whole numbers (a one-hot of some kind), else None."""
+    whole numbers from 0 to N (a one-hot of some kind), else None."""
     dz = run.out("dz")
     p = _softmax(run.case)
     if dz is None or dz.shape != p.shape:
         return None
     t = p - len(p) * dz
+    # a one-hot of some kind: whole numbers, none negative, none past the
+    # number of labels (a count of labels at most)
     if not np.allclose(t, np.round(t), atol=1e-6):
         return None
-    return np.round(t)
+    t = np.round(t)
+    return t if 0 <= t.min() and t.max() <= len(p) else None
 
 
 def _onehot_evidence(run: Run, output: str) -> bool | None:
