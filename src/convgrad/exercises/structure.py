@@ -69,13 +69,12 @@ def _whole(a: np.ndarray) -> bool:
 
 # the right pieces at the wrong places ---------------------------------------
 
-# where the totals are kept: per (image, channel) plane, per image, in all
-LEVELS = (("plane", "its own plane (of the last two axes: every plane's total is "
-                    "right)"),
+# where the totals are kept: per plane (of the last two axes), per block
+# of the first axis; the whole output's one total is too weak a sign
+LEVELS = (("plane", "its own plane (of the last two axes: every plane's "
+                    "total is right)"),
           ("image", "its own block along the first axis, though not always "
-                    "its own plane (every block's total is right)"),
-          ("all", "the output, though not always its own block or plane "
-                  "(the total is right)"))
+                    "its own plane (every block's total is right)"))
 
 
 def _totals(a: np.ndarray, level: str) -> np.ndarray:
@@ -84,8 +83,6 @@ def _totals(a: np.ndarray, level: str) -> np.ndarray:
         return a.sum(axis=(-2, -1))
     if level == "image" and a.ndim >= 3:
         return a.reshape(a.shape[0], -1).sum(axis=1)
-    if level == "all":
-        return np.asarray(a.sum())
     return None
 
 
