@@ -158,8 +158,10 @@ def _count(run: Run, output: str) -> int:
 def _misplaced_fix(source: str, output: str | None, label: str) -> str:
     if label == "permuted":
         return ("the numbers are right, their order is not: check each "
-                "reshape (a reshape is no transpose), each transpose's axes "
-                "and the order you flatten and fill in")
+                "reshape (a reshape is no transpose), each transpose's axes, "
+                "the order you flatten and fill in, and each broadcast (an "
+                "(N, C) array added to an (N, C, h, w) block needs [..., "
+                "None, None], else it lands on the last two axes)")
     if label.split(":")[1] == "plane":
         return ("the values are right and each is added once: check where "
                 "each one lands, the window's start (i*s, j*s), the tap's "
