@@ -40,7 +40,8 @@ and tuned on; ``fresh8`` is held out (2 of 6 named before and after).
 ``col2im_gather``, ``hessian_vector_product`` and ``head_backward``,
 written by one more helper in session 17 and split alternately) were
 measured blind once: ``tune9`` 6 of 10 named, ``fresh9`` 5 of 10;
-``tune9`` was then read and tuned on, and ``fresh9`` is held out.
+``tune9`` was then read and tuned on, and ``fresh9`` is held out
+(8 of 10 named after that tuning; ``fresh8`` 4 of 6, ``fresh7`` 4 of 6).
 After a change to the checker, record the tuning part's codes and the
 table of ``docs/tutor.md`` again::
 
