@@ -5091,3 +5091,23 @@ def test_the_structural_rules_come_just_before_the_catch_all_shape():
         assert codes[at - 1] in structure.CODES
         assert {"misplaced", "not-reset", "scalar-times-input"} <= set(
             codes[:at])
+
+
+def test_a_spread_over_a_wrong_window_is_not_misplaced():
+    # average pooling's windows cut to (k - 1) x (k - 1), each divided by
+    # its own count: every window still adds dy in all, so the totals are
+    # kept, but the pieces themselves changed; a spread says nothing of
+    # misplaced pieces
+    def shrunk(dy, input_shape, kernel_size, stride=None, padding=0,
+               count_include_pad=True):
+        k = kernel_size - 1
+        s = kernel_size if stride is None else stride
+        n, c, h, w = input_shape
+        dx = np.zeros((n, c, h + 2 * padding, w + 2 * padding))
+        for i, j in np.ndindex(*dy.shape[2:]):
+            dx[:, :, i * s:i * s + k, j * s:j * s + k] += (
+                dy[:, :, i, j, None, None] / (k * k))
+        return dx[:, :, padding:padding + h, padding:padding + w]
+
+    result = check("avgpool_backward", shrunk, quiet=True)
+    assert result.diagnosis != "misplaced", result.message
