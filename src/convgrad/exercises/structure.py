@@ -375,7 +375,7 @@ NOT_RESET = Rule("not-reset", lambda run, out: None, _not_reset_where,
                  across=_not_reset)
 
 
-# the right terms, weighted wrong ----------------------------------------------
+# the right terms, weighted wrong ---------------------------------------------
 
 
 def _weights(run: Run, output: str, terms: Callable) -> np.ndarray | None:
