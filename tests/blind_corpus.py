@@ -11,7 +11,7 @@ An answer is *named* when the checker gives it a specific code: not
 ``None`` and not the catch-all ``shape``. Run this file to print the
 naming rate per exercise (the table ``docs/tutor.md`` reports)::
 
-    PYTHONPATH=src python tests/blind_corpus.py [PART]  # tune, heldout, fresh..fresh6
+    PYTHONPATH=src python tests/blind_corpus.py [PART]  # tune, heldout, fresh..fresh9
 
 ``heldout`` was written by the same helpers as ``tune`` (their reports
 described its bugs in a line each to the lead, who never read its code);
@@ -36,11 +36,21 @@ three exercises added in session 16, ``conv1x1_backward``,
 ``head_backward`` and ``group_norm_backward``, by one more helper) were
 measured blind once together (6 of 12 named); ``tune8`` was then read
 and tuned on; ``fresh8`` is held out (2 of 6 named before and after).
+``tune9`` and ``fresh9`` (ten each for ``maxpool_backward_by_fold``,
+``col2im_gather``, ``hessian_vector_product`` and ``head_backward``,
+written by one more helper in session 17 and split alternately) were
+measured blind once: ``tune9`` 6 of 10 named, ``fresh9`` 5 of 10;
+``tune9`` was then read and tuned on, and ``fresh9`` is held out
+(8 of 10 named after that tuning; ``fresh8`` 4 of 6, ``fresh7`` 4 of 6).
 ``tune10`` and ``fresh10`` (12 answers by one helper in session 17 to
 5.4 ``maxpool_backward_split`` and 9.8 ``block_backward``, split
 alternately) were measured blind once: ``tune10`` 2 of 6 named,
 ``fresh10`` 4 of 6; ``tune10`` was then read and tuned on, ``fresh10``
-is held out.
+is held out (5 of 6 named after that tuning).
+``tune11`` and ``fresh11`` (eight answers by one helper in session 17
+to 9.9 ``sanity_check``, split alternately) were measured blind once:
+``tune11`` 2 of 4 named, ``fresh11`` 4 of 4; ``tune11`` was read by
+the lead but not yet tuned on, ``fresh11`` is held out.
 After a change to the checker, record the tuning part's codes and the
 table of ``docs/tutor.md`` again::
 
@@ -59,8 +69,8 @@ from convgrad.exercises import EXERCISES, check
 
 ROOT = Path(__file__).parent / "data" / "blind"
 PARTS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "tune6",
-         "fresh5", "fresh6", "tune7", "fresh7", "tune8", "fresh8", "tune10",
-         "fresh10", "right")
+         "fresh5", "fresh6", "tune7", "fresh7", "tune8", "fresh8", "tune9",
+         "fresh9", "tune10", "fresh10", "tune11", "fresh11", "right")
 CATCH_ALL = (None, "shape")
 SEEDS = (0, 12345)  # the practice cases and the instructor's
 
@@ -130,12 +140,13 @@ BEGIN, END = "<!-- naming-rates -->", "<!-- /naming-rates -->"
 def rates_table() -> str:
     """The markdown table docs/tutor.md holds: per exercise, the answers
     of each held-out part and how many got a specific code."""
-    parts = ("fresh6", "fresh7", "fresh8", "fresh5", "fresh4", "fresh3",
-             "fresh2", "fresh", "heldout")
+    parts = ("fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11",
+             "fresh5", "fresh4", "fresh3", "fresh2", "fresh", "heldout")
     tables = {part: table(part) for part in parts}
     lines = ["| exercise | fresh6 (blind) | fresh7 (blind) | fresh8 (blind) "
-             "| fresh5 | fresh4 | fresh3 | fresh2 | fresh | held out |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| fresh9 (blind) | fresh10 (blind) | fresh11 (blind) | fresh5 "
+             "| fresh4 | fresh3 | fresh2 | fresh | held out |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     totals = {part: [0, 0] for part in parts}
     for name in sorted(EXERCISES):
         cells = []

@@ -25,8 +25,10 @@ RIGHT = B.answers("right")
 FLOORS = {"tune": 0.95, "heldout": 0.94, "fresh": 0.94, "fresh2": 0.95, "fresh3": 0.97,
           "fresh4": 0.99, "tune6": 0.98, "fresh5": 0.98, "fresh6": 0.93,
           "tune7": 1.0, "fresh7": 0.66,
-          "tune8": 1.0, "fresh8": 0.33,
-          "tune10": 1.0, "fresh10": 0.83}
+          "tune8": 1.0, "fresh8": 0.66,
+          "tune9": 1.0, "fresh9": 0.8,
+          "tune10": 1.0, "fresh10": 0.83,
+          "tune11": 0.5, "fresh11": 1.0}
 
 
 def _id(a: B.Answer) -> str:

@@ -27,6 +27,7 @@ from convgrad.exercises import (
     localise,
     solution,
     split,
+    structure,
     vocabulary,
 )
 
@@ -4100,6 +4101,391 @@ MISTAKES += [
 ]
 
 
+# session 17 tuner: what a wrong answer's structure says (.structure: the
+# right pieces at the wrong places, one number times an input, one link of
+# a chain wrong), dz taken before the softmax or with a one-hot at the
+# wrong entries, the padding of col2im's gather right in one place only,
+# and x used as the direction of H·v; two styles each
+
+
+def _hb17_softmax(a, w, b):
+    z = np.maximum(a, 0) @ w.T + b
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _hb17_below(a, w, dz):
+    dh = dz @ w
+    return dz, dz.T @ np.maximum(a, 0), dz.sum(axis=0), dh, dh * (a > 0)
+
+
+def hb17_onehot_columns(a, w, b, labels):
+    p = _hb17_softmax(a, w, b)
+    p[:, labels] -= 1  # every label's column, in every row
+    return _hb17_below(a, w, p / len(a))
+
+
+def hb17_onehot_columns_loops(a, w, b, labels):
+    p = _hb17_softmax(a, w, b)
+    dz = np.zeros_like(p)
+    for i in range(len(a)):
+        for k in range(w.shape[0]):
+            dz[i, k] = p[i, k]
+            for t in labels:  # each label of the batch, not labels[i]
+                if k == t:
+                    dz[i, k] -= 1.0
+    return _hb17_below(a, w, dz / len(a))
+
+
+def hb17_wrt_probabilities(a, w, b, labels):
+    p = _hb17_softmax(a, w, b)
+    onehot = np.eye(w.shape[0])[labels]
+    return _hb17_below(a, w, -onehot / (p * len(a)))
+
+
+def hb17_wrt_probabilities_loops(a, w, b, labels):
+    p = _hb17_softmax(a, w, b)
+    dz = np.zeros_like(p)
+    for i, t in enumerate(labels):
+        dz[i, t] = -1.0 / p[i, t] / len(a)  # d(-log p)/dp, at the label
+    return _hb17_below(a, w, dz)
+
+
+def hb17_jacobian_diagonal(a, w, b, labels):
+    p = _hb17_softmax(a, w, b)
+    n = len(a)
+    dz = np.zeros_like(p)
+    dz[np.arange(n), labels] = -(1 - p[np.arange(n), labels]) / n
+    return _hb17_below(a, w, dz)
+
+
+def hb17_over_classes(a, w, b, labels):
+    p = _hb17_softmax(a, w, b)
+    k = w.shape[0]
+    return _hb17_below(a, w, (p - np.eye(k)[labels]) / k)  # K for N
+
+
+def hb17_over_classes_loops(a, w, b, labels):
+    n, k = len(a), w.shape[0]
+    h = np.maximum(a, 0)
+    dz = np.zeros((n, k))
+    for i in range(n):
+        z = h[i] @ w.T + b
+        e = np.exp(z - z.max())
+        dz[i] = e / e.sum()
+        dz[i, labels[i]] -= 1.0
+        dz[i] /= k
+    dw, db = dz.T @ h, dz.sum(axis=0)
+    dh = np.zeros_like(a)
+    for i in range(n):
+        dh[i] = dz[i] @ w
+    return dz, dw, db, dh, np.where(a > 0, dh, 0.0)
+
+
+def mbf17_winner_transposed(x, dy, kernel_size, stride=None, padding=0):
+    k, p = kernel_size, padding
+    s = k if stride is None else stride
+    n, c, h, w = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)),
+                constant_values=-np.inf)
+    cols = F.unfold(xp, k, stride=s).data.reshape(n, c, k * k, -1)
+    ki, kj = np.divmod(cols.argmax(axis=2), k)
+    dcol = np.zeros_like(cols)
+    np.put_along_axis(dcol, (kj * k + ki)[:, :, None],  # (kj, ki)
+                      dy.reshape(n, c, 1, -1), axis=2)
+    return F.fold(dcol.reshape(n, c * k * k, -1), (h, w), k, padding=p,
+                  stride=s).data
+
+
+def mbf17_winner_transposed_loops(x, dy, kernel_size, stride=None,
+                                  padding=0):
+    k, p = kernel_size, padding
+    s = k if stride is None else stride
+    n, c, h, w = x.shape
+    xp = np.full((n, c, h + 2 * p, w + 2 * p), -np.inf)
+    xp[:, :, p:p + h, p:p + w] = x
+    canvas = np.zeros(xp.shape)
+    for b, ch, i, j in np.ndindex(*dy.shape):
+        window = xp[b, ch, i * s:i * s + k, j * s:j * s + k]
+        r, q = divmod(int(np.argmax(window)), k)
+        canvas[b, ch, i * s + q, j * s + r] += dy[b, ch, i, j]  # r, q swapped
+    return canvas[:, :, p:p + h, p:p + w]
+
+
+def c2g17_test_unpadded(cols, output_size, kernel_size, stride=1, padding=0,
+                        dilation=1):
+    k, s, p, d = kernel_size, stride, padding, dilation
+    h, w = output_size
+    n, ckk, _ = cols.shape
+    c = ckk // (k * k)
+    oh, ow = ((m + 2 * p - d * (k - 1) - 1) // s + 1 for m in (h, w))
+    col = cols.reshape(n, c, k, k, oh, ow)
+    dx = np.zeros((n, c, h, w))
+    for r, q, ki, kj in np.ndindex(h, w, k, k):
+        if (r - ki * d) % s or (q - kj * d) % s:  # the test without p
+            continue
+        i, j = (r + p - ki * d) // s, (q + p - kj * d) // s
+        if 0 <= i < oh and 0 <= j < ow:
+            dx[:, :, r, q] += col[:, :, ki, kj, i, j]
+    return dx
+
+
+def c2g17_test_unpadded_vectorised(cols, output_size, kernel_size, stride=1,
+                                   padding=0, dilation=1):
+    k, s, p, d = kernel_size, stride, padding, dilation
+    h, w = output_size
+    n, ckk, _ = cols.shape
+    c = ckk // (k * k)
+    oh, ow = ((m + 2 * p - d * (k - 1) - 1) // s + 1 for m in (h, w))
+    col = cols.reshape(n, c, k, k, oh, ow)
+    dx = np.zeros((n, c, h, w))
+    for ki in range(k):
+        for kj in range(k):
+            r = np.arange(h)[:, None]
+            q = np.arange(w)[None, :]
+            i, j = (r + p - ki * d) // s, (q + p - kj * d) // s
+            keep = ((r - ki * d) % s == 0) & ((q - kj * d) % s == 0) \
+                & (i >= 0) & (i < oh) & (j >= 0) & (j < ow)
+            got = col[:, :, ki, kj, np.clip(i, 0, oh - 1),
+                      np.clip(j, 0, ow - 1)]
+            dx += np.where(keep, got, 0.0)
+    return dx
+
+
+def hvp17_curvature_times_v(f, x, v):
+    at = cg.Tensor(x, requires_grad=True)
+    (g,) = cg.grad(f(at), at, create_graph=True)
+    (hv,) = cg.grad((g * cg.Tensor(v)).sum(), at)
+    return float(np.sum(hv.data * v)) / float(np.sum(v * v)) * v
+
+
+def hvp17_curvature_by_differences(f, x, v):
+    eps = 1e-3
+
+    def value(point):
+        return float(f(cg.Tensor(point)).data)
+
+    u = v / np.linalg.norm(v)
+    curvature = (value(x + eps * u) - 2 * value(x) + value(x - eps * u)) \
+        / eps**2
+    return curvature * v  # along v only, as if v were an eigenvector
+
+
+def hvp17_along_x(f, x, v):
+    at = cg.Tensor(x, requires_grad=True)
+    (g,) = cg.grad(f(at), at, create_graph=True)
+    (hx,) = cg.grad((g * cg.Tensor(x)).sum(), at)  # x where v belongs
+    return hx.data
+
+
+def hvp17_along_x_backward(f, x, v):
+    at = cg.Tensor(x, requires_grad=True)
+    f(at).backward(create_graph=True)
+    g = at.grad
+    at.grad = None
+    (g * at.detach()).sum().backward()
+    return at.grad.data
+
+
+def c1x17_unflattened_w_h(x, w, dy):
+    n, c, h, wd = x.shape
+    o = w.shape[0]
+    d_rows = dy.transpose(0, 2, 3, 1).reshape(-1, o)
+    rows = x.transpose(0, 2, 3, 1).reshape(-1, c)
+    dx = (d_rows @ w[:, :, 0, 0]).reshape(n, wd, h, c).transpose(0, 3, 2, 1)
+    return dx, (d_rows.T @ rows).reshape(w.shape)
+
+
+def c1x17_unflattened_w_h_loops(x, w, dy):
+    n, c, h, wd = x.shape
+    w2 = w[:, :, 0, 0]
+    dx = np.zeros_like(x)
+    dw = np.zeros(w2.shape)
+    for b in range(n):
+        for pixel in range(h * wd):
+            i, j = divmod(pixel, wd)
+            ti, tj = pixel % h, pixel // h  # read back column by column
+            dx[b, :, ti, tj] = dy[b, :, i, j] @ w2
+            dw += np.outer(dy[b, :, i, j], x[b, :, i, j])
+    return dx, dw[:, :, None, None]
+
+
+MISTAKES += [
+    ("head_backward", "onehot-wrong", hb17_onehot_columns),
+    ("head_backward", "onehot-wrong", hb17_onehot_columns_loops),
+    ("head_backward", "softmax-not-chained", hb17_wrt_probabilities),
+    ("head_backward", "softmax-not-chained", hb17_wrt_probabilities_loops),
+    ("head_backward", "softmax-not-chained", hb17_jacobian_diagonal),
+    ("head_backward", "chain-link", hb17_over_classes),
+    ("head_backward", "chain-link", hb17_over_classes_loops),
+    ("maxpool_backward_by_fold", "misplaced", mbf17_winner_transposed),
+    ("maxpool_backward_by_fold", "misplaced", mbf17_winner_transposed_loops),
+    ("col2im_gather", "padding-ignored", c2g17_test_unpadded),
+    ("col2im_gather", "padding-ignored", c2g17_test_unpadded_vectorised),
+    ("hessian_vector_product", "scalar-times-input", hvp17_curvature_times_v),
+    ("hessian_vector_product", "scalar-times-input",
+     hvp17_curvature_by_differences),
+    ("hessian_vector_product", "argument-mixed-up", hvp17_along_x),
+    ("hessian_vector_product", "argument-mixed-up", hvp17_along_x_backward),
+    ("conv1x1_backward", "misplaced", c1x17_unflattened_w_h),
+    ("conv1x1_backward", "misplaced", c1x17_unflattened_w_h_loops),
+]
+
+
+def gn17_staged_no_half(x, dy, gamma, groups, eps=1e-5):
+    n, c, hh, ww = x.shape
+    xg = x.reshape(n, groups, c // groups, hh, ww)
+    axes = (2, 3, 4)
+    m = xg[0, 0].size
+    mu = xg.mean(axis=axes, keepdims=True)
+    var = xg.var(axis=axes, keepdims=True)
+    x_hat = (xg - mu) / np.sqrt(var + eps)
+    g = (dy * gamma[None, :, None, None]).reshape(xg.shape)
+    # d var: the -1/2 of (var + eps)**-1/2 left out
+    dvar = (g * (xg - mu)).sum(axis=axes, keepdims=True) * (var + eps) ** -1.5
+    dmu = -g.sum(axis=axes, keepdims=True) / np.sqrt(var + eps)
+    dx = g / np.sqrt(var + eps) + dvar * 2 * (xg - mu) / m + dmu / m
+    del x_hat
+    return dx.reshape(x.shape)
+
+
+def gn17_staged_no_half_loops(x, dy, gamma, groups, eps=1e-5):
+    n, c = x.shape[:2]
+    per = c // groups
+    dx = np.zeros_like(x, dtype=float)
+    for i in range(n):
+        for k in range(groups):
+            block = slice(k * per, (k + 1) * per)
+            xs = x[i, block]
+            g = dy[i, block] * gamma[block, None, None]
+            m, mu = xs.size, xs.mean()
+            sd = np.sqrt(xs.var() + eps)
+            dvar = np.sum(g * (xs - mu)) / sd**3  # no -1/2
+            dmu = -np.sum(g) / sd
+            dx[i, block] = g / sd + dvar * 2 * (xs - mu) / m + dmu / m
+    return dx
+
+
+MISTAKES += [
+    ("group_norm_backward", "term-weight", gn17_staged_no_half),
+    ("group_norm_backward", "term-weight", gn17_staged_no_half_loops),
+]
+
+
+def c2g17_total_not_reset(cols, output_size, kernel_size, stride=1,
+                          padding=0, dilation=1):
+    k, s, p, d = kernel_size, stride, padding, dilation
+    h, w = output_size
+    n, ckk, _ = cols.shape
+    c = ckk // (k * k)
+    oh, ow = ((m + 2 * p - d * (k - 1) - 1) // s + 1 for m in (h, w))
+    col = cols.reshape(n, c, k, k, oh, ow)
+    dx = np.zeros((n, c, h, w))
+    total = np.zeros((n, c))  # set once, never back to 0 per pixel
+    for r in range(h):
+        for q in range(w):
+            for ki, kj in np.ndindex(k, k):
+                a, b = r + p - ki * d, q + p - kj * d
+                if a % s == 0 and b % s == 0 and 0 <= a // s < oh \
+                        and 0 <= b // s < ow:
+                    total += col[:, :, ki, kj, a // s, b // s]
+            dx[:, :, r, q] = total
+    return dx
+
+
+def c2g17_total_not_reset_scalar(cols, output_size, kernel_size, stride=1,
+                                 padding=0, dilation=1):
+    k, s, p, d = kernel_size, stride, padding, dilation
+    h, w = output_size
+    n, ckk, length = cols.shape
+    c = ckk // (k * k)
+    ow = (w + 2 * p - d * (k - 1) - 1) // s + 1
+    oh = length // ow
+    dx = np.zeros((n, c, h, w))
+    for b in range(n):
+        total = 0.0  # once per image: the channels and pixels run on
+        for ch in range(c):
+            for r in range(h):
+                for q in range(w):
+                    for ki in range(k):
+                        for kj in range(k):
+                            i, ri = divmod(r + p - ki * d, s)
+                            j, qi = divmod(q + p - kj * d, s)
+                            if ri == 0 and qi == 0 and 0 <= i < oh \
+                                    and 0 <= j < ow:
+                                total += cols[b, ch * k * k + ki * k + kj,
+                                              i * ow + j]
+                    dx[b, ch, r, q] = total
+    return dx
+
+
+def hvp17_central_difference(f, x, v):
+    eps = 1e-2
+
+    def gradient(point):
+        at = cg.Tensor(point, requires_grad=True)
+        return cg.grad(f(at), at)[0].data
+
+    return (gradient(x + eps * v) - gradient(x - eps * v)) / (2 * eps)
+
+
+def hvp17_forward_difference_backward(f, x, v):
+    eps = 2e-4
+
+    def gradient(point):
+        at = cg.Tensor(point, requires_grad=True)
+        f(at).backward()
+        return np.array(at.grad)
+
+    return (gradient(x + eps * v) - gradient(x)) / eps
+
+
+MISTAKES += [
+    ("col2im_gather", "not-reset", c2g17_total_not_reset),
+    ("col2im_gather", "not-reset", c2g17_total_not_reset_scalar),
+    ("hessian_vector_product", "finite-difference", hvp17_central_difference),
+    ("hessian_vector_product", "finite-difference",
+     hvp17_forward_difference_backward),
+]
+
+
+def hb17_logits_from_a(a, w, b, labels):
+    n = len(a)
+    z = a @ w.T + b  # a where relu(a) belongs
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    p[np.arange(n), labels] -= 1
+    return _hb17_below(a, w, p / n)
+
+
+def hb17_logits_from_a_loops(a, w, b, labels):
+    n, k = len(a), w.shape[0]
+    dz = np.zeros((n, k))
+    for i in range(n):
+        z = np.array([a[i] @ w[j] + b[j] for j in range(k)])  # no relu
+        e = np.exp(z - z.max())
+        dz[i] = e / e.sum()
+        dz[i, labels[i]] -= 1.0
+    dz /= n
+    dh = dz @ w
+    return dz, dz.T @ a, dz.sum(axis=0), dh, dh * (a > 0)  # h = a too
+
+
+def hb17_db_per_example(a, w, b, labels):
+    p = _hb17_softmax(a, w, b)
+    n = len(a)
+    dz = (p - np.eye(w.shape[0])[labels]) / n
+    dz_, dw, _, dh, da = _hb17_below(a, w, dz)
+    return dz_, dw, dz.sum(axis=1), dh, da  # over the classes, not the batch
+
+
+MISTAKES += [
+    ("head_backward", "forward-changed", hb17_logits_from_a),
+    ("head_backward", "forward-changed", hb17_logits_from_a_loops),
+    ("head_backward", "sum-axes", hb17_db_per_example),
+]
+
+
 # an IndexError that is no swap: it raises on the square planes too
 
 
@@ -4462,7 +4848,9 @@ GENERIC_CODES = {"scale", "shape", "mutates-input", "time-limit", "bad-return",
                  *generated.CODES,
                  *(rule.code for rule in localise.LOCALISE), *crash.CODES,
                  # which cases fail (tests/test_split.py)
-                 *split.CODES}
+                 *split.CODES,
+                 # what the wrong answer's structure says (.structure)
+                 *structure.CODES}
 
 
 # --------------------------------------------------------------------------
@@ -5399,3 +5787,69 @@ def test_t2_a_mask_named_from_the_learners_own_dr():
     assert result.diagnosis == "plane-offset"
     assert result.verdicts["dr"] == "plane-offset"
     assert result.verdicts["dc"] == "relu-mask", result.verdicts
+# session 17 tuner: what the structural rules say, and what they refuse
+
+
+def test_a_chain_link_says_which_outputs_follow_and_by_what_factor():
+    result = check("head_backward", hb17_over_classes, quiet=True)
+    assert result.diagnosis == "chain-link", result.message
+    # case 1 has N = 3 examples and K = 4 classes: dz / K is 3/4 of dz / N
+    assert ("dw, db, dh and da are exactly what the right steps make of "
+            "your own dz") in result.message
+    assert "yours is 0.75 times what it should be" in result.message
+    assert result.verdicts["dz"] == "chain-link"
+    assert all(result.verdicts[out] == "wrong"
+               for out in ("dw", "db", "dh", "da"))
+
+
+def test_a_piece_lost_or_doubled_is_not_misplaced():
+    # the winners read transposed, and one window's dy added twice: the
+    # totals are no longer kept, so no piece-was-moved story is told
+    def doubled(x, dy, kernel_size, stride=None, padding=0):
+        dx = mbf17_winner_transposed(x, dy, kernel_size, stride, padding)
+        dx[0, 0, 0, 0] += dy[0, 0, 0, 0]
+        return dx
+
+    result = check("maxpool_backward_by_fold", doubled, quiet=True)
+    assert result.diagnosis != "misplaced", result.message
+    assert check("maxpool_backward_by_fold", mbf17_winner_transposed,
+                 quiet=True).diagnosis == "misplaced"
+
+
+def test_one_number_times_an_input_is_not_said_of_a_scale_of_the_truth():
+    # 2·H·v is a constant factor of the truth: scale, not scalar-times-input
+    def doubled(f, x, v):
+        return 2 * solution("hessian_vector_product")(f, x, v)
+
+    assert check("hessian_vector_product", doubled,
+                 quiet=True).diagnosis == "scale"
+
+
+def test_the_structural_rules_come_just_before_the_catch_all_shape():
+    for name in ("head_backward", "maxpool_backward_by_fold",
+                 "group_norm_backward"):
+        codes = [rule.code for rule in EXERCISES[name].rules]
+        at = codes.index("shape")
+        assert codes[at - 1] in structure.CODES
+        assert {"misplaced", "not-reset", "scalar-times-input"} <= set(
+            codes[:at])
+
+
+def test_a_spread_over_a_wrong_window_is_not_misplaced():
+    # average pooling's windows cut to (k - 1) x (k - 1), each divided by
+    # its own count: every window still adds dy in all, so the totals are
+    # kept, but the pieces themselves changed; a spread says nothing of
+    # misplaced pieces
+    def shrunk(dy, input_shape, kernel_size, stride=None, padding=0,
+               count_include_pad=True):
+        k = kernel_size - 1
+        s = kernel_size if stride is None else stride
+        n, c, h, w = input_shape
+        dx = np.zeros((n, c, h + 2 * padding, w + 2 * padding))
+        for i, j in np.ndindex(*dy.shape[2:]):
+            dx[:, :, i * s:i * s + k, j * s:j * s + k] += (
+                dy[:, :, i, j, None, None] / (k * k))
+        return dx[:, :, padding:padding + h, padding:padding + w]
+
+    result = check("avgpool_backward", shrunk, quiet=True)
+    assert result.diagnosis != "misplaced", result.message

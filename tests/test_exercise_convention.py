@@ -17,7 +17,14 @@ from pathlib import Path
 import pytest
 
 from convgrad import exercises
-from convgrad.exercises import EXERCISES, generated, lessons, registry, shared
+from convgrad.exercises import (
+    EXERCISES,
+    generated,
+    lessons,
+    registry,
+    shared,
+    structure,
+)
 from convgrad.exercises.diagnosis import Rule
 from convgrad.exercises.exercise import Exercise
 
@@ -66,11 +73,11 @@ def test_the_module_holds_the_solution_the_cases_and_the_rules(name):
     assert all(isinstance(r, Rule) for r in ex.mistakes)
     assert ex.rules[:len(ex.mistakes)] == ex.mistakes
     # then the generic rules, in their order, with the generated family
-    # (generated.py) between them
+    # (generated.py) and the structural rules (structure.py) between them
     rest = ex.rules[len(ex.mistakes):]
     assert tuple(r for r in rest if r in shared.GENERIC) == shared.GENERIC
-    assert {r.code for r in rest if r not in shared.GENERIC} <= set(
-        generated.CODES)
+    assert {r.code for r in rest if r not in shared.GENERIC} <= {
+        *generated.CODES, *structure.CODES}
 
 
 def _functions_in(obj, seen=None):

@@ -11,7 +11,8 @@ import numpy as np
 from .diagnosis import Rule
 from .feeds import Scatter
 from .generated import family
-from .shared import GENERIC
+from .shared import GENERIC, SHAPE
+from .structure import structural
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,11 @@ class Exercise:
     # over the other axes
     sums: Callable[[dict], Mapping[str, tuple]] | None = None
     forbids: tuple[str, ...] = ()
+    # outputs that follow one from another (a chain of gradients): output
+    # -> its right step, ``link(case, outputs)`` from the learner's own
+    # outputs; an output not listed is a root (:mod:`.structure`)
+    links: Mapping[str, Callable[[dict, dict], np.ndarray]] = field(
+        default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mistakes", tuple(self.mistakes))
@@ -68,11 +74,15 @@ class Exercise:
     def rules(self) -> tuple[Rule, ...]:
         """The exercise's own rules, then the generated family
         (:mod:`.generated`: small changes to the right computation), then
-        the generic ones."""
+        the generic ones; the structural ones (:mod:`.structure`) just
+        before the catch-all ``shape``."""
         integer, zeros, scale, *rest = GENERIC
         early, late = family(self.expected or self.solution, self.feeds,
                              self.terms, self.sums)
-        return (*self.mistakes, integer, zeros, *early, scale, *late, *rest)
+        cut = rest.index(SHAPE)
+        return (*self.mistakes, integer, zeros, *early, scale, *late,
+                *rest[:cut], *structural(self.feeds, self.links, self.terms),
+                *rest[cut:])
 
     def hint_for(self, output: str) -> str:
         if isinstance(self.hint, str):

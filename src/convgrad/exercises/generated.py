@@ -185,7 +185,8 @@ def _arguments(case: dict) -> Iterator[Member]:
 
 def _inputs(case: dict) -> Iterator[Member]:
     """Each array input negated, left out (an upstream gradient taken as
-    ones), transposed, flipped; two inputs of one shape swapped."""
+    ones), transposed, flipped; two inputs of one shape swapped,
+    or one used in the other's place too."""
     arrays = [n for n, v in case.items() if isinstance(v, np.ndarray)
               and v.dtype.kind == "f"]
     for name in arrays:
@@ -260,6 +261,13 @@ def _inputs(case: dict) -> Iterator[Member]:
         if case[a].shape == case[b].shape:
             yield ("inputs-swapped", f"{a} and {b} swapped",
                    lambda c, a=a, b=b: _set(c, **{a: c[b], b: c[a]}), None)
+    for a, b in itertools.permutations(arrays, 2):
+        # one input used in both places (H·x for H·v, say): b's values
+        # never enter
+        if case[a].shape == case[b].shape:
+            yield ("argument-mixed-up", f"{a} where {b} is meant ({b} = "
+                   f"{a}, the array)",
+                   lambda c, a=a, b=b: _set(c, **{b: c[a]}), None)
 
 
 def _answers(case: dict, want: np.ndarray) -> Iterator[Member]:

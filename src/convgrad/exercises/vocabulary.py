@@ -120,6 +120,10 @@ plane-offset         block_backward (dr)
 wrong-index-width    block_backward (dr)
 below-max            block_backward (dr)
 forbidden-call       block_backward
+onehot-wrong         head_backward
+softmax-not-chained  head_backward
+forward-changed      head_backward
+finite-difference    hessian_vector_product
 spot-check           grad_check
 totals-only          grad_check
 either-gradient      grad_check
@@ -277,6 +281,22 @@ check, and each code is a weak check that lets a different fault through
 the bounds of lesson 4's ``loose-tolerance`` on a loss instead of a
 gradient: any bound between the right pipelines' numbers and the faults'
 passes, one beyond them is named.
+Session 17 added the rows from ``onehot-wrong`` to
+``finite-difference``: two ways a softmax cross-entropy's ``dz`` goes
+wrong (a one-hot of whole numbers at the wrong entries, ``p[:, labels]
+-= 1`` say; the derivative taken with respect to the probabilities,
+their log or the Jacobian's diagonal, not the logits), the head's
+forward recomputed without its ReLU (``forward-changed``), a Hessian-vector
+product approximated by a finite difference of the gradient (within a
+few percent on every wrong case), and what a wrong answer's structure
+says when nothing more specific fits (:mod:`.structure`): the right
+pieces at the wrong places (``misplaced``), an accumulator never reset
+(``not-reset``), one number times an input (``scalar-times-input``), one
+link of a chain of gradients wrong with the later ones following rightly
+from it (``chain-link``), and the right terms with a wrong factor on some
+(``term-weight``). Those five need no table row: any exercise with the
+structure they read (a scatter, a running sum, an input of the answer's
+shape, ``links``, ``terms``) can show them.
 """
 
 from __future__ import annotations
@@ -1102,5 +1122,63 @@ CODES: dict[str, tuple[str, str]] = {
         "about ln C, never exactly, and a fitted loss small, never 0",
         "the first loss within 0.1 of ln C (not np.isclose), the final "
         "loss below 0.05 (not 1e-6, nor == 0)",
+    ),
+    # session 17: what a wrong answer's structure says (.structure), and
+    # the two ways a softmax cross-entropy's dz goes wrong most (lesson 9)
+    "misplaced": (
+        "the right values, each added once, but some at the wrong places",
+        "check where each value lands: the window's start, the tap's "
+        "offset, the order of the axes in each reshape or transpose, and "
+        "the order the windows or taps are flattened in",
+    ),
+    "scalar-times-input": (
+        "one number times an input, where each element needs its own value",
+        "do not reduce to a single number (a sum, a norm, a curvature) and "
+        "scale an input by it: keep the computation elementwise to the end",
+    ),
+    "not-reset": (
+        "an accumulator never set back to 0: each element holds the running "
+        "total of itself and every element before it",
+        "start each element's sum from 0: total = 0 inside the loop over "
+        "the elements, just before the loop over its terms",
+    ),
+    "forward-changed": (
+        "the forward recomputed otherwise than it ran: a piece of it (the "
+        "ReLU) left out, so every gradient is taken at the wrong values",
+        "recompute each forward value exactly as the forward made it (h = "
+        "relu(a), z = h @ w.T + b) before you differentiate",
+    ),
+    "finite-difference": (
+        "a finite difference where the exact derivative is asked: close to "
+        "the answer, off by the step's error",
+        "differentiate exactly: H·v = cg.grad((g * v).sum(), x) with g = "
+        "cg.grad(f(x), x, create_graph=True)[0]",
+    ),
+    "term-weight": (
+        "the right terms, but one (or more) weighted by a factor other "
+        "than 1",
+        "find where that term's factor comes from: a 1/N or 1/M, the 2 of "
+        "a square's derivative, a mean where a sum is meant, a factor "
+        "applied twice",
+    ),
+    "chain-link": (
+        "one step of the chain wrong: the gradients after it follow rightly "
+        "from it",
+        "fix that one output's own formula: the steps after it are right as "
+        "written and only carry its error on",
+    ),
+    "onehot-wrong": (
+        "the one-hot subtracted at the wrong entries: not a single 1 per "
+        "example, at its label",
+        "subtract 1 once per example, at its label's column: "
+        "p[np.arange(N), labels] -= 1, or p - np.eye(K)[labels]; "
+        "p[:, labels] takes whole columns and p[labels] whole rows",
+    ),
+    "softmax-not-chained": (
+        "dz taken with respect to the probabilities (or their log), not the "
+        "logits: the softmax's Jacobian not chained in",
+        "chain through the softmax: d(-log p[t])/dz = softmax(z) - "
+        "onehot(t), every logit's entry, not -1/p[t] at the label alone; "
+        "then divide by N",
     ),
 }

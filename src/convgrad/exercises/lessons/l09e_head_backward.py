@@ -20,9 +20,12 @@ them ``-0.0``), where the mask must be 0.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-from ..diagnosis import Run, model
+from ..diagnosis import Rule, Run, model
+from ..display import num
 from ..exercise import Exercise
 from ..shared import numbers
 
@@ -98,6 +101,23 @@ def no_bias(run: Run, output: str):
              _chain(run.case, bias=False)[output])]
 
 
+def no_relu(run: Run, output: str):
+    """The forward recomputed without its ReLU: the logits from ``a``
+    itself, and (a second slip of the same kind) ``dw`` from ``a`` too."""
+    case = run.case
+    a, w, b = case["a"], case["w"], case["b"]
+    z = a @ w.T + b
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    dz = (p - np.eye(w.shape[0])[case["labels"]]) / len(a)
+    logits = _through(case, dz)
+    everywhere = {**logits, "dw": dz.T @ a}
+    return [("the logits recomputed as a @ w.T + b, the ReLU left out",
+             logits[output]),
+            ("the ReLU left out of the forward: h = a, in the logits and "
+             "in dw", everywhere[output])]
+
+
 def onehot_rows(run: Run, output: str):
     """``p[labels] -= 1``: the labels index rows (examples), so a whole
     row loses 1 per distinct label below N, not one entry per row (a label
@@ -131,6 +151,126 @@ def mask_of(run: Run, output: str):
              _chain(run.case, mask="a>=0")["da"])]
 
 
+def _softmax(case: dict) -> np.ndarray:
+    z = np.maximum(case["a"], 0) @ case["w"].T + case["b"]
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def _through(case: dict, dz: np.ndarray) -> dict[str, np.ndarray]:
+    """Every gradient the right steps make of this ``dz``."""
+    a, w = case["a"], case["w"]
+    dh = dz @ w
+    return {"dz": dz, "dw": dz.T @ np.maximum(a, 0), "db": dz.sum(axis=0),
+            "dh": dh, "da": dh * (a > 0)}
+
+
+# each output's right step from the learner's own upstream output: dz is
+# the root (Exercise.links, .structure's chain-link)
+LINKS = {
+    "dw": lambda case, got: got["dz"].T @ np.maximum(case["a"], 0),
+    "db": lambda case, got: got["dz"].sum(axis=0),
+    "dh": lambda case, got: got["dz"] @ case["w"],
+    "da": lambda case, got: got["dh"] * (case["a"] > 0),
+}
+
+
+def terms(case: dict) -> dict[str, list]:
+    """Every gradient as its two terms, the softmax's and the one-hot's,
+    each carried through the right steps (they are linear in dz): for the
+    generated family and ``term-weight``."""
+    n = len(case["a"])
+    onehot = np.eye(case["w"].shape[0])[case["labels"]]
+    p_part = _through(case, _softmax(case) / n)
+    t_part = _through(case, -onehot / n)
+    return {out: [("the softmax's term softmax(z)/N", p_part[out]),
+                  ("the one-hot's term −onehot(t)/N", t_part[out])]
+            for out in p_part}
+
+
+def sums(case: dict) -> dict[str, tuple]:
+    """db and dw as sums over the examples (for the generated family: the
+    sum over another axis)."""
+    onehot = np.eye(case["w"].shape[0])[case["labels"]]
+    dz = (_softmax(case) - onehot) / len(case["a"])
+    h = np.maximum(case["a"], 0)
+    return {"db": (dz, (0,)), "dw": (dz[:, :, None] * h[:, None, :], (0,))}
+
+
+def unchained(run: Run, output: str):
+    """dz as the derivative of −log p[t] with respect to an earlier node:
+    the probabilities, their log, or the softmax's Jacobian's diagonal
+    alone; each carried on by the right steps."""
+    case = run.case
+    p, n = _softmax(case), len(case["a"])
+    onehot = np.eye(case["w"].shape[0])[case["labels"]]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        wrt_p = -onehot / p / n
+    return [(label, _through(case, dz)[output]) for label, dz in [
+        ("−onehot(t)/p/N: the gradient with respect to the probabilities "
+         "p, the softmax not chained", wrt_p),
+        ("−onehot(t)/N: the gradient with respect to log p, the softmax's "
+         "own term left out", -onehot / n),
+        ("−onehot(t)·(1 − p)/N: the softmax's Jacobian's diagonal alone, "
+         "p·(1 − p), at the label", -onehot * (1 - p) / n)]]
+
+
+def _subtracted(run: Run) -> np.ndarray | None:
+    """``T`` when the learner's dz is ``(softmax(z) − T)/N`` with ``T`` of
+    whole numbers from 0 to N (a one-hot of some kind), else None."""
+    dz = run.out("dz")
+    p = _softmax(run.case)
+    if dz is None or dz.shape != p.shape:
+        return None
+    t = p - len(p) * dz
+    # a one-hot of some kind: whole numbers, none negative, none past the
+    # number of labels (a count of labels at most)
+    if not np.allclose(t, np.round(t), atol=1e-6):
+        return None
+    t = np.round(t)
+    return t if 0 <= t.min() and t.max() <= len(p) else None
+
+
+def _onehot_evidence(run: Run, output: str) -> bool | None:
+    if run.right(output):
+        return None
+    t = _subtracted(run)
+    right = np.eye(run.case["w"].shape[0])[run.case["labels"]]
+    if t is None or np.array_equal(t, right):
+        return False
+    if output == "dz":
+        return True
+    got = run.out(output)
+    return got is not None and run.same(
+        got, _through(run.case, (_softmax(run.case) - t) / len(t))[output])
+
+
+def _onehot_where(run: Run, output: str | None, label: str) -> str:
+    t = _subtracted(run)
+    labels = run.case["labels"]
+    n = len(labels)
+    said = (f"on case {run.number} your dz is (softmax(z) − T)/N with T "
+            f"made of whole numbers, but T is not onehot(labels): it "
+            f"subtracts {num(t.sum())} in all where one per example, "
+            f"N = {n}, belongs")
+    columns = np.zeros(t.shape[1])
+    columns[np.unique(labels)] = 1.0
+    if np.array_equal(t, np.broadcast_to(columns, t.shape)):
+        said += (" (a 1 at every label's column in every row: p[:, "
+                 "labels] -= 1)")
+    if output not in (None, "dz"):
+        said += f", and your {output} follows from that dz"
+    return said
+
+
+ONEHOT_WRONG = Rule(
+    "onehot-wrong", _onehot_evidence, _onehot_where,
+    fix=lambda source, output, label: (
+        "p[:, labels] picks whole columns, a label's column in every row: "
+        "take one entry per example, p[np.arange(N), labels] -= 1"
+        if re.search(r"\[\s*:\s*,\s*labels?\s*\]", source) else None))
+
+
 def _say(fix: str):
     return lambda source, output, label: fix
 
@@ -147,6 +287,10 @@ MISTAKES = [  # specific first
           fix=_say("recompute the logits as the forward made them, z = h @ "
                    "w.T + b: the softmax of dz is taken at z, bias "
                    "included")),
+    model("forward-changed", no_relu,
+          fix=_say("recompute the forward exactly as it ran: h = "
+                   "np.maximum(a, 0), z = h @ w.T + b, and dw = dz.T @ h; "
+                   "a is the ReLU's input, not its output")),
     model("onehot-rows", onehot_rows,
           fix=_say("pick one entry per row: p[np.arange(N), labels] -= 1 "
                    "(or p - np.eye(K)[labels]); p[labels] indexes whole "
@@ -161,6 +305,8 @@ MISTAKES = [  # specific first
           fix=_say("b is added to every example's row: db = dz.sum(axis=0), "
                    "of b's shape (K,)")),
     model("relu-mask", mask_of, outputs=("da",)),
+    model("softmax-not-chained", unchained),
+    ONEHOT_WRONG,
 ]
 
 EXERCISE = Exercise(
@@ -177,4 +323,7 @@ EXERCISE = Exercise(
               "exactly 0 nothing passes.",
     },
     outcomes=(2,),
+    links=LINKS,
+    terms=terms,
+    sums=sums,
 )

@@ -113,7 +113,8 @@ def feed(case: dict, output: str = "dx") -> Scatter:
 
 def gather(case: dict, *, offset=None, divisible=True, stride=True,
            dilation=None, flip=False, swap=False, bounds="skip",
-           rows="c-first", windows="rows", canvas=False, last=False):
+           rows="c-first", windows="rows", canvas=False, last=False,
+           test_offset=None, test_dilation=None):
     """The gather with one step changed: the pixel's offset on the padded
     canvas (``offset``, the padding by default), the divisibility test,
     the division by the stride, the dilation, the tap read (``flip``,
@@ -121,8 +122,10 @@ def gather(case: dict, *, offset=None, divisible=True, stride=True,
     (``"skip"``; ``"axes"``: a negative one wraps on its own axis;
     ``"flat"``: in ``i*OW + j``), fold's row order, the window's flat
     index (``"columns"``: ``j*OH + i``), the whole padded canvas, or the
-    last tap's entry alone (``=``). :class:`CrashOr` where it indexes
-    past the end."""
+    last tap's entry alone (``=``); the divisibility test may take its own
+    offset and dilation (``test_offset``, ``test_dilation``: the index's
+    by default), as a learner who writes the two apart may slip in one.
+    :class:`CrashOr` where it indexes past the end."""
     cols = case["cols"]
     k, s, p, d0 = _args(case)
     d = d0 if dilation is None else dilation
@@ -135,9 +138,12 @@ def gather(case: dict, *, offset=None, divisible=True, stride=True,
     r, q, ki, kj = np.meshgrid(np.arange(hh), np.arange(ww), np.arange(k),
                                np.arange(k), indexing="ij")
     a, b = r + o - ki * d, q + o - kj * d
+    ot = o if test_offset is None else test_offset
+    dt = d if test_dilation is None else test_dilation
+    at, bt = r + ot - ki * dt, q + ot - kj * dt  # what the test reads
     if stride:
-        ok = (a % s == 0) & (b % s == 0) if divisible else np.ones(a.shape,
-                                                                   bool)
+        ok = (at % s == 0) & (bt % s == 0) if divisible else np.ones(
+            a.shape, bool)
         i, j = a // s, b // s
     else:
         ok, i, j = np.ones(a.shape, bool), a, b
@@ -189,10 +195,20 @@ def unpadded(run: Run, output: str):
     p = run.case.get("padding", 0)
     if p == 0:
         return []
+    # the padding enters twice, in the divisibility test and in the
+    # index: left out (or subtracted) in both, or in one alone
     return [("i = (r - ki*d) / s: the padding left out",
              gather(run.case, offset=0)),
             ("i = (r - p - ki*d) / s: the padding subtracted",
-             gather(run.case, offset=-p))]
+             gather(run.case, offset=-p)),
+            ("the padding left out of the divisibility test alone, "
+             "(r - ki*d) % s, though i = (r + p - ki*d) // s",
+             gather(run.case, test_offset=0)),
+            ("the padding subtracted in the divisibility test alone, "
+             "(r - p - ki*d) % s", gather(run.case, test_offset=-p)),
+            ("the padding left out of the index alone, i = (r - ki*d) // "
+             "s, though the test reads (r + p - ki*d) % s",
+             gather(run.case, offset=0, test_offset=p))]
 
 
 def unbounded(run: Run, output: str):
@@ -216,12 +232,27 @@ def undilated(run: Run, output: str):
     if run.case.get("dilation", 1) == 1:
         return []
     return [("i = (r + p - ki) / s: the dilation left out",
-             gather(run.case, dilation=1))]
+             gather(run.case, dilation=1)),
+            ("the dilation left out of the divisibility test alone, "
+             "(r + p - ki) % s", gather(run.case, test_dilation=1)),
+            ("the dilation left out of the index alone, i = (r + p - ki) "
+             "// s", gather(run.case, dilation=1, test_dilation=run.case[
+                 "dilation"]))]
 
 
 def unstrided(run: Run, output: str):
     return [("i = r + p - ki*d, not divided by the stride",
              gather(run.case, stride=False))]
+
+
+def _one_place_fix(source: str, output: str | None, label: str) -> str | None:
+    """The padding (or dilation) right in one of its two places: say so."""
+    if "alone" not in label:
+        return None
+    what = "padding" if "padding" in label else "dilation"
+    return (f"compute a = r + p - ki*d once and use it in both places, the "
+            f"test a % s == 0 and the index i = a // s: your {what} is "
+            f"right in one of them and wrong in the other")
 
 
 def _bounds_fix(source: str, output: str | None, label: str) -> str | None:
@@ -232,10 +263,10 @@ def _bounds_fix(source: str, output: str | None, label: str) -> str | None:
 
 MISTAKES = [
     model("not-divisible", undivided),
-    model("padding-ignored", unpadded),
+    model("padding-ignored", unpadded, fix=_one_place_fix),
     model("window-bounds", unbounded, fix=_bounds_fix),
     model("stride-ignored", unstrided),
-    model("dilation-ignored", undilated),
+    model("dilation-ignored", undilated, fix=_one_place_fix),
     model("kernel-flipped", _one("the tap read flipped, (K-1-ki, K-1-kj)",
                                  flip=True)),
     model("taps-swapped", _one("taps (kj, ki) for (ki, kj)", swap=True)),

@@ -235,6 +235,43 @@ def differences(run: Run, output: str):
                                                 ("backward", -1))]
 
 
+# how far a finite difference may be from H·v (relative to H·v's largest
+# element): above float32's noise, below any slip of the two passes
+NEAR = (3e-6, 5e-2)
+
+
+def _off(run: Run, output: str) -> float | None:
+    got, want = run.out(output), run.expected(output)
+    if got is None or got.shape != want.shape or not np.abs(want).max():
+        return None
+    return float(np.abs(got - want).max() / np.abs(want).max())
+
+
+def _near(runs, output):
+    """Within a few percent of H·v on every wrong case, never exact: an
+    approximation (a finite difference of any step or form) where the
+    exact second pass is asked."""
+    if output is None or any(run.raised is not None for run in runs):
+        return None
+    wrong = [run for run in runs if not run.right(output)]
+    for run in wrong:
+        off = _off(run, output)
+        if off is None or not NEAR[0] < off < NEAR[1]:
+            return None
+    return (wrong[0], "") if wrong else None
+
+
+def _near_where(run: Run, output: str | None, label: str) -> str:
+    return (f"on case {run.number} your {output} is within "
+            f"{100 * _off(run, output):.2g}% of H·v (of its largest "
+            f"element), but not within the tolerance; so on every case you "
+            f"got wrong: an approximation, not the exact product")
+
+
+APPROXIMATE = Rule("finite-difference", lambda run, out: None, _near_where,
+                   across=_near)
+
+
 def normalised(run: Run, output: str):
     f, x, v = _parts(run)
     return [("H·v / |v|: v normalised to a unit direction first",
@@ -307,6 +344,7 @@ MISTAKES = [
                    "eps/2 times the third derivative: differentiate "
                    "exactly, cg.grad((g * v).sum(), x) with g kept by "
                    "create_graph=True")),
+    APPROXIMATE,
     model("scale", normalised,
           fix=_say("use v as it is given: H·v is linear in v, so "
                    "normalising v to length 1 divides the answer by |v|")),
