@@ -226,8 +226,11 @@ def test_other_exercises_forbid_nothing_in_self_study():
     from convgrad.exercises import EXERCISES
     from convgrad.exercises.watch import FORBIDDEN as MENU
 
+    # lesson 4's two ask for F.conv2d, not what computes their answer whole;
+    # lesson 9's conv block (9.8) asks for its gradients by hand, not autodiff
     forbidding = {n for n, ex in EXERCISES.items() if ex.forbids}
-    assert forbidding == {"dx_by_conv2d", "dw_by_correlation"}
+    assert forbidding == {"dx_by_conv2d", "dw_by_correlation", "block_backward"}
+    assert EXERCISES["block_backward"].forbids == ("autodiff",)
     for ex in EXERCISES.values():
         assert set(ex.forbids) <= set(MENU), ex.name
 
