@@ -75,26 +75,6 @@ def pool_args(k: int, s: int | None, p: int) -> dict:
     return {**args, "padding": p}
 
 
-def tied_pool_cases(rng: Rng, batch: list[tuple[int, int]]) -> list[dict]:
-    """Max-pool cases full of ties: one per :data:`POOLS` row, ``(N, C)``
-    from ``batch`` in turn, ``x`` of few distinct integers (ties inside
-    windows, tied pixels shared by overlapping windows) with its first
-    plane all negative (padding that counted as 0 would win there), and a
-    ``dy`` of :func:`numbers`."""
-    from ..geometry import pool_window
-
-    out = []
-    for i, (k, s, p, h, w) in enumerate(POOLS):
-        n, c = batch[i % len(batch)]
-        x = rng.integers(-3, 3, size=(n, c, h, w)).astype(np.float64)
-        x[0, 0] = -1.0 - rng.integers(0, 2, size=(h, w))  # all < 0
-        oh, ow = pool_window(x.shape, k, k if s is None else s, p, 1,
-                             False).out
-        out.append({"x": x, "dy": numbers(rng, n, c, oh, ow),
-                    **pool_args(k, s, p)})
-    return out
-
-
 # conv2d's gradients as scatters -------------------------------------------
 
 

@@ -28,7 +28,7 @@ from .. import feeds
 from ..diagnosis import Run, model, overwrites
 from ..exercise import Exercise
 from ..feeds import Scatter
-from ..shared import default_stride, tied_pool_cases
+from ..shared import POOLS, default_stride, numbers, pool_args
 from .l05a_maxpool_backward import maxpool_backward
 from .l05b_maxpool_forward import maxpool_forward
 
@@ -62,9 +62,20 @@ def expected(x, dy, kernel_size, stride=None, padding=0):
 
 
 def cases(rng: np.random.Generator) -> list[dict]:
+    out = []
     # N != C on most cases, and C > 1: an argmax over the channels shows
-    return tied_pool_cases(rng, [(2, 2), (2, 3), (2, 2), (3, 2), (1, 3),
-                                 (2, 3), (3, 2)])
+    batch = [(2, 2), (2, 3), (2, 2), (3, 2), (1, 3), (2, 3), (3, 2)]
+    for i, (k, s, p, h, w) in enumerate(POOLS):
+        n, c = batch[i % len(batch)]
+        # few distinct values: ties inside windows, winners shared by
+        # overlapping windows
+        x = rng.integers(-3, 3, size=(n, c, h, w)).astype(np.float64)
+        x[0, 0] = -1.0 - rng.integers(0, 2, size=(h, w))  # all < 0
+        oh, ow = geometry.pool_window(x.shape, k, k if s is None else s, p,
+                                      1, False).out
+        out.append({"x": x, "dy": numbers(rng, n, c, oh, ow),
+                    **pool_args(k, s, p)})
+    return out
 
 
 # the column form in NumPy, with one step changed ---------------------------

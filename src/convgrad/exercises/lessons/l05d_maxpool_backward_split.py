@@ -31,7 +31,7 @@ from ..diagnosis import Rule, Run, model, overwrites
 from ..display import num, plural
 from ..exercise import Exercise
 from ..feeds import Scatter
-from ..shared import default_stride, tied_pool_cases
+from ..shared import POOLS, default_stride, numbers, pool_args
 
 
 def maxpool_backward_split(x: np.ndarray, dy: np.ndarray, kernel_size: int,
@@ -59,9 +59,20 @@ def maxpool_backward_split(x: np.ndarray, dy: np.ndarray, kernel_size: int,
 
 
 def cases(rng: np.random.Generator) -> list[dict]:
+    out = []
     # N != C on most cases, and C > 1: a count over the wrong axes shows
-    return tied_pool_cases(rng, [(2, 3), (3, 2), (2, 2), (2, 3), (1, 3),
-                                 (3, 2), (2, 3)])
+    batch = [(2, 3), (3, 2), (2, 2), (2, 3), (1, 3), (3, 2), (2, 3)]
+    for i, (k, s, p, h, w) in enumerate(POOLS):
+        n, c = batch[i % len(batch)]
+        # few distinct values: ties inside windows, tied pixels shared by
+        # overlapping windows
+        x = rng.integers(-3, 3, size=(n, c, h, w)).astype(np.float64)
+        x[0, 0] = -1.0 - rng.integers(0, 2, size=(h, w))  # all < 0
+        oh, ow = geometry.pool_window(x.shape, k, k if s is None else s, p,
+                                      1, False).out
+        out.append({"x": x, "dy": numbers(rng, n, c, oh, ow),
+                    **pool_args(k, s, p)})
+    return out
 
 
 # the split in NumPy, with one step changed ---------------------------------
